@@ -1,0 +1,28 @@
+import { ClerkLoading } from "@clerk/remix";
+import { Flex, Spinner, Text } from "@radix-ui/themes";
+import type { ReactNode } from "react";
+
+/**
+ * Centres one of Clerk's hosted components. Clerk's UI needs JavaScript, so
+ * without it the person is told so instead of facing a blank page.
+ */
+export function ClerkFrame({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="clerk-frame">
+      <noscript>
+        <Text as="p" size="3" color="gray">
+          {label} needs JavaScript. Please turn it on and reload this page.
+        </Text>
+      </noscript>
+      <ClerkLoading>
+        <Flex align="center" gap="2" role="status">
+          <Spinner />
+          <Text size="2" color="gray">
+            Loading {label.toLowerCase()}…
+          </Text>
+        </Flex>
+      </ClerkLoading>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+import { Button, Flex } from "@radix-ui/themes";
+import { Link, NavLink } from "@remix-run/react";
+import type { Viewer } from "~/lib/auth.server";
+import type { ThemePreference } from "~/lib/theme";
+import { ThemeMenu } from "./theme-menu";
+import { UserMenu } from "./user-menu";
+
+type NavBarProps = {
+  viewer: Viewer | null;
+  themePreference: ThemePreference;
+  onSignOut?: () => void;
+};
+
+/** The sticky top bar; its height is `--nav-height` (4rem) in app.css. */
+export function NavBar({ viewer, themePreference, onSignOut }: NavBarProps) {
+  return (
+    <header className="nav-bar">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <nav aria-label="Main" className="nav-inner">
+        <Link to="/" className="brand" aria-label="Teamwork, home">
+          <span className="brand-mark" aria-hidden="true">
+            T
+          </span>
+          <span className="brand-name">Teamwork</span>
+        </Link>
+        <ul className="nav-links">
+          <li>
+            <NavLink to="/" end className="nav-link">
+              Home
+            </NavLink>
+          </li>
+          {viewer ? (
+            <li>
+              <NavLink to="/user" className="nav-link">
+                Profile
+              </NavLink>
+            </li>
+          ) : null}
+        </ul>
+        <Flex align="center" gap="3" className="nav-actions">
+          <ThemeMenu serverPreference={themePreference} />
+          {viewer ? (
+            <UserMenu viewer={viewer} onSignOut={onSignOut} />
+          ) : (
+            <>
+              <Button asChild variant="ghost" color="gray" size="2">
+                <Link to="/sign-in">Sign in</Link>
+              </Button>
+              <Button asChild size="2">
+                <Link to="/sign-up">Sign up</Link>
+              </Button>
+            </>
+          )}
+        </Flex>
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,78 @@
+import { Avatar, DropdownMenu, IconButton } from "@radix-ui/themes";
+import { Form, Link } from "@remix-run/react";
+import type { Viewer } from "~/lib/auth.server";
+import { useHydrated } from "~/lib/use-hydrated";
+
+export const SIGN_OUT_PATH = "/resources/sign-out";
+
+function initials(name: string): string {
+  const letters = name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((part) => part[0]?.toUpperCase() ?? "");
+  return letters.join("") || "?";
+}
+
+function ViewerAvatar({ viewer }: { viewer: Viewer }) {
+  return <Avatar size="2" radius="full" src={viewer.imageUrl ?? undefined} fallback={initials(viewer.name)} alt="" />;
+}
+
+/**
+ * Profile and sign-out. Without JavaScript: a disclosure with a link and a real
+ * form that ends the session on the server. With it: a Radix dropdown, and
+ * sign-out goes through Clerk in the browser when `onSignOut` is given.
+ */
+export function UserMenu({ viewer, onSignOut }: { viewer: Viewer; onSignOut?: () => void }) {
+  const hydrated = useHydrated();
+  const label = `Account menu for ${viewer.name}`;
+
+  if (!hydrated) {
+    return (
+      <details className="menu-fallback" data-testid="user-menu-fallback">
+        <summary className="menu-fallback-trigger" aria-label={label} title={label}>
+          <ViewerAvatar viewer={viewer} />
+        </summary>
+        <div className="menu-fallback-panel">
+          <p className="menu-fallback-heading">{viewer.name}</p>
+          <a className="menu-fallback-item" href="/user">
+            Profile
+          </a>
+          <form method="post" action={SIGN_OUT_PATH}>
+            <button type="submit" className="menu-fallback-item">
+              Sign out
+            </button>
+          </form>
+        </div>
+      </details>
+    );
+  }
+
+  return (
+    <DropdownMenu.Root>
+      <DropdownMenu.Trigger>
+        <IconButton variant="ghost" radius="full" size="3" aria-label={label} title={label} data-testid="user-menu-trigger">
+          <ViewerAvatar viewer={viewer} />
+        </IconButton>
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Content align="end">
+        <DropdownMenu.Label>{viewer.name}</DropdownMenu.Label>
+        <DropdownMenu.Item asChild>
+          <Link to="/user">Profile</Link>
+        </DropdownMenu.Item>
+        <DropdownMenu.Separator />
+        {onSignOut ? (
+          <DropdownMenu.Item onSelect={onSignOut}>Sign out</DropdownMenu.Item>
+        ) : (
+          <Form method="post" action={SIGN_OUT_PATH} navigate={false}>
+            <DropdownMenu.Item asChild>
+              <button type="submit" className="menu-item-button">
+                Sign out
+              </button>
+            </DropdownMenu.Item>
+          </Form>
+        )}
+      </DropdownMenu.Content>
+    </DropdownMenu.Root>
+  );
+}

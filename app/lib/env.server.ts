@@ -1,0 +1,84 @@
+import { z } from "zod";
+
+/**
+ * The server's environment, validated once. A missing or malformed value
+ * stops start-up with one line naming the variable (see `formatEnvError`).
+ */
+const pem = (label: string) =>
+  z
+    .string()
+    .refine((v) => v.includes(`-----BEGIN ${label}-----`), `must be a PEM block (-----BEGIN ${label}-----)`);
+
+const absoluteUrl = z.string().url("must be an absolute URL");
+
+const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
+    CLERK_PUBLISHABLE_KEY: z
+      .string()
+      .regex(/^pk_(live|test)_[A-Za-z0-9+/=_-]+$/, "must look like pk_live_… or pk_test_…")
+      .refine(isDecodablePublishableKey, "does not decode to a Clerk Frontend API host"),
+    CLERK_SECRET_KEY: z.string().regex(/^sk_(live|test)_\S+$/, "must look like sk_live_… or sk_test_…"),
+    CLERK_JWT_KEY: pem("PUBLIC KEY").optional(),
+    CLERK_API_URL: absoluteUrl.optional(),
+    CLERK_PROXY_URL: z
+      .string()
+      .refine((v) => v.startsWith("/") || /^https?:\/\//.test(v), "must be an absolute URL or a path starting with /")
+      .optional(),
+    CLERK_JS: z.string().min(1).optional(),
+    SESSION_SECRET: z.string().min(32, "must be at least 32 characters"),
+    POSTHOG_KEY: z.string().min(1).optional(),
+    POSTHOG_HOST: absoluteUrl.optional(),
+    PORT: z.coerce.number().int("must be a whole number").min(1).max(65535).default(3000),
+    HOST: z.string().min(1).default("0.0.0.0"),
+    CLERK_LOCAL_EMULATOR: z.enum(["1"]).optional(),
+  })
+  .superRefine((env, ctx) => {
+    const local = env.CLERK_LOCAL_EMULATOR === "1";
+    if (env.NODE_ENV === "production" && !local && !env.CLERK_PUBLISHABLE_KEY.startsWith("pk_live_")) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["CLERK_PUBLISHABLE_KEY"],
+        message: "must be a production key (pk_live_…) when NODE_ENV=production",
+      });
+    }
+  });
+
+export type Env = z.infer<typeof EnvSchema>;
+
+function isDecodablePublishableKey(key: string): boolean {
+  const encoded = key.split("_")[2] ?? "";
+  try {
+    return /^[a-z0-9.-]+(:\d+)?\$$/i.test(Buffer.from(encoded, "base64").toString("utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** Empty strings count as unset, as in most `.env` tooling. */
+function withoutEmpty(source: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(source).filter((e): e is [string, string] => Boolean(e[1])));
+}
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const result = EnvSchema.safeParse(withoutEmpty(source));
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const name = issue?.path.join(".") || "environment";
+  const problem = issue?.code === "invalid_type" && issue.received === "undefined" ? "is required but not set" : issue?.message;
+  throw new EnvError(`Invalid environment: ${name} ${problem}`);
+}
+
+let cached: Env | undefined;
+
+/** The validated environment; parsed on first use, then cached. */
+export function getEnv(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+export function isProduction(env: Env = getEnv()): boolean {
+  return env.NODE_ENV === "production" && env.CLERK_LOCAL_EMULATOR !== "1";
+}

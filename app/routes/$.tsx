@@ -1,0 +1,13 @@
+import type { MetaFunction } from "@remix-run/node";
+
+export const meta: MetaFunction = () => [{ title: "Page not found — Teamwork" }];
+
+// Any path no other route claims: a 404 rendered by the root error boundary,
+// inside the usual navigation bar and theme.
+export function loader() {
+  throw new Response("Not found", { status: 404 });
+}
+
+export default function NotFound() {
+  return null;
+}

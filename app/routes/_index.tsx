@@ -1,0 +1,76 @@
+import { Badge, Box, Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
+import type { MetaFunction } from "@remix-run/node";
+import { Link, useRouteLoaderData } from "@remix-run/react";
+import type { Viewer } from "~/lib/auth.server";
+
+export const meta: MetaFunction = () => [
+  { title: "Teamwork — your organizations, in one place" },
+  { name: "description", content: "Sign in, bring your team, and switch between organizations in a click." },
+];
+
+const FEATURES = [
+  {
+    title: "Organizations first",
+    body: "Everything lives in an organization. Belong to several and switch between them from the top bar.",
+  },
+  {
+    title: "Your theme, from the first frame",
+    body: "Light, dark or your system's setting — chosen on the server, so the page never flashes the wrong colours.",
+  },
+  {
+    title: "Works without JavaScript",
+    body: "Every form is a real form. With JavaScript on, pages change smoothly with a thin progress bar.",
+  },
+];
+
+export default function Landing() {
+  const root = useRouteLoaderData("root") as { viewer: Viewer | null } | undefined;
+  const viewer = root?.viewer ?? null;
+  return (
+    <>
+      <Box className="hero">
+        <Text as="p" size="2" color="indigo" weight="medium" className="hero-kicker">
+          For teams
+        </Text>
+        <Heading as="h1" size="9" mt="2">
+          Your organizations, in one place.
+        </Heading>
+        <Text as="p" size="5" color="gray" mt="4">
+          Teamwork keeps your organizations, their members and your settings together — fast on every network,
+          accessible on every device, and signed in through Clerk.
+        </Text>
+        <Flex gap="3" mt="6" wrap="wrap">
+          {viewer ? (
+            <Button asChild size="3">
+              <Link to="/user">Go to your profile</Link>
+            </Button>
+          ) : (
+            <>
+              <Button asChild size="3">
+                <Link to="/sign-up">Create your account</Link>
+              </Button>
+              <Button asChild size="3" variant="soft">
+                <Link to="/sign-in">Sign in</Link>
+              </Button>
+            </>
+          )}
+        </Flex>
+      </Box>
+      <section aria-label="What you get" className="feature-grid">
+        {FEATURES.map((feature) => (
+          <Card key={feature.title} size="3">
+            <Badge color="indigo" variant="soft" mb="3">
+              Included
+            </Badge>
+            <Heading as="h2" size="5" mb="2">
+              {feature.title}
+            </Heading>
+            <Text as="p" size="3" color="gray">
+              {feature.body}
+            </Text>
+          </Card>
+        ))}
+      </section>
+    </>
+  );
+}

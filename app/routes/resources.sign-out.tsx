@@ -1,0 +1,54 @@
+import { getAuth } from "@clerk/remix/ssr.server";
+import { Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form } from "@remix-run/react";
+import { clearSessionCookies, getClerkClient } from "~/lib/clerk.server";
+
+export const meta: MetaFunction = () => [{ title: "Sign out — Teamwork" }];
+
+export async function loader(args: LoaderFunctionArgs) {
+  const { userId } = await getAuth(args);
+  if (!userId) throw redirect("/");
+  return null;
+}
+
+/**
+ * Ends the session on the server, so signing out works without JavaScript:
+ * revokes it through Clerk's Backend API and clears the session cookies.
+ */
+export async function action(args: ActionFunctionArgs) {
+  const { sessionId } = await getAuth(args);
+  if (sessionId) {
+    try {
+      await getClerkClient().sessions.revokeSession(sessionId);
+    } catch (error) {
+      // The cookies are cleared either way; an unrevoked session token still
+      // expires within a minute and is never refreshed without the client.
+      console.error(JSON.stringify({ event: "sign_out_revoke_failed", message: String(error) }));
+    }
+  }
+  const headers = new Headers();
+  for (const cookie of clearSessionCookies(args.request)) headers.append("Set-Cookie", cookie);
+  headers.set("Location", "/");
+  return new Response(null, { status: 303, headers });
+}
+
+export default function SignOutPage() {
+  return (
+    <Flex justify="center">
+      <Card size="4" style={{ width: "100%", maxWidth: "28rem" }}>
+        <Heading as="h1" size="6" mb="2">
+          Sign out
+        </Heading>
+        <Text as="p" color="gray" mb="4">
+          You will need to sign in again to see your organizations.
+        </Text>
+        <Form method="post">
+          <Button type="submit" size="3">
+            Sign out
+          </Button>
+        </Form>
+      </Card>
+    </Flex>
+  );
+}

@@ -1,0 +1,15 @@
+import { SignIn } from "@clerk/remix";
+import type { MetaFunction } from "@remix-run/node";
+import { ClerkFrame } from "~/components/clerk-frame";
+import { useClerkAppearance } from "~/lib/clerk-appearance";
+
+export const meta: MetaFunction = () => [{ title: "Sign in — Teamwork" }];
+
+export default function SignInPage() {
+  const appearance = useClerkAppearance();
+  return (
+    <ClerkFrame label="Signing in">
+      <SignIn path="/sign-in" routing="path" signUpUrl="/sign-up" appearance={appearance} />
+    </ClerkFrame>
+  );
+}

@@ -1,0 +1,15 @@
+import { SignUp } from "@clerk/remix";
+import type { MetaFunction } from "@remix-run/node";
+import { ClerkFrame } from "~/components/clerk-frame";
+import { useClerkAppearance } from "~/lib/clerk-appearance";
+
+export const meta: MetaFunction = () => [{ title: "Sign up — Teamwork" }];
+
+export default function SignUpPage() {
+  const appearance = useClerkAppearance();
+  return (
+    <ClerkFrame label="Signing up">
+      <SignUp path="/sign-up" routing="path" signInUrl="/sign-in" appearance={appearance} />
+    </ClerkFrame>
+  );
+}

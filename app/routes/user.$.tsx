@@ -1,0 +1,21 @@
+import { UserProfile } from "@clerk/remix";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { ClerkFrame } from "~/components/clerk-frame";
+import { requireUserId } from "~/lib/auth.server";
+import { useClerkAppearance } from "~/lib/clerk-appearance";
+
+export const meta: MetaFunction = () => [{ title: "Your profile — Teamwork" }];
+
+export async function loader(args: LoaderFunctionArgs) {
+  await requireUserId(args);
+  return null;
+}
+
+export default function UserProfilePage() {
+  const appearance = useClerkAppearance();
+  return (
+    <ClerkFrame label="Your profile">
+      <UserProfile path="/user" routing="path" appearance={appearance} />
+    </ClerkFrame>
+  );
+}

@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import express, { type Router } from "express";
+import { createBackendApi } from "./backend-api";
+import { Faults, type FaultMode } from "./faults";
+import { createFrontendApi } from "./frontend-api";
+import { fullName } from "./json";
+import { ApiError, sendJson, str } from "./routing";
+import { Store } from "./store";
+import { generateSigningKey, sessionClaims, signingKeyFromPem, signJwt, type SigningKey } from "./tokens";
+
+export { DEMO_PASSWORD } from "./store";
+export { TEST_EMAIL_CODE } from "./frontend-api";
+
+export type ClerkEmulatorOptions = {
+  /** Folder for the state file and signing key; null keeps everything in memory. */
+  dataDir: string | null;
+  /** Path the emulator is mounted at on the app's origin. */
+  mountPath: string;
+  secretKey: string;
+  tokenTtlSeconds?: number;
+  applicationName?: string;
+};
+
+export type ClerkEmulator = {
+  router: Router;
+  store: Store;
+  faults: Faults;
+  key: SigningKey;
+  close(): void;
+};
+
+function loadSigningKey(dataDir: string | null): SigningKey {
+  if (!dataDir) return generateSigningKey();
+  const file = join(dataDir, "clerk-emulator-key.pem");
+  if (existsSync(file)) return signingKeyFromPem(readFileSync(file, "utf8"), "ins_emulator");
+  const key = generateSigningKey();
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, key.privateKeyPem, { mode: 0o600 });
+  return signingKeyFromPem(key.privateKeyPem, "ins_emulator");
+}
+
+const FAULT_MODES: FaultMode[] = ["error", "hang", "slow", "reset"];
+
+/**
+ * A stand-in for Clerk: the Frontend API at `<mount>/v1/…` (what clerk-js
+ * calls through `proxyUrl`), the Backend API at `<mount>/api/v1/…` (what
+ * @clerk/backend calls through CLERK_API_URL) and, for tests, a control API
+ * at `<mount>/_emulator/…` (reset, faults, call counts, ready-made sessions).
+ */
+export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulator {
+  const store = new Store(options.dataDir ? join(options.dataDir, "clerk-emulator.json") : null);
+  const key = loadSigningKey(options.dataDir);
+  const faults = new Faults();
+  const tokenTtlSeconds = options.tokenTtlSeconds ?? 60;
+
+  const router = express.Router();
+  router.use("/api", createBackendApi({ store, key, faults, secretKey: options.secretKey }));
+  router.use("/_emulator", createControlApi());
+  router.use(
+    createFrontendApi({
+      store,
+      key,
+      faults,
+      mountPath: options.mountPath,
+      tokenTtlSeconds,
+      sessionLifetimeMs: 7 * 86_400_000,
+      applicationName: options.applicationName ?? "Teamwork",
+    }),
+  );
+
+  function createControlApi(): Router {
+    const control = express.Router();
+    control.use(express.json({ limit: "16kb" }));
+    control.post("/reset", (_req, res) => {
+      store.reset();
+      faults.clear();
+      sendJson(res, 200, { ok: true });
+    });
+    control.post("/faults", (req, res) => {
+      const endpoint = str(req.body?.endpoint);
+      const mode = str(req.body?.mode) as FaultMode;
+      if (!endpoint || !FAULT_MODES.includes(mode)) {
+        return sendJson(res, 400, new ApiError(400, "invalid", "endpoint and mode (error|hang|slow|reset) are required").toJSON());
+      }
+      sendJson(res, 200, faults.arm({ ...req.body, endpoint, mode }));
+    });
+    control.delete("/faults", (_req, res) => {
+      faults.clear();
+      sendJson(res, 200, { ok: true });
+    });
+    control.get("/calls", (_req, res) => sendJson(res, 200, faults.calls()));
+    // A signed-in browser without going through the sign-in screens: the
+    // cookies a real sign-in would leave, for tests and demos.
+    control.post("/sessions", (req, res) => {
+      const user = store.user(str(req.body?.userId) ?? "") ?? store.userByEmail(str(req.body?.email) ?? "");
+      if (!user) return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such user").toJSON());
+      const client = store.createClient();
+      const session = store.createSession(client, user.id, 7 * 86_400_000);
+      const orgId = str(req.body?.organizationId);
+      if (orgId && store.membership(orgId, user.id)) session.lastActiveOrganizationId = orgId;
+      const org = session.lastActiveOrganizationId ? store.org(session.lastActiveOrganizationId) : null;
+      const origin = `${req.protocol}://${req.get("host")}`;
+      const jwt = signJwt(
+        key,
+        sessionClaims({
+          issuer: `${origin}${options.mountPath}`,
+          sessionId: session.id,
+          userId: user.id,
+          name: fullName(user),
+          imageUrl: null,
+          org: org ? { id: org.id, slug: org.slug, role: store.membership(org.id, user.id)?.role ?? "org:member" } : null,
+          ttlSeconds: tokenTtlSeconds,
+        }),
+      );
+      sendJson(res, 200, {
+        userId: user.id,
+        sessionId: session.id,
+        clientId: client.id,
+        sessionToken: jwt,
+        clientUat: Math.floor(client.updatedAt / 1000),
+      });
+    });
+    return control;
+  }
+
+  return { router, store, faults, key, close: () => store.flush() };
+}

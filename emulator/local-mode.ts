@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createClerkEmulator, DEMO_PASSWORD, TEST_EMAIL_CODE, type ClerkEmulator } from "./index";
+
+export const EMULATOR_MOUNT_PATH = "/__clerk";
+
+// `.invalid` never resolves, so nothing can leak to a real host by mistake.
+const EMULATOR_FRONTEND_HOST = "clerk.emulator.invalid";
+
+export function emulatorPublishableKey(): string {
+  return `pk_live_${Buffer.from(`${EMULATOR_FRONTEND_HOST}$`).toString("base64")}`;
+}
+
+function persistentSecret(dataDir: string | null, name: string): string {
+  if (!dataDir) return randomBytes(32).toString("hex");
+  const file = join(dataDir, name);
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("hex");
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+/**
+ * Local mode: no Clerk keys were given, so the app runs against the bundled
+ * emulator. Fills in the Clerk variables (and a session secret, if missing)
+ * before the environment is validated; listens on loopback only.
+ */
+export function prepareLocalMode(env: NodeJS.ProcessEnv): { emulator: ClerkEmulator; banner: (origin: string) => string } {
+  const dataDir = env.CLERK_EMULATOR_DATA_DIR === "memory" ? null : (env.CLERK_EMULATOR_DATA_DIR ?? join(process.cwd(), ".data"));
+  const secretKey = `sk_live_emulator_${persistentSecret(dataDir, "clerk-emulator-secret")}`;
+  const port = env.PORT ?? "3000";
+  const ttl = Number(env.CLERK_EMULATOR_TOKEN_TTL ?? 60);
+  const emulator = createClerkEmulator({
+    dataDir,
+    mountPath: EMULATOR_MOUNT_PATH,
+    secretKey,
+    tokenTtlSeconds: Number.isFinite(ttl) && ttl >= 5 ? ttl : 60,
+  });
+
+  env.CLERK_LOCAL_EMULATOR = "1";
+  env.HOST = "127.0.0.1";
+  env.CLERK_PUBLISHABLE_KEY = emulatorPublishableKey();
+  env.CLERK_SECRET_KEY = secretKey;
+  env.CLERK_PROXY_URL = EMULATOR_MOUNT_PATH;
+  env.CLERK_API_URL = `http://127.0.0.1:${port}${EMULATOR_MOUNT_PATH}/api`;
+  env.CLERK_TELEMETRY_DISABLED = "1";
+  env.SESSION_SECRET ||= persistentSecret(dataDir, "session-secret");
+
+  const banner = (origin: string) =>
+    [
+      "",
+      "  Teamwork is running in LOCAL MODE on the bundled Clerk emulator (no Clerk keys set).",
+      `  Open ${origin} and sign in as ada@example.com or grace@example.com, password "${DEMO_PASSWORD}".`,
+      `  New sign-ups are verified with the email code ${TEST_EMAIL_CODE}.`,
+      `  Emulator state: ${dataDir ? join(dataDir, "clerk-emulator.json") : "in memory"}. Listening on loopback only.`,
+      "",
+    ].join("\n");
+
+  return { emulator, banner };
+}

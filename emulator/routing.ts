@@ -1,0 +1,101 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
+import type { Faults } from "./faults";
+
+export type Handler = (req: Request, res: Response) => unknown;
+
+/** Clerk's error envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly paramName?: string,
+  ) {
+    super(message);
+  }
+  toJSON() {
+    return {
+      errors: [
+        {
+          code: this.code,
+          message: this.message,
+          long_message: this.message,
+          meta: this.paramName ? { param_name: this.paramName } : {},
+        },
+      ],
+      meta: {},
+      clerk_trace_id: "emulator",
+    };
+  }
+}
+
+/** clerk-js sends PATCH and DELETE as POST with `?_method=` (a Safari CORS workaround). */
+export function effectiveMethod(req: Request): string {
+  const override = typeof req.query._method === "string" ? req.query._method.toUpperCase() : null;
+  return req.method === "POST" && override ? override : req.method;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Registers endpoints on a router. Each call is counted under its pattern,
+ * meets any armed fault first, and turns an ApiError into Clerk's envelope
+ * with `Content-Type: application/json` exactly (the SDK parses nothing else).
+ */
+export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Faults) {
+  const byKey = new Map<string, Handler>();
+
+  const dispatch: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+    void (async () => {
+      const method = effectiveMethod(req);
+      const pattern = (req.route as { path?: string } | undefined)?.path ?? req.path;
+      const key = `${api} ${method} ${pattern}`;
+      const handler = byKey.get(key);
+      if (!handler) return next();
+      faults.count(key);
+      const fault = faults.take(key);
+      if (fault?.mode === "hang") return; // never answers; the caller's time-out must act
+      if (fault?.mode === "reset") return req.socket.destroy();
+      if (fault?.mode === "slow") await sleep(fault.delayMs);
+      if (fault?.mode === "error") {
+        if (fault.retryAfter) res.setHeader("Retry-After", fault.retryAfter);
+        return sendJson(res, fault.status, new ApiError(fault.status, "emulated_failure", "Injected by the emulator").toJSON());
+      }
+      try {
+        const body = await handler(req, res);
+        if (!res.headersSent) sendJson(res, 200, body ?? null);
+      } catch (error) {
+        if (error instanceof ApiError) return sendJson(res, error.status, error.toJSON());
+        next(error);
+      }
+    })();
+  };
+
+  return (method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT", pattern: string, handler: Handler) => {
+    byKey.set(`${api} ${method} ${pattern}`, handler);
+    router.all(pattern, dispatch);
+  };
+}
+
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.status(status);
+  res.setHeader("Content-Type", "application/json");
+  res.setHeader("Cache-Control", "no-store");
+  res.end(text);
+}
+
+export function paginate<T>(items: T[], query: Request["query"]): { data: T[]; total_count: number } {
+  const limit = clampInt(query.limit, 10, 1, 500);
+  const offset = clampInt(query.offset, 0, 0, 1_000_000);
+  return { data: items.slice(offset, offset + limit), total_count: items.length };
+}
+
+export function clampInt(value: unknown, fallback: number, min: number, max: number): number {
+  const n = typeof value === "string" ? Number.parseInt(value, 10) : typeof value === "number" ? value : NaN;
+  return Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : fallback;
+}
+
+export function str(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}

@@ -1,0 +1,79 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequestHandler } from "@remix-run/express";
+import type { ServerBuild } from "@remix-run/node";
+import compression from "compression";
+import express from "express";
+import { EnvError, parseEnv } from "./app/lib/env.server";
+
+/**
+ * The production HTTP server: static files, compression, health, graceful
+ * shutdown, and everything else handed to Remix. In local mode (no Clerk keys)
+ * it also mounts the bundled Clerk emulator.
+ */
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const require = createRequire(import.meta.url);
+
+const localMode = !process.env.CLERK_PUBLISHABLE_KEY && !process.env.CLERK_SECRET_KEY;
+const local = localMode ? (await import("./emulator/local-mode")).prepareLocalMode(process.env) : null;
+
+process.env.CLERK_JS ||= "/_clerk-js/clerk.browser.js";
+
+let env;
+try {
+  env = parseEnv(process.env);
+} catch (error) {
+  if (error instanceof EnvError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const build = (await import(join(root, "build", "index.js"))) as ServerBuild;
+
+const app = express();
+app.disable("x-powered-by");
+app.set("trust proxy", "loopback");
+app.use(compression());
+
+app.get("/healthz", (_req, res) => {
+  res.type("text/plain").set("Cache-Control", "no-store").send("ok");
+});
+
+// Fingerprinted build output never changes under its name.
+app.use("/build", express.static(join(root, "public", "build"), { immutable: true, maxAge: "1y", index: false }));
+// clerk-js, self-hosted from its npm package (it lazy-loads chunks beside itself).
+app.use(
+  "/_clerk-js",
+  express.static(dirname(require.resolve("@clerk/clerk-js")), { maxAge: "1h", index: false, fallthrough: false }),
+);
+app.use(express.static(join(root, "public"), { maxAge: "1h", index: false }));
+
+if (local) app.use("/__clerk", local.emulator.router);
+
+app.all("*", createRequestHandler({ build, mode: env.NODE_ENV }));
+
+const server = app.listen(env.PORT, env.HOST, () => {
+  const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;
+  if (local) console.log(local.banner(origin));
+  else console.log(`Teamwork listening on ${origin}`);
+});
+server.keepAliveTimeout = 65_000;
+
+let stopping = false;
+function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal} received: finishing open requests, then exiting.`);
+  const force = setTimeout(() => process.exit(1), 10_000);
+  force.unref();
+  server.close(() => {
+    local?.emulator.close();
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+process.on("SIGTERM", () => shutdown("SIGTERM"));
+process.on("SIGINT", () => shutdown("SIGINT"));
