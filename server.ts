@@ -38,6 +38,13 @@ app.disable("x-powered-by");
 app.set("trust proxy", "loopback");
 app.use(compression());
 
+let stopping = false;
+// While shutting down, answer and then close each connection.
+app.use((_req, res, next) => {
+  if (stopping) res.setHeader("Connection", "close");
+  next();
+});
+
 app.get("/healthz", (_req, res) => {
   res.type("text/plain").set("Cache-Control", "no-store").send("ok");
 });
@@ -62,7 +69,6 @@ const server = app.listen(env.PORT, env.HOST, () => {
 });
 server.keepAliveTimeout = 65_000;
 
-let stopping = false;
 function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
@@ -73,7 +79,8 @@ function shutdown(signal: string) {
     local?.emulator.close();
     process.exit(0);
   });
-  server.closeIdleConnections();
+  // Keep-alive connections go idle once their last response is written.
+  setInterval(() => server.closeIdleConnections(), 100).unref();
 }
 process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));

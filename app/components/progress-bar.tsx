@@ -20,7 +20,7 @@ export function ProgressBar() {
   const busy = useIsBusy();
 
   useEffect(() => {
-    NProgress.configure({ ...PROGRESS_BAR_SETTINGS, template: TEMPLATE, parent: "#theme-root" });
+    NProgress.configure({ ...PROGRESS_BAR_SETTINGS, template: TEMPLATE, barSelector: ".bar", parent: "#theme-root" });
   }, []);
 
   useEffect(() => {

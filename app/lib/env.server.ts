@@ -56,13 +56,13 @@ function isDecodablePublishableKey(key: string): boolean {
 }
 
 /** Empty strings count as unset, as in most `.env` tooling. */
-function withoutEmpty(source: NodeJS.ProcessEnv): Record<string, string> {
+function withoutEmpty(source: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(source).filter((e): e is [string, string] => Boolean(e[1])));
 }
 
 export class EnvError extends Error {}
 
-export function parseEnv(source: NodeJS.ProcessEnv): Env {
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = EnvSchema.safeParse(withoutEmpty(source));
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -7,7 +7,6 @@ export const PROGRESS_BAR_SETTINGS = {
   showSpinner: false,
 } as const;
 
-export const PROGRESS_BAR_Z_INDEX = 1600;
 
 /** A client-side page change whose code has not loaded by then becomes a full page load. */
 export const PAGE_LOAD_TIMEOUT_MS = 3800;

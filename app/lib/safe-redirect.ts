@@ -5,7 +5,6 @@
 export function safeRedirectPath(to: unknown, fallback = "/"): string {
   if (typeof to !== "string" || to.length === 0 || to.length > 2048) return fallback;
   if (!to.startsWith("/") || to.startsWith("//") || to.includes("\\")) return fallback;
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(to)) return fallback;
   try {
     const url = new URL(to, "http://same-origin.invalid");

@@ -1,0 +1,50 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineConfig } from "@playwright/test";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./tests/support/chromium";
+import { NETWORK_GUARD_PATH } from "./tests/support/guard";
+
+const PORT = Number(process.env.E2E_PORT ?? 4417);
+// One server for the whole run, in local mode on a fresh emulator state.
+const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), "teamwork-e2e-"));
+process.env.E2E_DATA_DIR = dataDir;
+const guardLog = join(dataDir, "network-guard.log");
+writeFileSync(guardLog, "", { flag: "a" });
+process.env.NETWORK_GUARD_LOG = guardLog;
+export const E2E_TOKEN_TTL_SECONDS = 20;
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: process.env.CI ? [["list"], ["json", { outputFile: "test-results/playwright.json" }]] : [["list"]],
+  use: {
+    baseURL: `http://localhost:${PORT}`,
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    { name: "javascript-on", use: { javaScriptEnabled: true }, grepInvert: /@nojs/ },
+    { name: "javascript-off", use: { javaScriptEnabled: false }, grepInvert: /@js\b/ },
+  ],
+  webServer: {
+    command: "node build/server.js",
+    url: `http://localhost:${PORT}/healthz`,
+    reuseExistingServer: false,
+    timeout: 30_000,
+    env: {
+      NODE_ENV: "production",
+      PORT: String(PORT),
+      CLERK_EMULATOR_DATA_DIR: dataDir,
+      CLERK_EMULATOR_TOKEN_TTL: String(E2E_TOKEN_TTL_SECONDS),
+      CLERK_TELEMETRY_DISABLED: "1",
+      NETWORK_GUARD_LOG: guardLog,
+      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+    },
+  },
+});

@@ -1,0 +1,47 @@
+// `npm test`: type check, lint, build, vitest (unit + integration against the
+// built server), Playwright (JavaScript on and off). Ends with one line,
+// "N passed, N failed, N skipped", summing every check and test that ran.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const run = (cmd, args, env = {}) =>
+  spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } }).status === 0;
+
+function check(name, ok) {
+  totals[ok ? "passed" : "failed"] += 1;
+  console.log(`\n[${ok ? "ok" : "FAILED"}] ${name}\n`);
+  return ok;
+}
+
+rmSync("test-results", { recursive: true, force: true });
+mkdirSync("test-results", { recursive: true });
+
+check("type check (tsc --noEmit)", run("npx", ["tsc", "--noEmit"]));
+check("lint (eslint)", run("npx", ["eslint", "--max-warnings=0", "."]));
+const built = check("build (remix build + server bundle)", run("npm", ["run", "build"]));
+
+if (built) {
+  run("npx", ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile=test-results/vitest.json"]);
+  if (existsSync("test-results/vitest.json")) {
+    const report = JSON.parse(readFileSync("test-results/vitest.json", "utf8"));
+    totals.passed += report.numPassedTests;
+    totals.failed += report.numFailedTests + (report.numFailedTestSuites ?? 0);
+    totals.skipped += report.numPendingTests + report.numTodoTests;
+  } else {
+    check("vitest report", false);
+  }
+
+  run("npx", ["playwright", "test"], { CI: "1" });
+  if (existsSync("test-results/playwright.json")) {
+    const { stats } = JSON.parse(readFileSync("test-results/playwright.json", "utf8"));
+    totals.passed += stats.expected + stats.flaky;
+    totals.failed += stats.unexpected;
+    totals.skipped += stats.skipped;
+  } else {
+    check("playwright report", false);
+  }
+}
+
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(totals.failed === 0 ? 0 : 1);

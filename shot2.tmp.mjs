@@ -1,0 +1,13 @@
+import { chromium } from "@playwright/test";
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox","--disable-background-networking"] });
+const page = await browser.newPage();
+page.on("console", (m) => { if (m.type() === "error") console.log("console:", m.text().slice(0, 800)); });
+page.on("pageerror", (e) => console.log("pageerror:", e.message, e.stack?.slice(0,500)));
+page.on("response", (r) => { if (!r.url().includes("_clerk-js")) console.log(r.status(), r.url()) });
+await page.goto("http://localhost:3111/");
+await page.waitForTimeout(1500);
+if (process.env.DELAY) await page.route(/\/sign-in\.data/, async (route) => { await new Promise(r=>setTimeout(r,1500)); await route.continue(); });
+await page.getByRole("link", { name: "Sign in" }).first().click();
+await page.waitForTimeout(3000);
+console.log((await page.locator("main").innerText()).slice(0,200));
+await browser.close();

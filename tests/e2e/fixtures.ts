@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { test as base, expect, type BrowserContext, type Page } from "@playwright/test";
+import { isLoopbackUrl } from "../support/guard";
+
+/**
+ * Every test gets a network guard: the browser may only reach loopback, and
+ * the server (preloaded with the Node guard) must not have tried otherwise.
+ */
+export const test = base.extend<{ guard: void; offLoopback: string[] }>({
+  offLoopback: async ({}, use) => {
+    await use([]);
+  },
+  guard: [
+    async ({ context, offLoopback }, use) => {
+      await guardContext(context, offLoopback);
+      const before = serverGuardLog();
+      await use();
+      expect(offLoopback, "browser requests beyond loopback").toEqual([]);
+      expect(serverGuardLog().slice(before.length), "server connections beyond loopback").toBe("");
+    },
+    { auto: true },
+  ],
+});
+
+export async function guardContext(context: BrowserContext, record: string[]) {
+  await context.route(
+    (url) => !isLoopbackUrl(url.toString()),
+    (route) => {
+      record.push(route.request().url());
+      return route.abort("blockedbyclient");
+    },
+  );
+}
+
+function serverGuardLog(): string {
+  const file = process.env.NETWORK_GUARD_LOG;
+  return file ? readFileSync(file, "utf8") : "";
+}
+
+/** Resolves after the current page has been replaced by a full document load. */
+export async function markDocument(page: Page): Promise<() => Promise<boolean>> {
+  await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+  return () => page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument !== true);
+}
+
+export { expect };

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { runServerExpectingExit, startServer } from "../support/server";
+
+const pk = `pk_live_${Buffer.from("clerk.teamwork.invalid$").toString("base64")}`;
+
+describe("start-up", () => {
+  it("stops with one line naming a missing variable", async () => {
+    const { code, output } = await runServerExpectingExit({ CLERK_PUBLISHABLE_KEY: pk, CLERK_SECRET_KEY: "sk_live_x" });
+    expect(code).toBe(1);
+    expect(output.trim().split("\n").at(-1)).toBe("Invalid environment: SESSION_SECRET is required but not set");
+  });
+
+  it("stops with one line naming a malformed variable", async () => {
+    const { code, output } = await runServerExpectingExit({
+      CLERK_PUBLISHABLE_KEY: "pk_live_%%%",
+      CLERK_SECRET_KEY: "sk_live_x",
+      SESSION_SECRET: "s".repeat(40),
+    });
+    expect(code).toBe(1);
+    expect(output).toMatch(/Invalid environment: CLERK_PUBLISHABLE_KEY must look like pk_live_/);
+  });
+
+  it("in local mode says so, listens on loopback only, and mounts the emulator", async () => {
+    const server = await startServer({ HOST: "0.0.0.0" });
+    try {
+      expect(server.output()).toContain("LOCAL MODE on the bundled Clerk emulator");
+      expect(server.output()).toContain("ada@example.com");
+      const env = await fetch(`${server.origin}/__clerk/v1/environment`);
+      expect(env.headers.get("content-type")).toBe("application/json");
+      expect((await env.json()).object).toBe("environment");
+      // Bound to 127.0.0.1 even though HOST asked for every interface.
+      const { stdout } = await import("node:child_process").then((cp) =>
+        cp.execFileSync ? { stdout: cp.execFileSync("ss", ["-ltnH", `sport = :${server.port}`]).toString() } : { stdout: "" },
+      );
+      expect(stdout).toContain(`127.0.0.1:${server.port}`);
+      expect(stdout).not.toContain(`0.0.0.0:${server.port}`);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("finishes an open request on SIGTERM, then exits 0", async () => {
+    const server = await startServer({ CLERK_EMULATOR_DATA_DIR: "memory" });
+    const slow = fetch(`${server.origin}/__clerk/_emulator/faults`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ endpoint: "fapi GET /v1/environment", mode: "slow", delayMs: 800 }),
+    }).then(() => fetch(`${server.origin}/__clerk/v1/environment`));
+    await new Promise((r) => setTimeout(r, 300));
+    const code = server.stop("SIGTERM");
+    const res = await slow;
+    expect(res.status).toBe(200);
+    expect(await code).toBe(0);
+  });
+});

@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { NETWORK_GUARD_MARK, NETWORK_GUARD_PATH } from "./guard";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once("error", fail);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => done(port));
+    });
+  });
+}
+
+export type RunningServer = {
+  origin: string;
+  port: number;
+  dataDir: string;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  child: ChildProcess;
+};
+
+/** Env for a server talking to Clerk's real (here: unreachable) APIs, verifying sessions with a PEM key. */
+export function keysModeEnv(publicKeyPem: string): Record<string, string> {
+  return {
+    CLERK_PUBLISHABLE_KEY: `pk_live_${Buffer.from("clerk.teamwork.invalid$").toString("base64")}`,
+    CLERK_SECRET_KEY: "sk_live_integration_tests_only",
+    CLERK_JWT_KEY: publicKeyPem,
+    CLERK_API_URL: "http://127.0.0.1:9/unreachable",
+    SESSION_SECRET: "integration-tests-session-secret-0123456789",
+  };
+}
+
+/**
+ * Starts the built production server (`node build/server.js`) on a free
+ * loopback port with the network guard preloaded, and waits for /healthz.
+ * With no Clerk keys in `env` it runs in local mode on the emulator, with a
+ * fresh data folder (so a known, seeded state).
+ */
+export async function startServer(env: Record<string, string | undefined> = {}): Promise<RunningServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "teamwork-test-"));
+  let output = "";
+  const child = spawn(process.execPath, ["build/server.js"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: "production",
+      PORT: String(port),
+      CLERK_EMULATOR_DATA_DIR: dataDir,
+      CLERK_TELEMETRY_DISABLED: "1",
+      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  const origin = `http://127.0.0.1:${port}`;
+
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
+    try {
+      const res = await fetch(`${origin}/healthz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`server did not become healthy:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    origin,
+    port,
+    dataDir,
+    child,
+    output: () => output,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null) child.kill(signal);
+      const code = await exited;
+      if (output.includes(NETWORK_GUARD_MARK)) {
+        throw new Error(`the server tried to reach beyond loopback:\n${output}`);
+      }
+      return code;
+    },
+  };
+}
+
+/** Runs the server expecting it to refuse to start; resolves with its exit code and output. */
+export async function runServerExpectingExit(env: Record<string, string | undefined>) {
+  const port = await freePort();
+  return new Promise<{ code: number | null; output: string }>((done) => {
+    let output = "";
+    const child = spawn(process.execPath, ["build/server.js"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: String(port), NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      done({ code, output });
+    });
+  });
+}

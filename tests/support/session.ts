@@ -1,0 +1,56 @@
+import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
+
+/** A test RSA-2048 key pair, like a Clerk instance's. */
+export function createTestKeyPair() {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return { privateKey, publicKeyPem: publicKey.export({ type: "spki", format: "pem" }).toString() };
+}
+
+export type MintOptions = {
+  privateKey: KeyObject;
+  userId: string;
+  sessionId?: string;
+  name?: string;
+  /** Seconds from now; negative for an already expired token. */
+  expiresIn?: number;
+  issuedAt?: number;
+  org?: { id: string; slug: string; role: string };
+  kid?: string;
+};
+
+const b64 = (v: string | Buffer) => Buffer.from(v).toString("base64url");
+
+/** An RS256 Clerk session token (v1 claims) for real @clerk/remix verification. */
+export function mintSessionToken(o: MintOptions): { token: string; iat: number } {
+  const iat = o.issuedAt ?? Math.floor(Date.now() / 1000);
+  const claims: Record<string, unknown> = {
+    exp: iat + (o.expiresIn ?? 60),
+    iat,
+    nbf: iat - 10,
+    iss: "https://clerk.teamwork.invalid",
+    sid: o.sessionId ?? "sess_test",
+    sub: o.userId,
+    name: o.name,
+  };
+  if (o.org) Object.assign(claims, { org_id: o.org.id, org_slug: o.org.slug, org_role: o.org.role, org_permissions: [] });
+  const header = b64(JSON.stringify({ alg: "RS256", typ: "JWT", kid: o.kid ?? "ins_test" }));
+  const payload = b64(JSON.stringify(claims));
+  const signature = sign("RSA-SHA256", Buffer.from(`${header}.${payload}`), o.privateKey);
+  return { token: `${header}.${payload}.${b64(signature)}`, iat };
+}
+
+/** The cookies a signed-in browser sends: `__session` and a `__client_uat` not newer than the token. */
+export function sessionCookieHeader(token: string, iat: number): string {
+  return `__session=${token}; __client_uat=${iat}`;
+}
+
+/** Asks the emulator's control API for a signed-in session of a seeded user. */
+export async function emulatorSession(origin: string, email: string, organizationId?: string) {
+  const res = await fetch(`${origin}/__clerk/_emulator/sessions`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, organizationId }),
+  });
+  if (!res.ok) throw new Error(`emulator session failed: ${res.status}`);
+  return (await res.json()) as { userId: string; sessionId: string; clientId: string; sessionToken: string; clientUat: number };
+}

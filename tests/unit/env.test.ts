@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "~/lib/env.server";
+
+const pk = `pk_live_${Buffer.from("clerk.example.com$").toString("base64")}`;
+const valid = {
+  NODE_ENV: "production",
+  CLERK_PUBLISHABLE_KEY: pk,
+  CLERK_SECRET_KEY: "sk_live_abc",
+  SESSION_SECRET: "x".repeat(32),
+};
+
+function messageFor(env: Record<string, string>): string {
+  try {
+    parseEnv(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(EnvError);
+    return (error as Error).message;
+  }
+  throw new Error("expected parseEnv to throw");
+}
+
+describe("parseEnv", () => {
+  it("accepts a complete environment and fills defaults", () => {
+    const env = parseEnv(valid);
+    expect(env.PORT).toBe(3000);
+    expect(env.HOST).toBe("0.0.0.0");
+  });
+
+  it("names a missing variable in one line", () => {
+    const { SESSION_SECRET: _omit, ...rest } = valid;
+    expect(messageFor(rest)).toBe("Invalid environment: SESSION_SECRET is required but not set");
+  });
+
+  it("treats an empty value as missing", () => {
+    expect(messageFor({ ...valid, CLERK_SECRET_KEY: "" })).toMatch(/^Invalid environment: CLERK_SECRET_KEY is required/);
+  });
+
+  it.each([
+    [{ CLERK_PUBLISHABLE_KEY: "pk_nope" }, /CLERK_PUBLISHABLE_KEY must look like/],
+    [{ CLERK_PUBLISHABLE_KEY: `pk_live_${Buffer.from("no dollar").toString("base64")}` }, /does not decode/],
+    [{ CLERK_PUBLISHABLE_KEY: `pk_test_${Buffer.from("clerk.example.com$").toString("base64")}` }, /production key \(pk_live_…\)/],
+    [{ SESSION_SECRET: "short" }, /SESSION_SECRET must be at least 32 characters/],
+    [{ PORT: "eighty" }, /^Invalid environment: PORT /],
+    [{ CLERK_JWT_KEY: "not a pem" }, /CLERK_JWT_KEY must be a PEM block/],
+    [{ POSTHOG_HOST: "not a url" }, /POSTHOG_HOST must be an absolute URL/],
+  ])("rejects %j", (override, pattern) => {
+    const message = messageFor({ ...valid, ...override });
+    expect(message).toMatch(pattern);
+    expect(message.split("\n")).toHaveLength(1);
+  });
+
+  it("allows a test key outside production", () => {
+    const pkTest = `pk_test_${Buffer.from("clerk.example.com$").toString("base64")}`;
+    expect(parseEnv({ ...valid, NODE_ENV: "development", CLERK_PUBLISHABLE_KEY: pkTest }).CLERK_PUBLISHABLE_KEY).toBe(pkTest);
+  });
+});

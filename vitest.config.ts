@@ -1,0 +1,24 @@
+import { resolve } from "node:path";
+import { defineConfig } from "vitest/config";
+
+const alias = { "~": resolve(import.meta.dirname, "app") };
+
+export default defineConfig({
+  test: {
+    projects: [
+      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" } },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          // Each file starts its own server; two at a time suits two cores.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
