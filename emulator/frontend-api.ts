@@ -17,6 +17,7 @@ export type FrontendApiOptions = {
   faults: Faults;
   /** Where the emulator is mounted on the app's origin, e.g. "/__clerk". */
   mountPath: string;
+  issuer: string;
   tokenTtlSeconds: number;
   sessionLifetimeMs: number;
   applicationName: string;
@@ -39,8 +40,6 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   router.use(express.json({ limit: "64kb" }));
   const route = createRegistrar(router, "fapi", faults);
 
-  const issuerOf = (req: Request) => `${req.protocol}://${req.get("host")}${mountPath}`;
-
   const mintToken = (req: Request, session: SessionRecord, orgId?: string | null) => {
     const user = store.user(session.userId);
     const activeOrgId = orgId === undefined ? session.lastActiveOrganizationId : orgId;
@@ -49,7 +48,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     return signJwt(
       key,
       sessionClaims({
-        issuer: issuerOf(req),
+        issuer: options.issuer,
         sessionId: session.id,
         userId: session.userId,
         name: user ? fullName(user) : null,

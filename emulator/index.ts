@@ -18,6 +18,8 @@ export type ClerkEmulatorOptions = {
   /** Path the emulator is mounted at on the app's origin. */
   mountPath: string;
   secretKey: string;
+  /** `iss` of session tokens: the Frontend API origin the publishable key names (@clerk/backend compares them). */
+  issuer: string;
   tokenTtlSeconds?: number;
   applicationName?: string;
 };
@@ -63,6 +65,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       key,
       faults,
       mountPath: options.mountPath,
+      issuer: options.issuer,
       tokenTtlSeconds,
       sessionLifetimeMs: 7 * 86_400_000,
       applicationName: options.applicationName ?? "Teamwork",
@@ -100,11 +103,10 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       const orgId = str(req.body?.organizationId);
       if (orgId && store.membership(orgId, user.id)) session.lastActiveOrganizationId = orgId;
       const org = session.lastActiveOrganizationId ? store.org(session.lastActiveOrganizationId) : null;
-      const origin = `${req.protocol}://${req.get("host")}`;
       const jwt = signJwt(
         key,
         sessionClaims({
-          issuer: `${origin}${options.mountPath}`,
+          issuer: options.issuer,
           sessionId: session.id,
           userId: user.id,
           name: fullName(user),

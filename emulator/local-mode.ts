@@ -36,6 +36,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): { emulator: ClerkEmula
     dataDir,
     mountPath: EMULATOR_MOUNT_PATH,
     secretKey,
+    issuer: `https://${EMULATOR_FRONTEND_HOST}`,
     tokenTtlSeconds: Number.isFinite(ttl) && ttl >= 5 ? ttl : 60,
   });
 

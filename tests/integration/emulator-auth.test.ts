@@ -1,0 +1,155 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signingKeyFromPem, signJwt, sessionClaims } from "../../emulator/tokens";
+import { startServer, type RunningServer } from "../support/server";
+import { emulatorSession } from "../support/session";
+
+// Local mode: no CLERK_JWT_KEY, so @clerk/remix fetches the emulator's JWKS
+// through CLERK_API_URL, exactly as it would fetch Clerk's.
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  expect(await server.stop()).toBe(0);
+});
+
+const page = (path: string, cookie: string) =>
+  fetch(server.origin + path, { headers: { Cookie: cookie, Accept: "text/html", "Sec-Fetch-Dest": "document" }, redirect: "manual" });
+
+async function calls(): Promise<Record<string, number>> {
+  return (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json();
+}
+
+describe("server-side auth against the emulator", () => {
+  it("verifies an emulator-issued session through the emulator's JWKS", async () => {
+    const s = await emulatorSession(server.origin, "ada@example.com");
+    const res = await page("/", `__session=${s.sessionToken}; __client_uat=${s.clientUat}`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('aria-label="Account menu for Ada Lovelace"');
+    expect((await calls())["bapi GET /v1/jwks"]).toBeGreaterThanOrEqual(1);
+  });
+
+  it("an expired __session on a document request goes through the handshake and comes back signed in", async () => {
+    const s = await emulatorSession(server.origin, "grace@example.com");
+    const key = signingKeyFromPem(readFileSync(join(server.dataDir, "clerk-emulator-key.pem"), "utf8"), "ins_emulator");
+    const expired = signJwt(key, {
+      ...sessionClaims({
+        issuer: "https://clerk.emulator.invalid",
+        sessionId: s.sessionId,
+        userId: s.userId,
+        name: "Grace Hopper",
+        imageUrl: null,
+        org: null,
+        ttlSeconds: 60,
+      }),
+      iat: s.clientUat - 120,
+      nbf: s.clientUat - 130,
+      exp: s.clientUat - 60,
+    });
+    const cookies = `__session=${expired}; __client_uat=${s.clientUat}; __client=${s.clientId}`;
+
+    // 1. The app sends the browser to the Frontend API's handshake.
+    const first = await page("/user", cookies);
+    expect(first.status).toBe(307);
+    const handshake = new URL(first.headers.get("location")!, server.origin);
+    expect(handshake.pathname).toBe("/__clerk/v1/client/handshake");
+
+    // 2. The emulator mints a fresh token for the client and sends it back with a nonce.
+    const second = await fetch(handshake, { headers: { Cookie: cookies }, redirect: "manual" });
+    expect(second.status).toBe(307);
+    const back = new URL(second.headers.get("location")!);
+    expect(back.pathname).toBe("/user");
+    expect(back.searchParams.get("__clerk_handshake_nonce")).toBeTruthy();
+
+    // 3. The app trades the nonce for cookies through the Backend API: signed in, new __session set.
+    const third = await page(back.pathname + back.search, cookies);
+    expect(third.status).toBe(200);
+    expect(await third.text()).toContain("Account menu for Grace Hopper");
+    const setCookie = third.headers.getSetCookie().join("\n");
+    expect(setCookie).toMatch(/__session=eyJ/);
+  });
+
+  it("signing out without JavaScript revokes the session and clears the cookies", async () => {
+    const s = await emulatorSession(server.origin, "alan@example.com");
+    const res = await fetch(`${server.origin}/resources/sign-out`, {
+      method: "POST",
+      headers: {
+        Cookie: `__session=${s.sessionToken}; __client_uat=${s.clientUat}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+        Origin: server.origin,
+      },
+      body: "",
+      redirect: "manual",
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/");
+    const cleared = res.headers.getSetCookie().join("\n");
+    expect(cleared).toMatch(/__session=; Path=\/; Max-Age=0/);
+    expect(cleared).toMatch(/__client_uat=0;/);
+    expect((await calls())["bapi POST /v1/sessions/:id/revoke"]).toBe(1);
+    // The client's token can no longer be refreshed.
+    const refresh = await fetch(`${server.origin}/__clerk/v1/client/sessions/${s.sessionId}/tokens`, {
+      method: "POST",
+      headers: { Cookie: `__client=${s.clientId}` },
+    });
+    expect(refresh.status).toBe(401);
+  });
+});
+
+describe("emulator APIs", () => {
+  it("the Backend API answers with Content-Type exactly application/json and paginates memberships", async () => {
+    const secret = readFileSync(join(server.dataDir, "clerk-emulator-secret"), "utf8").trim();
+    const res = await fetch(`${server.origin}/__clerk/api/v1/organizations/org_seed_engines/memberships?limit=5&offset=5`, {
+      headers: { Authorization: `Bearer sk_live_emulator_${secret}` },
+    });
+    expect(res.headers.get("content-type")).toBe("application/json");
+    const body = await res.json();
+    expect(body.total_count).toBe(24);
+    expect(body.data).toHaveLength(5);
+    expect(body.data[0].object).toBe("organization_membership");
+  });
+
+  it("the Backend API refuses a wrong secret key", async () => {
+    const res = await fetch(`${server.origin}/__clerk/api/v1/users`, { headers: { Authorization: "Bearer sk_live_wrong" } });
+    expect(res.status).toBe(401);
+  });
+
+  it("faults answer 5xx for the next N calls and the calls are counted", async () => {
+    await fetch(`${server.origin}/__clerk/_emulator/faults`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ endpoint: "fapi GET /v1/environment", mode: "error", status: 503, times: 2 }),
+    });
+    const before = (await calls())["fapi GET /v1/environment"] ?? 0;
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${server.origin}/__clerk/v1/environment`)).status);
+    expect(statuses).toEqual([503, 503, 200]);
+    expect((await calls())["fapi GET /v1/environment"]).toBe(before + 3);
+  });
+
+  it("state survives a restart in the same data folder", async () => {
+    const other = await startServer();
+    const created = await fetch(`${other.origin}/__clerk/_emulator/sessions`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com" }),
+    }).then((r) => r.json());
+    expect(await other.stop()).toBe(0);
+    const again = await startServer({ CLERK_EMULATOR_DATA_DIR: other.dataDir });
+    try {
+      const state = JSON.parse(readFileSync(join(other.dataDir, "clerk-emulator.json"), "utf8"));
+      expect(state.sessions.map((x: { id: string }) => x.id)).toContain(created.sessionId);
+      const res = await fetch(`${again.origin}/__clerk/v1/client/sessions/${created.sessionId}/tokens`, {
+        method: "POST",
+        headers: { Cookie: `__client=${created.clientId}` },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      expect(await again.stop()).toBe(0);
+    }
+  });
+});
