@@ -6,7 +6,7 @@ const alias = { "~": resolve(import.meta.dirname, "app") };
 export default defineConfig({
   test: {
     projects: [
-      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" } },
+      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } } },
       {
         resolve: { alias },
         test: {
@@ -17,6 +17,7 @@ export default defineConfig({
           hookTimeout: 30_000,
           // Each file starts its own server; two at a time suits two cores.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,4 +1,4 @@
-import type { Browser } from "@playwright/test";
+import type { Browser, PlaywrightWorkerArgs } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import { expect, guardContext, test } from "./fixtures";
 
@@ -12,7 +12,7 @@ const browsers = new Map<Os, Browser>();
 
 // Playwright's colorScheme emulation does not reach the client hint Chromium
 // sends with the document request; --force-dark-mode does, and media queries too.
-async function browserFor(os: Os, playwright: typeof import("@playwright/test")): Promise<Browser> {
+async function browserFor(os: Os, playwright: PlaywrightWorkerArgs["playwright"]): Promise<Browser> {
   let browser = browsers.get(os);
   if (!browser) {
     browser = await playwright.chromium.launch({
