@@ -14,8 +14,14 @@ function initials(name: string): string {
   return letters.join("") || "?";
 }
 
+// Initials are plain markup, so they show before hydration and without JavaScript.
 function ViewerAvatar({ viewer }: { viewer: Viewer }) {
-  return <Avatar size="2" radius="full" src={viewer.imageUrl ?? undefined} fallback={initials(viewer.name)} alt="" />;
+  if (viewer.imageUrl) return <Avatar size="2" radius="full" src={viewer.imageUrl} fallback={initials(viewer.name)} alt="" />;
+  return (
+    <span className="initials-avatar" aria-hidden="true">
+      {initials(viewer.name)}
+    </span>
+  );
 }
 
 /**
