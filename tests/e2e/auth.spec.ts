@@ -1,5 +1,4 @@
-import { emulatorSession } from "../support/session";
-import { expect, test } from "./fixtures";
+import { expect, signInAs, test } from "./fixtures";
 
 const PASSWORD = "correct-horse-battery";
 
@@ -50,12 +49,7 @@ test.describe("signing up, out and in with the real clerk-js @js", () => {
   });
 
   test("the user profile opens", async ({ page, context, baseURL }) => {
-    const s = await emulatorSession(baseURL!, "katherine@example.com");
-    await context.addCookies([
-      { name: "__client", value: s.clientId, url: `${baseURL}/__clerk` },
-      { name: "__client_uat", value: String(s.clientUat), url: baseURL },
-      { name: "__session", value: s.sessionToken, url: baseURL },
-    ]);
+    await signInAs(context, baseURL!, "katherine@example.com");
     await page.goto("/user");
     await expect(page.getByText("katherine@example.com")).toBeVisible({ timeout: 15_000 });
     await expect(page.getByRole("heading", { name: /Profile details|Account/ }).first()).toBeVisible();
@@ -63,12 +57,7 @@ test.describe("signing up, out and in with the real clerk-js @js", () => {
 
   test("token refresh keeps the user signed in past a token's lifetime", async ({ page, context, baseURL }) => {
     test.setTimeout(90_000);
-    const s = await emulatorSession(baseURL!, "edsger@example.com");
-    await context.addCookies([
-      { name: "__client", value: s.clientId, url: `${baseURL}/__clerk` },
-      { name: "__client_uat", value: String(s.clientUat), url: baseURL },
-      { name: "__session", value: s.sessionToken, url: baseURL },
-    ]);
+    await signInAs(context, baseURL!, "edsger@example.com");
     await page.goto("/");
     await expect(page.getByTestId("user-menu-trigger")).toBeVisible();
     const firstToken = (await context.cookies()).find((c) => c.name === "__session")?.value;
@@ -83,12 +72,7 @@ test.describe("signing up, out and in with the real clerk-js @js", () => {
 });
 
 test("sign-out works without JavaScript @nojs", async ({ page, context, baseURL }) => {
-  const s = await emulatorSession(baseURL!, "barbara@example.com");
-  await context.addCookies([
-    { name: "__client", value: s.clientId, url: `${baseURL}/__clerk` },
-    { name: "__client_uat", value: String(s.clientUat), url: baseURL },
-    { name: "__session", value: s.sessionToken, url: baseURL },
-  ]);
+  await signInAs(context, baseURL!, "barbara@example.com");
   await page.goto("/");
   await page.locator('[data-testid="user-menu-fallback"] summary').click();
   await page.getByRole("button", { name: "Sign out" }).click();
@@ -100,12 +84,7 @@ test("sign-out works without JavaScript @nojs", async ({ page, context, baseURL 
 
 test("without JavaScript a signed-in user stays signed in past the token's lifetime (handshake) @nojs", async ({ page, context, baseURL }) => {
   test.setTimeout(60_000);
-  const s = await emulatorSession(baseURL!, "donald@example.com");
-  await context.addCookies([
-    { name: "__client", value: s.clientId, url: `${baseURL}/__clerk` },
-    { name: "__client_uat", value: String(s.clientUat), url: baseURL },
-    { name: "__session", value: s.sessionToken, url: baseURL },
-  ]);
+  await signInAs(context, baseURL!, "donald@example.com");
   await page.goto("/");
   await expect(page.getByLabel("Account menu for Donald Knuth")).toBeVisible();
   await page.waitForTimeout(26_000);

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test as base, expect, type BrowserContext, type Page } from "@playwright/test";
 import { isLoopbackUrl } from "../support/guard";
+import { emulatorSession } from "../support/session";
 
 /**
  * Every test gets a network guard: the browser may only reach loopback, and
@@ -44,3 +45,14 @@ export async function markDocument(page: Page): Promise<() => Promise<boolean>> 
 }
 
 export { expect };
+
+/** Puts a seeded user's signed-in cookies (as a real sign-in leaves them) into the browser. */
+export async function signInAs(context: BrowserContext, baseURL: string, email: string) {
+  const s = await emulatorSession(baseURL, email);
+  await context.addCookies([
+    { name: "__client", value: s.clientId, url: `${baseURL}/__clerk` },
+    { name: "__client_uat", value: String(s.clientUat), url: baseURL },
+    { name: "__session", value: s.sessionToken, url: baseURL },
+  ]);
+  return s;
+}
