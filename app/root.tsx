@@ -24,6 +24,8 @@ import { PageLoadFallback } from "~/components/page-load-fallback";
 import { ProgressBar } from "~/components/progress-bar";
 import { ThemeHead } from "~/components/theme-head";
 import { viewerFromClaims } from "~/lib/auth.server";
+import type { OrgSummary } from "~/lib/organizations";
+import { switcherOrganizations } from "~/lib/organizations.server";
 import { THEME_ACTION_PATH, type ResolvedTheme } from "~/lib/theme";
 import { resolveThemePreference, type ThemeState } from "~/lib/theme.server";
 import { useHydrated } from "~/lib/use-hydrated";
@@ -48,14 +50,24 @@ export const loader = (args: LoaderFunctionArgs) =>
   rootAuthLoader(
     args,
     async ({ request }) => {
-      const theme = await resolveThemePreference(request);
-      const viewer = viewerFromClaims(request.auth.userId, request.auth.sessionClaims);
-      return { theme, viewer };
+      const { userId, orgId } = request.auth;
+      const [theme, organizations] = await Promise.all([
+        resolveThemePreference(request),
+        userId ? switcherOrganizations(request, userId) : null,
+      ]);
+      const viewer = viewerFromClaims(userId, request.auth.sessionClaims);
+      return { theme, viewer, organizations, activeOrgId: orgId ?? null };
     },
     { signInUrl: "/sign-in", signUpUrl: "/sign-up" },
   );
 
-type RootData = { theme: ThemeState; viewer: ReturnType<typeof viewerFromClaims> };
+export type RootData = {
+  theme: ThemeState;
+  viewer: ReturnType<typeof viewerFromClaims>;
+  /** The switcher's list; `null` when signed out or while Clerk is unavailable. */
+  organizations: OrgSummary[] | null;
+  activeOrgId: string | null;
+};
 
 const FALLBACK_THEME: ThemeState = { preference: "system", resolved: null };
 
@@ -106,7 +118,7 @@ function useRevalidateOnAuthChange(serverUserId: string | null) {
 }
 
 function App() {
-  const { theme, viewer } = useLoaderData<typeof loader>() as unknown as RootData;
+  const { theme, viewer, organizations, activeOrgId } = useLoaderData<typeof loader>() as unknown as RootData;
   const clerk = useClerk();
   useRevalidateOnAuthChange(viewer?.id ?? null);
   return (
@@ -115,6 +127,8 @@ function App() {
       <PageLoadFallback />
       <NavBar
         viewer={viewer}
+        organizations={organizations}
+        activeOrgId={activeOrgId}
         themePreference={theme.preference}
         onSignOut={() => void clerk.signOut({ redirectUrl: "/" })}
       />
@@ -138,7 +152,12 @@ export function ErrorBoundary() {
   return (
     <>
       <ProgressBar />
-      <NavBar viewer={data?.viewer ?? null} themePreference={data?.theme.preference ?? "system"} />
+      <NavBar
+        viewer={data?.viewer ?? null}
+        organizations={data?.organizations ?? null}
+        activeOrgId={data?.activeOrgId ?? null}
+        themePreference={data?.theme.preference ?? "system"}
+      />
       <main id="main">
         <ErrorPage error={error} />
       </main>

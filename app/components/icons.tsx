@@ -52,3 +52,11 @@ export function ThemeIcon({ preference, ...props }: IconProps & { preference: Th
   if (preference === "dark") return <MoonIcon {...props} />;
   return <MonitorIcon {...props} />;
 }
+
+export function ChevronIcon(props: IconProps) {
+  return (
+    <Svg size={14} {...props}>
+      <path d="M8 9l4-4 4 4M16 15l-4 4-4-4" />
+    </Svg>
+  );
+}

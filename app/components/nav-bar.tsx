@@ -1,18 +1,22 @@
 import { Button, Flex } from "@radix-ui/themes";
 import { Link, NavLink } from "@remix-run/react";
 import type { Viewer } from "~/lib/auth.server";
+import type { OrgSummary } from "~/lib/organizations";
+import { OrgSwitcher } from "./org-switcher";
 import type { ThemePreference } from "~/lib/theme";
 import { ThemeMenu } from "./theme-menu";
 import { UserMenu } from "./user-menu";
 
 type NavBarProps = {
   viewer: Viewer | null;
+  organizations: OrgSummary[] | null;
+  activeOrgId: string | null;
   themePreference: ThemePreference;
   onSignOut?: () => void;
 };
 
 /** The sticky top bar; its height is `--nav-height` (4rem) in app.css. */
-export function NavBar({ viewer, themePreference, onSignOut }: NavBarProps) {
+export function NavBar({ viewer, organizations, activeOrgId, themePreference, onSignOut }: NavBarProps) {
   return (
     <header className="nav-bar">
       <a href="#main" className="skip-link">
@@ -25,19 +29,28 @@ export function NavBar({ viewer, themePreference, onSignOut }: NavBarProps) {
           </span>
           <span className="brand-name">Teamwork</span>
         </Link>
+        {viewer ? <OrgSwitcher organizations={organizations} activeOrgId={activeOrgId} /> : null}
         <ul className="nav-links">
-          <li>
-            <NavLink to="/" end className="nav-link">
-              Home
-            </NavLink>
-          </li>
           {viewer ? (
+            <>
+              <li>
+                <NavLink to="/orgs" end className="nav-link">
+                  Organizations
+                </NavLink>
+              </li>
+              <li>
+                <NavLink to="/user" className="nav-link">
+                  Profile
+                </NavLink>
+              </li>
+            </>
+          ) : (
             <li>
-              <NavLink to="/user" className="nav-link">
-                Profile
+              <NavLink to="/" end className="nav-link">
+                Home
               </NavLink>
             </li>
-          ) : null}
+          )}
         </ul>
         <Flex align="center" gap="3" className="nav-actions">
           <ThemeMenu serverPreference={themePreference} />

@@ -1,27 +1,13 @@
-import { Avatar, DropdownMenu, IconButton } from "@radix-ui/themes";
+import { DropdownMenu, IconButton } from "@radix-ui/themes";
 import { Form, Link } from "@remix-run/react";
 import type { Viewer } from "~/lib/auth.server";
 import { useHydrated } from "~/lib/use-hydrated";
+import { EntityAvatar } from "./entity-avatar";
 
 export const SIGN_OUT_PATH = "/resources/sign-out";
 
-function initials(name: string): string {
-  const letters = name
-    .split(/\s+/)
-    .filter(Boolean)
-    .slice(0, 2)
-    .map((part) => part[0]?.toUpperCase() ?? "");
-  return letters.join("") || "?";
-}
-
-// Initials are plain markup, so they show before hydration and without JavaScript.
 function ViewerAvatar({ viewer }: { viewer: Viewer }) {
-  if (viewer.imageUrl) return <Avatar size="2" radius="full" src={viewer.imageUrl} fallback={initials(viewer.name)} alt="" />;
-  return (
-    <span className="initials-avatar" aria-hidden="true">
-      {initials(viewer.name)}
-    </span>
-  );
+  return <EntityAvatar name={viewer.name} imageUrl={viewer.imageUrl} />;
 }
 
 /**

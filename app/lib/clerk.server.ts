@@ -1,5 +1,6 @@
 import { createClerkClient } from "@clerk/remix/api.server";
 import { getEnv } from "./env.server";
+import { readUpstream, writeUpstream } from "./upstream-request.server";
 
 let client: ReturnType<typeof createClerkClient> | undefined;
 
@@ -34,4 +35,35 @@ export function clearSessionCookies(request: Request): string[] {
       ? `${name}=0; Path=/; Max-Age=31536000; SameSite=Lax`
       : `${name}=; Path=/; Max-Age=0; SameSite=Lax`,
   );
+}
+
+type ClerkClient = ReturnType<typeof getClerkClient>;
+
+/** A Backend API read under the upstream policy (retried, deduplicated by `key` within the request). */
+export function clerkRead<T>(request: Request, name: string, key: string, read: (clerk: ClerkClient) => Promise<T>) {
+  return readUpstream(request, `clerk.${name}`, key, () => read(getClerkClient()));
+}
+
+/** A Backend API write: tried once, a 503 response if Clerk is unavailable. */
+export function clerkWrite<T>(request: Request, name: string, write: (clerk: ClerkClient) => Promise<T>) {
+  return writeUpstream(request, `clerk.${name}`, () => write(getClerkClient()));
+}
+
+type ClerkErrorEntry = { code?: string; message?: string; longMessage?: string; meta?: { paramName?: string } };
+
+/**
+ * Field messages from a Backend API 4xx (for example a taken slug or a
+ * duplicate invitation), keyed by our form's field names; `null` for anything
+ * else, which the caller rethrows.
+ */
+export function clerkFieldErrors(error: unknown, fields: Record<string, string>): Record<string, string> | null {
+  if (typeof error !== "object" || error === null || (error as { clerkError?: unknown }).clerkError !== true) return null;
+  const { status, errors } = error as { status?: number; errors?: ClerkErrorEntry[] };
+  if (typeof status !== "number" || status < 400 || status >= 500 || status === 401 || status === 429) return null;
+  const messages: Record<string, string> = {};
+  for (const entry of errors ?? []) {
+    const field = fields[entry.meta?.paramName ?? ""] ?? "form";
+    messages[field] ??= entry.longMessage || entry.message || "Please check this value.";
+  }
+  return Object.keys(messages).length ? messages : { form: "Clerk refused this request. Please check the values." };
 }

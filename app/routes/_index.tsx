@@ -1,7 +1,8 @@
 import { Badge, Box, Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
-import type { MetaFunction } from "@remix-run/node";
-import { Link, useRouteLoaderData } from "@remix-run/react";
-import type { Viewer } from "~/lib/auth.server";
+import { getAuth } from "@clerk/remix/ssr.server";
+import { redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Link } from "@remix-run/react";
+import { orgPath } from "~/lib/organizations";
 
 export const meta: MetaFunction = () => [
   { title: "Teamwork — your organizations, in one place" },
@@ -23,9 +24,14 @@ const FEATURES = [
   },
 ];
 
+/** Signed in, there is nothing to sell: go to the active organization (its page checks membership), else the list. */
+export async function loader(args: LoaderFunctionArgs) {
+  const { userId, orgSlug } = await getAuth(args);
+  if (userId) throw redirect(orgSlug ? orgPath(orgSlug) : "/orgs");
+  return null;
+}
+
 export default function Landing() {
-  const root = useRouteLoaderData("root") as { viewer: Viewer | null } | undefined;
-  const viewer = root?.viewer ?? null;
   return (
     <>
       <Box className="hero">
@@ -40,20 +46,12 @@ export default function Landing() {
           accessible on every device, and signed in through Clerk.
         </Text>
         <Flex gap="3" mt="6" wrap="wrap">
-          {viewer ? (
-            <Button asChild size="3">
-              <Link to="/user">Go to your profile</Link>
-            </Button>
-          ) : (
-            <>
-              <Button asChild size="3">
-                <Link to="/sign-up">Create your account</Link>
-              </Button>
-              <Button asChild size="3" variant="soft">
-                <Link to="/sign-in">Sign in</Link>
-              </Button>
-            </>
-          )}
+          <Button asChild size="3">
+            <Link to="/sign-up">Create your account</Link>
+          </Button>
+          <Button asChild size="3" variant="soft">
+            <Link to="/sign-in">Sign in</Link>
+          </Button>
         </Flex>
       </Box>
       <section aria-label="What you get" className="feature-grid">

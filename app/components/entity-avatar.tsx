@@ -1,0 +1,30 @@
+export function initials(name: string): string {
+  const letters = name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((part) => [...part][0]?.toUpperCase() ?? "");
+  return letters.join("") || "?";
+}
+
+type EntityAvatarProps = {
+  name: string;
+  imageUrl: string | null;
+  /** Organizations get rounded squares, people circles. */
+  shape?: "circle" | "square";
+  size?: "small" | "medium" | "large";
+};
+
+/**
+ * A person's or an organization's picture, or their initials as plain markup,
+ * so that it shows before hydration and without JavaScript.
+ */
+export function EntityAvatar({ name, imageUrl, shape = "circle", size = "medium" }: EntityAvatarProps) {
+  const className = `initials-avatar initials-avatar--${shape} initials-avatar--${size}`;
+  if (imageUrl) return <img className={className} src={imageUrl} alt="" loading="lazy" decoding="async" />;
+  return (
+    <span className={className} aria-hidden="true">
+      {initials(name)}
+    </span>
+  );
+}

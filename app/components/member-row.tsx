@@ -1,0 +1,30 @@
+import { Badge, Text } from "@radix-ui/themes";
+import { roleLabel, type Member } from "~/lib/organizations";
+import { EntityAvatar } from "./entity-avatar";
+
+const joined = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" });
+
+/** One member in a list: who, how to reach them, their role and when they joined. */
+export function MemberRow({ member }: { member: Member }) {
+  return (
+    <li className="member-row" data-testid="member-row">
+      <EntityAvatar name={member.name} imageUrl={member.imageUrl} />
+      <div className="member-who">
+        <Text as="p" size="2" weight="medium" className="member-name">
+          {member.name}
+        </Text>
+        {member.identifier && member.identifier !== member.name ? (
+          <Text as="p" size="1" color="gray" className="member-identifier">
+            {member.identifier}
+          </Text>
+        ) : null}
+      </div>
+      <Badge variant="soft" color={member.role === "org:admin" ? "indigo" : "gray"}>
+        {roleLabel(member.role)}
+      </Badge>
+      <Text size="1" color="gray" className="member-joined">
+        <time dateTime={new Date(member.joinedAt).toISOString()}>Joined {joined.format(member.joinedAt)}</time>
+      </Text>
+    </li>
+  );
+}

@@ -1,0 +1,220 @@
+import { Button, Callout, Card, Flex, Heading, Text, TextField } from "@radix-ui/themes";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { FormError } from "~/components/form-error";
+import { FormField } from "~/components/form-field";
+import { MemberRow } from "~/components/member-row";
+import { clerkFieldErrors } from "~/lib/clerk.server";
+import { readInvite, readMembersQuery } from "~/lib/organization-forms.server";
+import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/organizations";
+import {
+  MEMBERS_PAGE_SIZE,
+  inviteMember,
+  listMembers,
+  pendingInvitations,
+  requireOrgMembership,
+} from "~/lib/organizations.server";
+import { isUnavailable, UNAVAILABLE_MESSAGE } from "~/lib/upstream-request.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `Members of ${data.org.name} — Teamwork` : "Members — Teamwork" },
+];
+
+export async function loader(args: LoaderFunctionArgs) {
+  const { org } = await requireOrgMembership(args);
+  const { query, page } = readMembersQuery(new URL(args.request.url));
+  const [directory, invitations] = await Promise.all([
+    listMembers(args.request, org.id, { query, page }),
+    isAdmin(org.role) ? pendingInvitations(args.request, org.id) : null,
+  ]);
+  return { org, query, page, pageCount: Math.max(1, Math.ceil(directory.total / MEMBERS_PAGE_SIZE)), ...directory, invitations };
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const { org, userId } = await requireOrgMembership(args);
+  if (!isAdmin(org.role)) {
+    throw json(
+      { message: `Only admins of ${org.name} can invite people. Ask an admin to send the invitation, or to make you an admin.` },
+      { status: 403 },
+    );
+  }
+  const submission = readInvite(await args.request.formData());
+  if (!submission.ok) return json({ ok: false as const, values: submission.values, errors: submission.errors }, { status: 400 });
+  const values = { emailAddress: submission.data.emailAddress, role: submission.data.role };
+  try {
+    await inviteMember(args.request, { orgId: org.id, inviterUserId: userId, ...submission.data });
+    return json({ ok: true as const, invited: submission.data.emailAddress });
+  } catch (error) {
+    if (isUnavailable(error)) {
+      const errors: Record<string, string> = { form: `The invitation was not sent. ${UNAVAILABLE_MESSAGE}` };
+      return json({ ok: false as const, values, errors }, { status: 503, headers: { "Retry-After": "5" } });
+    }
+    const errors = clerkFieldErrors(error, { email_address: "emailAddress", role: "role" });
+    if (!errors) throw error;
+    return json({ ok: false as const, values, errors }, { status: 400 });
+  }
+}
+
+function pageLink(query: string, page: number) {
+  const params = new URLSearchParams();
+  if (query) params.set("q", query);
+  if (page > 1) params.set("page", String(page));
+  const search = params.toString();
+  return search ? `?${search}` : ".";
+}
+
+export default function Members() {
+  const { org, query, page, pageCount, members, total, invitations } = useLoaderData<typeof loader>();
+  return (
+    <Flex direction="column" gap="5">
+      <Flex justify="between" align="end" gap="4" wrap="wrap">
+        <Heading as="h2" size="6">
+          Members
+        </Heading>
+        <Form method="get" role="search" className="search-form" aria-label="Search members">
+          <TextField.Root
+            key={query}
+            type="search"
+            name="q"
+            defaultValue={query}
+            placeholder="Name or email"
+            aria-label="Search members by name or email"
+            size="2"
+            maxLength={100}
+          />
+          <Button type="submit" variant="soft" size="2">
+            Search
+          </Button>
+        </Form>
+      </Flex>
+      <Card size="2">
+        <Text as="p" size="2" color="gray" mb="2" role="status" data-testid="members-summary">
+          {query
+            ? `${total} ${total === 1 ? "member matches" : "members match"} “${query}”`
+            : `${total} ${total === 1 ? "member" : "members"}`}
+        </Text>
+        {members.length > 0 ? (
+          <ul className="member-list" aria-label={`Members of ${org.name}`}>
+            {members.map((member) => (
+              <MemberRow key={member.userId} member={member} />
+            ))}
+          </ul>
+        ) : (
+          <Text as="p" size="3" my="4">
+            {query ? "No one matches that search." : "There is no one on this page."}{" "}
+            <Link to=".">Show all members</Link>
+          </Text>
+        )}
+        {pageCount > 1 ? (
+          <nav aria-label="Pages" className="pagination">
+            {page > 1 ? (
+              <Link to={pageLink(query, page - 1)} rel="prev">
+                ← Previous
+              </Link>
+            ) : (
+              <span aria-hidden="true" />
+            )}
+            <Text size="2" color="gray">
+              Page {page} of {pageCount}
+            </Text>
+            {page < pageCount ? (
+              <Link to={pageLink(query, page + 1)} rel="next">
+                Next →
+              </Link>
+            ) : (
+              <span aria-hidden="true" />
+            )}
+          </nav>
+        ) : null}
+      </Card>
+      {invitations ? <InviteSection pending={invitations} /> : null}
+    </Flex>
+  );
+}
+
+function InviteSection({ pending }: { pending: { id: string; emailAddress: string; role: string }[] }) {
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const form = useRef<HTMLFormElement>(null);
+  const busy = navigation.state === "submitting" && navigation.formMethod === "POST";
+  const failed = result && !result.ok ? result : null;
+  const errors: Record<string, string | undefined> = failed?.errors ?? {};
+
+  useEffect(() => {
+    if (result?.ok) form.current?.reset();
+  }, [result]);
+
+  return (
+    <Card size="3" id="invite">
+      <Heading as="h3" size="4" mb="1">
+        Invite someone
+      </Heading>
+      <Text as="p" size="2" color="gray" mb="4">
+        They get an email with a link to join.
+      </Text>
+      {result?.ok ? (
+        <Callout.Root color="green" mb="4" role="status" data-testid="invite-sent">
+          <Callout.Text>Invitation sent to {result.invited}.</Callout.Text>
+        </Callout.Root>
+      ) : null}
+      <Form method="post" ref={form} noValidate aria-label="Invite someone">
+        <Flex direction="column" gap="4">
+          <FormError message={errors.form} />
+          <Flex gap="3" wrap="wrap" align="start">
+            <div className="grow">
+              <FormField
+                label="Email address"
+                name="emailAddress"
+                type="email"
+                autoComplete="off"
+                defaultValue={failed?.values.emailAddress}
+                error={errors.emailAddress}
+                maxLength={254}
+              />
+            </div>
+            <Flex direction="column" gap="1">
+              <Text as="label" htmlFor="field-role" size="2" weight="medium">
+                Role
+              </Text>
+              <select id="field-role" name="role" className="native-select" defaultValue={failed?.values.role || "org:member"}>
+                {INVITE_ROLES.map((role) => (
+                  <option key={role} value={role}>
+                    {roleLabel(role)}
+                  </option>
+                ))}
+              </select>
+              {errors.role ? (
+                <Text size="2" color="red" role="alert">
+                  {errors.role}
+                </Text>
+              ) : null}
+            </Flex>
+          </Flex>
+          <Flex justify="end">
+            <Button type="submit" size="3" disabled={busy}>
+              {busy ? "Sending…" : "Send invitation"}
+            </Button>
+          </Flex>
+        </Flex>
+      </Form>
+      {pending.length > 0 ? (
+        <>
+          <Heading as="h4" size="3" mt="5" mb="2">
+            Pending invitations
+          </Heading>
+          <ul className="plain-list" data-testid="pending-invitations">
+            {pending.map((invitation) => (
+              <li key={invitation.id}>
+                <Text size="2">{invitation.emailAddress}</Text>{" "}
+                <Text size="1" color="gray">
+                  · {roleLabel(invitation.role)}
+                </Text>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </Card>
+  );
+}
