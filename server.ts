@@ -6,6 +6,7 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import { EnvError, parseEnv } from "./app/lib/env.server";
+import { requestIdFrom, withErrorReferences } from "./app/lib/error-reference.server";
 
 /**
  * The production HTTP server: static files, compression, health, graceful
@@ -39,8 +40,12 @@ app.set("trust proxy", "loopback");
 app.use(compression());
 
 let stopping = false;
-// While shutting down, answer and then close each connection.
-app.use((_req, res, next) => {
+app.use((req, res, next) => {
+  // One id per request, echoed to the client and seen by Remix (and the logs) as X-Request-Id.
+  const requestId = requestIdFrom(req.get("X-Request-Id"));
+  req.headers["x-request-id"] = requestId;
+  res.setHeader("X-Request-Id", requestId);
+  // While shutting down, answer and then close each connection.
   if (stopping) res.setHeader("Connection", "close");
   next();
 });
@@ -60,7 +65,7 @@ app.use(express.static(join(root, "public"), { maxAge: "1h", index: false }));
 
 if (local) app.use("/__clerk", local.emulator.router);
 
-app.all("*", createRequestHandler({ build, mode: env.NODE_ENV }));
+app.all("*", createRequestHandler({ build: withErrorReferences(build), mode: env.NODE_ENV }));
 
 const server = app.listen(env.PORT, env.HOST, () => {
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;

@@ -1,10 +1,37 @@
 import { PassThrough } from "node:stream";
-import type { EntryContext } from "@remix-run/node";
+import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { logEvent } from "~/lib/log.server";
 import { colorSchemeHintHeaders } from "~/lib/theme.server";
+import { UPSTREAM_POLICY } from "~/lib/upstream.server";
+
+// Every 503 tells clients when to come back, whichever route produced it.
+function addRetryAfter(status: number, headers: Headers) {
+  if (status === 503 && !headers.has("Retry-After")) {
+    headers.set("Retry-After", String(UPSTREAM_POLICY.unavailableRetryAfterSeconds));
+  }
+}
+
+export const handleDataRequest: HandleDataRequestFunction = (response) => {
+  addRetryAfter(response.status, response.headers);
+  return response;
+};
+
+/** Errors outside loaders and actions (rendering, mostly): logged with the request id. */
+export const handleError: HandleErrorFunction = (error, { request }) => {
+  if (request.signal.aborted) return;
+  logEvent("unexpected_error", {
+    request_id: request.headers.get("x-request-id"),
+    method: request.method,
+    path: new URL(request.url).pathname,
+    error: error instanceof Error ? error.name : typeof error,
+    message: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+};
 
 export const streamTimeout = 5_000;
 
@@ -18,6 +45,7 @@ export default function handleRequest(
   // JavaScript off; Critical-CH makes it retry the first request with the hint.
   for (const [name, value] of Object.entries(colorSchemeHintHeaders)) responseHeaders.append(name, value);
   responseHeaders.append("Vary", "Cookie");
+  addRetryAfter(responseStatusCode, responseHeaders);
 
   // Crawlers get the whole document at once; browsers get it streamed.
   const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";

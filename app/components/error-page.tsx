@@ -1,30 +1,68 @@
 import { Button, Code, Flex, Heading, Text } from "@radix-ui/themes";
-import { Link, isRouteErrorResponse } from "@remix-run/react";
+import { Link, isRouteErrorResponse, useLocation, useRouteError } from "@remix-run/react";
 
-type ErrorCopy = { status: number; title: string; message: string };
+type ErrorCopy = { status: number; title: string; message: string; reference?: string; retry: boolean };
 
+function dataField(data: unknown, field: "message" | "reference"): string | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
+  const value = (data as Record<string, unknown>)[field];
+  return typeof value === "string" && value.length < 500 ? value : undefined;
+}
+
+/** The error catalogue's wording for each situation (see the README). */
 export function describeError(error: unknown): ErrorCopy {
   if (isRouteErrorResponse(error)) {
-    if (error.status === 404) {
-      return {
-        status: 404,
-        title: "Page not found",
-        message: "We couldn't find that page. It may have moved, or the link may be mistyped.",
-      };
+    const message = dataField(error.data, "message");
+    switch (error.status) {
+      case 404:
+        return {
+          status: 404,
+          title: "Page not found",
+          message: "We couldn't find that page. It may have moved, or the link may be mistyped.",
+          retry: false,
+        };
+      case 403:
+        return {
+          status: 403,
+          title: "You can't do that here",
+          message: message ?? "Your role doesn't allow this. Ask an admin of the organization for help.",
+          retry: false,
+        };
+      case 503:
+        return {
+          status: 503,
+          title: "Temporarily unavailable",
+          message: message ?? "A service we depend on isn't answering. Please try again in a moment.",
+          retry: true,
+        };
+      case 500:
+        return {
+          status: 500,
+          title: "Something went wrong on our side",
+          message: "Sorry about that. We have logged the problem; trying again often helps.",
+          reference: dataField(error.data, "reference"),
+          retry: true,
+        };
     }
-    const detail = typeof error.data === "string" && error.data.length < 300 ? error.data : error.statusText;
-    return { status: error.status, title: detail || "Something went wrong", message: "Please try again." };
+    return {
+      status: error.status,
+      title: error.statusText || "Something went wrong",
+      message: message ?? "Please check the address and try again.",
+      retry: error.status >= 500,
+    };
   }
   return {
     status: 500,
     title: "Something went wrong on our side",
     message: "Sorry about that. Please try again in a moment.",
+    retry: true,
   };
 }
 
 /** A friendly error inside the normal page frame (navigation bar and theme kept). */
 export function ErrorPage({ error }: { error: unknown }) {
-  const { status, title, message } = describeError(error);
+  const { status, title, message, reference, retry } = describeError(error);
+  const location = useLocation();
   return (
     <Flex direction="column" align="start" gap="4" className="error-page" data-testid="error-page">
       <Code size="3" variant="soft">
@@ -36,16 +74,30 @@ export function ErrorPage({ error }: { error: unknown }) {
       <Text as="p" size="4" color="gray">
         {message}
       </Text>
+      {reference ? (
+        <Text as="p" size="2" color="gray">
+          If it keeps happening, tell us this reference: <Code data-testid="error-reference">{reference}</Code>
+        </Text>
+      ) : null}
       <Flex gap="3">
-        <Button asChild size="3">
-          <Link to="/">Go to the home page</Link>
-        </Button>
-        {status >= 500 ? (
-          <Button asChild size="3" variant="soft">
-            <a href="">Try again</a>
+        {retry ? (
+          // A plain link to this very address: without JavaScript it reloads the
+          // page, with it Remix loads the page's data again.
+          <Button asChild size="3">
+            <Link to={location.pathname + location.search} data-testid="retry">
+              Try again
+            </Link>
           </Button>
         ) : null}
+        <Button asChild size="3" variant={retry ? "soft" : "solid"}>
+          <Link to="/">Go to the home page</Link>
+        </Button>
       </Flex>
     </Flex>
   );
+}
+
+/** A route's error boundary: the error replaces only that route's part of the page. */
+export function RouteErrorBoundary() {
+  return <ErrorPage error={useRouteError()} />;
 }

@@ -70,3 +70,5 @@ export default function OrganizationHome() {
     </Flex>
   );
 }
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/error-page";

@@ -218,3 +218,5 @@ function InviteSection({ pending }: { pending: { id: string; emailAddress: strin
     </Card>
   );
 }
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/error-page";

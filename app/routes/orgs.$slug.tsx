@@ -1,10 +1,9 @@
 import { useAuth, useClerk } from "@clerk/remix";
 import { Badge, Flex, Heading } from "@radix-ui/themes";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { NavLink, Outlet, useLoaderData, useRouteError } from "@remix-run/react";
+import { NavLink, Outlet, useLoaderData } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { EntityAvatar } from "~/components/entity-avatar";
-import { ErrorPage } from "~/components/error-page";
 import { orgPath, roleLabel, type OrgSummary } from "~/lib/organizations";
 import { requireOrgMembership } from "~/lib/organizations.server";
 
@@ -84,6 +83,4 @@ export default function OrganizationLayout() {
   );
 }
 
-export function ErrorBoundary() {
-  return <ErrorPage error={useRouteError()} />;
-}
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/error-page";

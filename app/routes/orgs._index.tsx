@@ -61,3 +61,5 @@ export default function Organizations() {
     </Flex>
   );
 }
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/error-page";
