@@ -80,6 +80,8 @@ function shutdown(signal: string) {
   console.log(`${signal} received: finishing open requests, then exiting.`);
   const force = setTimeout(() => process.exit(1), 10_000);
   force.unref();
+  // Calls the emulator was told to leave hanging would hold the server open.
+  local?.emulator.faults.releaseHeld();
   server.close(() => {
     local?.emulator.close();
     process.exit(0);

@@ -17,6 +17,18 @@ export type Fault = {
 export class Faults {
   private faults: Fault[] = [];
   private counts = new Map<string, number>();
+  private held = new Set<{ destroy(): void }>();
+
+  /** Keeps a "hang" call's socket until it closes or `releaseHeld` runs (at shutdown). */
+  hold(socket: { destroy(): void; once(event: "close", listener: () => void): unknown }): void {
+    this.held.add(socket);
+    socket.once("close", () => this.held.delete(socket));
+  }
+
+  releaseHeld(): void {
+    for (const socket of this.held) socket.destroy();
+    this.held.clear();
+  }
 
   arm(input: Partial<Fault> & { endpoint: string; mode: FaultMode }): Fault {
     const fault: Fault = {

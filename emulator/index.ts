@@ -93,6 +93,10 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       sendJson(res, 200, { ok: true });
     });
     control.get("/calls", (_req, res) => sendJson(res, 200, faults.calls()));
+    // What the emulator holds (organizations, memberships, invitations…), for tests to check writes.
+    control.get("/state", (_req, res) =>
+      sendJson(res, 200, { ...store.state, users: store.state.users.map(({ passwordHash: _, ...user }) => user) }),
+    );
     // A signed-in browser without going through the sign-in screens: the
     // cookies a real sign-in would leave, for tests and demos.
     control.post("/sessions", (req, res) => {

@@ -27,7 +27,7 @@ async function calls(): Promise<Record<string, number>> {
 describe("server-side auth against the emulator", () => {
   it("verifies an emulator-issued session through the emulator's JWKS", async () => {
     const s = await emulatorSession(server.origin, "ada@example.com");
-    const res = await page("/", `__session=${s.sessionToken}; __client_uat=${s.clientUat}`);
+    const res = await page("/orgs", `__session=${s.sessionToken}; __client_uat=${s.clientUat}`);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('aria-label="Account menu for Ada Lovelace"');
     expect((await calls())["bapi GET /v1/jwks"]).toBeGreaterThanOrEqual(1);
