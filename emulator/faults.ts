@@ -12,6 +12,8 @@ export type Fault = {
   status: number;
   delayMs: number;
   retryAfter?: string;
+  /** Only calls whose path contains this (an id, say) consume the fault; tests running side by side stay apart. */
+  pathIncludes?: string;
 };
 
 export class Faults {
@@ -38,6 +40,7 @@ export class Faults {
       status: input.status ?? 503,
       delayMs: Math.max(0, Math.min(input.delayMs ?? 1_000, 120_000)),
       retryAfter: input.retryAfter,
+      pathIncludes: typeof input.pathIncludes === "string" && input.pathIncludes ? input.pathIncludes : undefined,
     };
     this.faults.push(fault);
     return fault;
@@ -57,8 +60,10 @@ export class Faults {
   }
 
   /** The fault to apply to this call, if one is armed; uses up one of its `times`. */
-  take(endpoint: string): Fault | null {
-    const fault = this.faults.find((f) => f.endpoint === endpoint && f.times > 0);
+  take(endpoint: string, path = ""): Fault | null {
+    const fault = this.faults.find(
+      (f) => f.endpoint === endpoint && f.times > 0 && (!f.pathIncludes || path.includes(f.pathIncludes)),
+    );
     if (!fault) return null;
     fault.times -= 1;
     if (fault.times === 0) this.faults = this.faults.filter((f) => f !== fault);

@@ -53,7 +53,7 @@ export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Fa
       const handler = byKey.get(key);
       if (!handler) return next();
       faults.count(key);
-      const fault = faults.take(key);
+      const fault = faults.take(key, req.originalUrl);
       if (fault?.mode === "hang") return faults.hold(req.socket); // never answers; the caller's time-out must act
       if (fault?.mode === "reset") return req.socket.destroy();
       if (fault?.mode === "slow") await sleep(fault.delayMs);

@@ -3,6 +3,7 @@ import { json } from "@remix-run/node";
 import type { OrganizationMembership } from "@clerk/backend";
 import { requireUserId } from "./auth.server";
 import { clerkRead, clerkWrite } from "./clerk.server";
+import { logEvent } from "./log.server";
 import { isUnavailable } from "./upstream-request.server";
 import type { Member, OrgRole, OrgSummary } from "./organizations";
 
@@ -62,13 +63,23 @@ export function listMyOrganizations(request: Request, userId: string): Promise<O
   return promise;
 }
 
-/** The root loader's list for the switcher: a Clerk outage must not take every page down with it. */
+/**
+ * The root loader's list for the switcher. Nothing here may take every page
+ * (and its theme) down: on failure the switcher falls back to its /orgs link.
+ * Outages are already logged by the upstream path; anything else is logged here.
+ */
 export async function switcherOrganizations(request: Request, userId: string): Promise<OrgSummary[] | null> {
   try {
     return await listMyOrganizations(request, userId);
   } catch (error) {
-    if (isUnavailable(error)) return null;
-    throw error;
+    if (!isUnavailable(error)) {
+      logEvent("unexpected_error", {
+        request_id: request.headers.get("x-request-id"),
+        route: "root",
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+    return null;
   }
 }
 

@@ -1,4 +1,4 @@
-import { useAuth, useClerk } from "@clerk/remix";
+import { useAuth, useOrganizationList } from "@clerk/remix";
 import { Badge, Flex, Heading } from "@radix-ui/themes";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { NavLink, Outlet, useLoaderData } from "@remix-run/react";
@@ -22,8 +22,9 @@ export async function loader(args: LoaderFunctionArgs) {
  * agree with the page.
  */
 function useActiveOrganization(orgId: string) {
-  const { isLoaded, orgId: activeOrgId } = useAuth();
-  const { setActive } = useClerk();
+  const { orgId: activeOrgId } = useAuth();
+  // Unlike useAuth (known from the server render), this is loaded only once clerk-js is.
+  const { isLoaded, setActive } = useOrganizationList();
   const requested = useRef<string | null>(null);
   useEffect(() => {
     if (!isLoaded || activeOrgId === orgId || requested.current === orgId) return;
