@@ -22,7 +22,7 @@ function TriggerFace({ current }: { current: OrgSummary | null }) {
   return (
     <>
       {current ? <EntityAvatar name={current.name} imageUrl={current.imageUrl} shape="square" size="small" /> : null}
-      <span className="org-switcher-name">{current?.name ?? "Organizations"}</span>
+      <span className="org-switcher-name">{current?.name ?? "Choose an organization"}</span>
       <ChevronIcon />
     </>
   );
@@ -54,7 +54,7 @@ export function OrgSwitcher(props: OrgSwitcherProps) {
   const hydrated = useHydrated();
   const [open, setOpen] = useState(false);
   const current = useCurrentOrganization(props);
-  const label = current ? `Switch organization (current: ${current.name})` : "Organizations";
+  const label = current ? `Switch organization (current: ${current.name})` : "Choose an organization";
 
   if (!hydrated || !props.organizations) {
     return (

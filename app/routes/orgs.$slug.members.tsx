@@ -1,6 +1,6 @@
 import { Button, Callout, Card, Flex, Heading, Text, TextField } from "@radix-ui/themes";
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { FormError } from "~/components/form-error";
 import { FormField } from "~/components/form-field";
@@ -137,6 +137,7 @@ function InviteSection({ pending }: { pending: { id: string; emailAddress: strin
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const form = useRef<HTMLFormElement>(null);
+  const { pathname } = useLocation();
   const busy = navigation.state === "submitting" && navigation.formMethod === "POST";
   const failed = result && !result.ok ? result : null;
   const errors: Record<string, string | undefined> = failed?.errors ?? {};
@@ -158,7 +159,8 @@ function InviteSection({ pending }: { pending: { id: string; emailAddress: strin
           <Callout.Text>Invitation sent to {result.invited}.</Callout.Text>
         </Callout.Root>
       ) : null}
-      <Form method="post" ref={form} noValidate aria-label="Invite someone">
+      {/* The fragment brings the answer (and any error) into view after a full-page post. */}
+      <Form method="post" action={`${pathname}#invite`} ref={form} noValidate aria-label="Invite someone">
         <Flex direction="column" gap="4">
           <FormError message={errors.form} />
           <Flex gap="3" wrap="wrap" align="start">
