@@ -13,6 +13,22 @@ const guardLog = join(dataDir, "network-guard.log");
 writeFileSync(guardLog, "", { flag: "a" });
 process.env.NETWORK_GUARD_LOG = guardLog;
 export const E2E_TOKEN_TTL_SECONDS = 20;
+// A second server with analytics on, sending to the capture sink that
+// tests/e2e/global-setup.ts starts (PostHog itself is never reached).
+export const ANALYTICS_PORT = PORT + 2;
+export const SINK_PORT = PORT + 1;
+process.env.E2E_SINK_ORIGIN = `http://127.0.0.1:${SINK_PORT}`;
+process.env.E2E_ANALYTICS_ORIGIN = `http://localhost:${ANALYTICS_PORT}`;
+
+const serverEnv = (port: number, dir: string) => ({
+  NODE_ENV: "production",
+  PORT: String(port),
+  CLERK_EMULATOR_DATA_DIR: dir,
+  CLERK_EMULATOR_TOKEN_TTL: String(E2E_TOKEN_TTL_SECONDS),
+  CLERK_TELEMETRY_DISABLED: "1",
+  NETWORK_GUARD_LOG: guardLog,
+  NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+});
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -32,19 +48,26 @@ export default defineConfig({
     { name: "javascript-on", use: { javaScriptEnabled: true }, grepInvert: /@nojs/ },
     { name: "javascript-off", use: { javaScriptEnabled: false }, grepInvert: /@js\b/ },
   ],
-  webServer: {
-    command: "node build/server.js",
-    url: `http://localhost:${PORT}/healthz`,
-    reuseExistingServer: false,
-    timeout: 30_000,
-    env: {
-      NODE_ENV: "production",
-      PORT: String(PORT),
-      CLERK_EMULATOR_DATA_DIR: dataDir,
-      CLERK_EMULATOR_TOKEN_TTL: String(E2E_TOKEN_TTL_SECONDS),
-      CLERK_TELEMETRY_DISABLED: "1",
-      NETWORK_GUARD_LOG: guardLog,
-      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+  globalSetup: "./tests/e2e/global-setup.ts",
+  webServer: [
+    {
+      command: "node build/server.js",
+      url: `http://localhost:${PORT}/healthz`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      env: serverEnv(PORT, dataDir),
     },
-  },
+    {
+      command: "node build/server.js",
+      url: `http://localhost:${ANALYTICS_PORT}/healthz`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      env: {
+        ...serverEnv(ANALYTICS_PORT, mkdtempSync(join(tmpdir(), "teamwork-e2e-analytics-"))),
+        POSTHOG_KEY: "phc_e2e",
+        POSTHOG_HOST: `http://127.0.0.1:${SINK_PORT}`,
+        LOG_LEVEL: "silent",
+      },
+    },
+  ],
 });

@@ -5,6 +5,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
+import { createAnalytics } from "./app/lib/analytics.server";
 import { EnvError, parseEnv } from "./app/lib/env.server";
 import { requestIdFrom, withErrorReferences } from "./app/lib/error-reference.server";
 
@@ -65,7 +66,13 @@ app.use(express.static(join(root, "public"), { maxAge: "1h", index: false }));
 
 if (local) app.use("/__clerk", local.emulator.router);
 
-app.all("*", createRequestHandler({ build: withErrorReferences(build), mode: env.NODE_ENV }));
+// One analytics client for the process, handed to loaders and actions, flushed at shutdown.
+const analytics = createAnalytics(env);
+
+app.all(
+  "*",
+  createRequestHandler({ build: withErrorReferences(build), mode: env.NODE_ENV, getLoadContext: () => ({ analytics }) }),
+);
 
 const server = app.listen(env.PORT, env.HOST, () => {
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;
@@ -82,7 +89,9 @@ function shutdown(signal: string) {
   force.unref();
   // Calls the emulator was told to leave hanging would hold the server open.
   local?.emulator.faults.releaseHeld();
-  server.close(() => {
+  server.close(async () => {
+    // Queued analytics events go out before the process does.
+    await analytics?.shutdown().catch(() => undefined);
     local?.emulator.close();
     process.exit(0);
   });

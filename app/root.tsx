@@ -23,6 +23,8 @@ import { NavBar } from "~/components/nav-bar";
 import { PageLoadFallback } from "~/components/page-load-fallback";
 import { ProgressBar } from "~/components/progress-bar";
 import { ThemeHead } from "~/components/theme-head";
+import { Analytics } from "~/components/analytics";
+import { browserAnalytics, type AnalyticsSettings } from "~/lib/analytics-settings.server";
 import { viewerFromClaims } from "~/lib/auth.server";
 import type { OrgSummary } from "~/lib/organizations";
 import { switcherOrganizations } from "~/lib/organizations.server";
@@ -49,14 +51,20 @@ export const meta: MetaFunction = () => [
 export const loader = (args: LoaderFunctionArgs) =>
   rootAuthLoader(
     args,
-    async ({ request }) => {
+    async ({ request, context }) => {
       const { userId, orgId } = request.auth;
       const [theme, organizations] = await Promise.all([
         resolveThemePreference(request),
         userId ? switcherOrganizations(request, userId) : null,
       ]);
       const viewer = viewerFromClaims(userId, request.auth.sessionClaims);
-      return { theme, viewer, organizations, activeOrgId: orgId ?? null };
+      return {
+        theme,
+        viewer,
+        organizations,
+        activeOrgId: orgId ?? null,
+        analytics: browserAnalytics(request, context.analytics),
+      };
     },
     { signInUrl: "/sign-in", signUpUrl: "/sign-up" },
   );
@@ -67,6 +75,7 @@ export type RootData = {
   /** The switcher's list; `null` when signed out or while Clerk is unavailable. */
   organizations: OrgSummary[] | null;
   activeOrgId: string | null;
+  analytics: AnalyticsSettings;
 };
 
 const FALLBACK_THEME: ThemeState = { preference: "system", resolved: null };
@@ -118,18 +127,20 @@ function useRevalidateOnAuthChange(serverUserId: string | null) {
 }
 
 function App() {
-  const { theme, viewer, organizations, activeOrgId } = useLoaderData<typeof loader>() as unknown as RootData;
+  const { theme, viewer, organizations, activeOrgId, analytics } = useLoaderData<typeof loader>() as unknown as RootData;
   const clerk = useClerk();
   useRevalidateOnAuthChange(viewer?.id ?? null);
   return (
     <>
       <ProgressBar />
       <PageLoadFallback />
+      <Analytics settings={analytics} userId={viewer?.id ?? null} />
       <NavBar
         viewer={viewer}
         organizations={organizations}
         activeOrgId={activeOrgId}
         themePreference={theme.preference}
+        analyticsOptedOut={analytics.available ? analytics.optedOut : undefined}
         onSignOut={() => void clerk.signOut({ redirectUrl: "/" })}
       />
       <main id="main">

@@ -12,11 +12,13 @@ type NavBarProps = {
   organizations: OrgSummary[] | null;
   activeOrgId: string | null;
   themePreference: ThemePreference;
+  /** `undefined` when the app has no analytics: then the menu offers no switch. */
+  analyticsOptedOut?: boolean;
   onSignOut?: () => void;
 };
 
 /** The sticky top bar; its height is `--nav-height` (4rem) in app.css. */
-export function NavBar({ viewer, organizations, activeOrgId, themePreference, onSignOut }: NavBarProps) {
+export function NavBar({ viewer, organizations, activeOrgId, themePreference, analyticsOptedOut, onSignOut }: NavBarProps) {
   return (
     <header className="nav-bar">
       <a href="#main" className="skip-link">
@@ -55,7 +57,7 @@ export function NavBar({ viewer, organizations, activeOrgId, themePreference, on
         <Flex align="center" gap="3" className="nav-actions">
           <ThemeMenu serverPreference={themePreference} />
           {viewer ? (
-            <UserMenu viewer={viewer} onSignOut={onSignOut} />
+            <UserMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} onSignOut={onSignOut} />
           ) : (
             <>
               <Button asChild variant="ghost" color="gray" size="2">

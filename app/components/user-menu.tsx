@@ -1,10 +1,11 @@
 import { DropdownMenu, IconButton } from "@radix-ui/themes";
-import { Form, Link } from "@remix-run/react";
+import { Form, Link, useLocation } from "@remix-run/react";
 import type { Viewer } from "~/lib/auth.server";
 import { useHydrated } from "~/lib/use-hydrated";
 import { EntityAvatar } from "./entity-avatar";
 
 export const SIGN_OUT_PATH = "/resources/sign-out";
+const ANALYTICS_PATH = "/resources/analytics";
 
 function ViewerAvatar({ viewer }: { viewer: Viewer }) {
   return <EntityAvatar name={viewer.name} imageUrl={viewer.imageUrl} />;
@@ -15,9 +16,16 @@ function ViewerAvatar({ viewer }: { viewer: Viewer }) {
  * form that ends the session on the server. With it: a Radix dropdown, and
  * sign-out goes through Clerk in the browser when `onSignOut` is given.
  */
-export function UserMenu({ viewer, onSignOut }: { viewer: Viewer; onSignOut?: () => void }) {
+type UserMenuProps = { viewer: Viewer; analyticsOptedOut?: boolean; onSignOut?: () => void };
+
+export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps) {
   const hydrated = useHydrated();
+  const { pathname, search } = useLocation();
   const label = `Account menu for ${viewer.name}`;
+  const analyticsForm =
+    analyticsOptedOut === undefined
+      ? null
+      : { choice: analyticsOptedOut ? "on" : "off", label: analyticsOptedOut ? "Turn usage analytics on" : "Turn usage analytics off" };
 
   if (!hydrated) {
     return (
@@ -30,6 +38,15 @@ export function UserMenu({ viewer, onSignOut }: { viewer: Viewer; onSignOut?: ()
           <a className="menu-fallback-item" href="/user">
             Profile
           </a>
+          {analyticsForm ? (
+            <form method="post" action={ANALYTICS_PATH}>
+              <input type="hidden" name="analytics" value={analyticsForm.choice} />
+              <input type="hidden" name="redirectTo" value={pathname + search} />
+              <button type="submit" className="menu-fallback-item">
+                {analyticsForm.label}
+              </button>
+            </form>
+          ) : null}
           <form method="post" action={SIGN_OUT_PATH}>
             <button type="submit" className="menu-fallback-item">
               Sign out
@@ -52,6 +69,17 @@ export function UserMenu({ viewer, onSignOut }: { viewer: Viewer; onSignOut?: ()
         <DropdownMenu.Item asChild>
           <Link to="/user">Profile</Link>
         </DropdownMenu.Item>
+        {analyticsForm ? (
+          <Form method="post" action={ANALYTICS_PATH} navigate={false}>
+            <input type="hidden" name="analytics" value={analyticsForm.choice} />
+            <input type="hidden" name="redirectTo" value={pathname + search} />
+            <DropdownMenu.Item asChild>
+              <button type="submit" className="menu-item-button">
+                {analyticsForm.label}
+              </button>
+            </DropdownMenu.Item>
+          </Form>
+        ) : null}
         <DropdownMenu.Separator />
         {onSignOut ? (
           <DropdownMenu.Item onSelect={onSignOut}>Sign out</DropdownMenu.Item>

@@ -44,6 +44,12 @@ export async function action(args: ActionFunctionArgs) {
   const values = { emailAddress: submission.data.emailAddress, role: submission.data.role };
   try {
     await inviteMember(args.request, { orgId: org.id, inviterUserId: userId, ...submission.data });
+    // The invitee's address stays out of analytics.
+    args.context.analytics?.capture(args.request, "member invited", {
+      userId,
+      orgId: org.id,
+      properties: { role: submission.data.role },
+    });
     return json({ ok: true as const, invited: submission.data.emailAddress });
   } catch (error) {
     if (isUnavailable(error)) {

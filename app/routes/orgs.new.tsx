@@ -24,6 +24,7 @@ export async function action(args: ActionFunctionArgs) {
   const values = { name: submission.data.name, slug: submission.data.slug ?? "" };
   try {
     const org = await createOrganization(args.request, { userId, ...submission.data });
+    args.context.analytics?.capture(args.request, "organization created", { userId, orgId: org.id });
     return redirect(orgPath(org.slug), 303);
   } catch (error) {
     if (isUnavailable(error)) {

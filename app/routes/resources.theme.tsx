@@ -7,6 +7,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
+import { getAuth } from "@clerk/remix/ssr.server";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { THEME_PREFERENCES, type ThemePreference } from "~/lib/theme";
@@ -32,10 +33,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
  * back to a same-origin `redirectTo`, else `/`) and remix-themes' JSON body
  * (`{"theme": "light" | "dark" | null}`, null meaning system).
  */
-export async function action({ request }: ActionFunctionArgs) {
+export async function action(args: ActionFunctionArgs) {
+  const { request, context } = args;
   const submission = await readThemeSubmission(request);
   if (!submission.ok) {
     return json({ error: submission.error, submitted: submission.submitted }, { status: 400 });
+  }
+  if (context.analytics) {
+    const { userId } = await getAuth(args);
+    context.analytics.capture(request, "theme changed", { userId, properties: { theme: submission.theme } });
   }
   const headers = { "Set-Cookie": await serializeThemePreference(submission.theme) };
   if (submission.kind === "form") {

@@ -1,0 +1,111 @@
+import { useLocation, useRouteLoaderData } from "@remix-run/react";
+import type { PostHog } from "posthog-js";
+import { useEffect, useRef, useState } from "react";
+import type { AnalyticsSettings } from "~/lib/analytics-settings.server";
+import type { OrgSummary } from "~/lib/organizations";
+
+/**
+ * posthog-js, private by default: only page views and the identity and
+ * organization we set; no autocapture, recordings, surveys, flags or scripts
+ * from elsewhere. Requests go to this origin's `/ingest` proxy.
+ */
+const POSTHOG_OPTIONS = {
+  api_host: "/ingest",
+  capture_pageview: false,
+  capture_pageleave: false,
+  autocapture: false,
+  rageclick: false,
+  capture_dead_clicks: false,
+  capture_heatmaps: false,
+  capture_performance: false,
+  capture_exceptions: false,
+  disable_session_recording: true,
+  disable_surveys: true,
+  disable_product_tours: true,
+  disable_conversations: true,
+  disable_web_experiments: true,
+  disable_external_dependency_loading: true,
+  advanced_disable_flags: true,
+  disable_compression: true,
+  respect_dnt: true,
+  person_profiles: "identified_only",
+  save_referrer: false,
+} as const;
+
+// Loaded once, after hydration and when the browser is idle, so the first
+// page never waits for it; without a key it is never requested at all.
+let loading: Promise<PostHog> | null = null;
+function loadPostHog(key: string): Promise<PostHog> {
+  loading ??= import("posthog-js").then(({ default: posthog }) => {
+    posthog.init(key, POSTHOG_OPTIONS);
+    return posthog;
+  });
+  return loading;
+}
+
+function whenIdle(run: () => void): () => void {
+  if ("requestIdleCallback" in window) {
+    const handle = window.requestIdleCallback(run, { timeout: 2_000 });
+    return () => window.cancelIdleCallback(handle);
+  }
+  const handle = setTimeout(run, 1);
+  return () => clearTimeout(handle);
+}
+
+/** The organization in the URL, from its layout's data (not the session's active one). */
+function useUrlOrganizationId(): string | null {
+  const data = useRouteLoaderData("routes/orgs.$slug") as { org: OrgSummary } | undefined;
+  return data?.org.id ?? null;
+}
+
+/**
+ * One `$pageview` per page (the first and each client-side change), with the
+ * Clerk user id as the identity (nothing else about the person) and the URL's
+ * organization as the group; `reset()` once the person has signed out.
+ */
+export function Analytics({ settings, userId }: { settings: AnalyticsSettings; userId: string | null }) {
+  const [client, setClient] = useState<PostHog | null>(null);
+  const { pathname, search } = useLocation();
+  const orgId = useUrlOrganizationId();
+  const lastPage = useRef<string | null>(null);
+  const { key } = settings;
+
+  useEffect(() => {
+    if (!key) {
+      // Opted out (or Do Not Track) while the page was open: stop at once.
+      if (client) client.opt_out_capturing();
+      return;
+    }
+    if (client) {
+      if (client.has_opted_out_capturing()) client.opt_in_capturing({ captureEventName: false });
+      return;
+    }
+    let cancelled = false;
+    const cancelIdle = whenIdle(() => void loadPostHog(key).then((posthog) => !cancelled && setClient(posthog)));
+    return () => {
+      cancelled = true;
+      cancelIdle();
+    };
+  }, [key, client]);
+
+  useEffect(() => {
+    if (!client || !key) return;
+    if (userId) {
+      if (client.get_distinct_id() !== userId) client.identify(userId);
+    } else if (client.get_property("$user_state") === "identified") {
+      client.reset();
+    }
+  }, [client, key, userId]);
+
+  useEffect(() => {
+    if (!client || !key) return;
+    if (orgId) client.group("organization", orgId);
+    else client.resetGroups();
+    const page = pathname + search;
+    if (lastPage.current === page) return;
+    lastPage.current = page;
+    client.capture("$pageview");
+  }, [client, key, pathname, search, orgId, userId]);
+
+  return null;
+}

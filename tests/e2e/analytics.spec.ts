@@ -1,0 +1,184 @@
+import type { BrowserContext, Page } from "@playwright/test";
+import { sinkEvents, type CapturedEvent } from "../support/capture-sink";
+import { expect, signInAs, test } from "./fixtures";
+
+const SINK = process.env.E2E_SINK_ORIGIN!;
+const ANALYTICS = process.env.E2E_ANALYTICS_ORIGIN!;
+const PH_COOKIE = "ph_phc_e2e_posthog";
+
+// posthog-js drops events from automated browsers (a headless user agent,
+// navigator.webdriver); these tests play a person's Chrome.
+const DESKTOP_CHROME =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+
+async function playAPerson(context: BrowserContext) {
+  await context.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, "webdriver", { get: () => false });
+    Object.defineProperty(Navigator.prototype, "userAgentData", { get: () => undefined });
+  });
+}
+
+test.beforeEach(async ({ context }) => {
+  await playAPerson(context);
+});
+
+async function anonymousId(context: BrowserContext): Promise<string> {
+  await expect.poll(async () => (await context.cookies()).some((c) => c.name === PH_COOKIE)).toBe(true);
+  const cookie = (await context.cookies()).find((c) => c.name === PH_COOKIE)!;
+  return (JSON.parse(decodeURIComponent(cookie.value)) as { distinct_id: string }).distinct_id;
+}
+
+/** Waits until the sink holds `count` events matching `match` (posthog-js sends in batches). */
+async function eventsAtSink(match: (e: CapturedEvent) => boolean, count: number): Promise<CapturedEvent[]> {
+  await expect.poll(async () => (await sinkEvents(SINK)).filter(match).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(count);
+  return (await sinkEvents(SINK)).filter(match);
+}
+
+/** Gives posthog-js time to send anything it still holds (its batches leave every few seconds). */
+async function settle(page: Page) {
+  await page.waitForTimeout(3_500);
+}
+
+function recordIngest(page: Page): string[] {
+  const seen: string[] = [];
+  page.on("request", (r) => {
+    if (new URL(r.url()).pathname.startsWith("/ingest")) seen.push(r.url());
+  });
+  return seen;
+}
+
+test.describe("analytics with JavaScript @js", () => {
+  test.use({ baseURL: ANALYTICS, userAgent: DESKTOP_CHROME });
+
+  test("the first page and two client-side page changes are exactly three page views", async ({ page, context }) => {
+    await page.goto("/");
+    const id = await anonymousId(context);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign up" }).click();
+    await expect(page).toHaveURL(/\/sign-up$/);
+
+    const mine = (e: CapturedEvent) => e.event === "$pageview" && e.distinctId === id;
+    await eventsAtSink(mine, 3);
+    await settle(page);
+    const views = (await sinkEvents(SINK)).filter(mine);
+    expect(views.map((e) => new URL(e.url!).pathname)).toEqual(["/", "/sign-in", "/sign-up"]);
+  });
+
+  test("signed in, events carry the Clerk user id and the URL's organization", async ({ page, context, baseURL }) => {
+    await signInAs(context, baseURL!, "margaret@example.com");
+    await page.goto("/orgs/analytical-engines/members");
+    const [view] = await eventsAtSink((e) => e.event === "$pageview" && e.distinctId === "user_seed_margaret", 1);
+    expect(view!.groups).toEqual({ organization: "org_seed_engines" });
+    expect(new URL(view!.url!).pathname).toBe("/orgs/analytical-engines/members");
+    // Nothing about the person but their id.
+    expect(JSON.stringify(view)).not.toMatch(/margaret@example\.com|Hamilton/);
+
+    // Leaving the organization's pages leaves its group too.
+    await page.getByRole("link", { name: "Profile" }).click();
+    await expect(page).toHaveURL(/\/user$/);
+    const [profile] = await eventsAtSink(
+      (e) => e.event === "$pageview" && e.distinctId === "user_seed_margaret" && (e.url ?? "").endsWith("/user"),
+      1,
+    );
+    expect(profile!.groups).toEqual({});
+  });
+
+  test("after signing out, page views come from a new anonymous id", async ({ page, context, baseURL }) => {
+    await signInAs(context, baseURL!, "john@example.com");
+    await page.goto("/orgs");
+    const [identify] = await eventsAtSink((e) => e.event === "$identify" && e.distinctId === "user_seed_john", 1);
+    const before = identify!.properties.$anon_distinct_id as string;
+
+    await page.getByTestId("user-menu-trigger").click();
+    await page.getByRole("menuitem", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole("link", { name: "Sign in" }).first()).toBeVisible();
+
+    const after = await anonymousId(context);
+    expect(after).not.toBe("user_seed_john");
+    expect(after).not.toBe(before);
+    const [view] = await eventsAtSink((e) => e.event === "$pageview" && e.distinctId === after, 1);
+    expect(new URL(view!.url!).pathname).toBe("/");
+  });
+
+  test("Do Not Track: nothing is loaded and nothing is sent", async ({ browser, baseURL }) => {
+    const context = await browser.newContext({ baseURL, userAgent: DESKTOP_CHROME, extraHTTPHeaders: { DNT: "1" } });
+    await playAPerson(context);
+    const page = await context.newPage();
+    const ingest = recordIngest(page);
+    await page.goto("/");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await settle(page);
+    expect(ingest).toEqual([]);
+    expect((await context.cookies()).filter((c) => c.name.startsWith("ph_"))).toEqual([]);
+    await context.close();
+  });
+
+  test("turning analytics off in the user menu stops all events", async ({ page, context, baseURL }) => {
+    await signInAs(context, baseURL!, "dennis@example.com");
+    await page.goto("/orgs");
+    await eventsAtSink((e) => e.event === "$pageview" && e.distinctId === "user_seed_dennis", 1);
+    await settle(page);
+    const sentBefore = (await sinkEvents(SINK)).filter((e) => e.distinctId === "user_seed_dennis").length;
+
+    await page.getByTestId("user-menu-trigger").click();
+    await page.getByRole("menuitem", { name: "Turn usage analytics off" }).click();
+    await expect.poll(async () => (await context.cookies()).find((c) => c.name === "analytics_opt_out")?.value).toBe("1");
+    const ingest = recordIngest(page);
+    await page.getByRole("link", { name: /Analytical Engines/ }).first().click();
+    await expect(page).toHaveURL(/\/orgs\/analytical-engines$/);
+    await page.reload();
+    await page.getByRole("link", { name: "Members", exact: true }).click();
+    await expect(page).toHaveURL(/\/members$/);
+    await settle(page);
+
+    expect(ingest).toEqual([]);
+    expect((await sinkEvents(SINK)).filter((e) => e.distinctId === "user_seed_dennis")).toHaveLength(sentBefore);
+    await page.getByTestId("user-menu-trigger").click();
+    await expect(page.getByRole("menuitem", { name: "Turn usage analytics on" })).toBeVisible();
+  });
+});
+
+test("without POSTHOG_KEY no PostHog code is requested at all @js", async ({ browser, page }) => {
+  // Find the PostHog chunk on the server that has a key…
+  const keyed = await browser.newContext({ baseURL: ANALYTICS, userAgent: DESKTOP_CHROME });
+  await playAPerson(keyed);
+  const keyedPage = await keyed.newPage();
+  const scripts = new Map<string, string>();
+  keyedPage.on("response", async (r) => {
+    if (r.request().resourceType() === "script") scripts.set(new URL(r.url()).pathname, await r.text().catch(() => ""));
+  });
+  await keyedPage.goto("/");
+  await anonymousId(keyed);
+  const posthogChunks = [...scripts].filter(([, body]) => body.includes("posthog")).map(([path]) => path);
+  expect(posthogChunks.length).toBeGreaterThan(0);
+  await keyed.close();
+
+  // …and check the same build, without a key, never asks for it (or for /ingest).
+  const requested: string[] = [];
+  page.on("request", (r) => requested.push(new URL(r.url()).pathname));
+  await page.goto("/");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.waitForLoadState("networkidle");
+  expect(requested.filter((p) => posthogChunks.includes(p) || p.startsWith("/ingest"))).toEqual([]);
+  expect(requested.some((p) => p.startsWith("/build/"))).toBe(true);
+});
+
+test.describe("analytics without JavaScript @nojs", () => {
+  test.use({ baseURL: ANALYTICS, userAgent: DESKTOP_CHROME });
+
+  test("the user menu's opt-out is a real form", async ({ page, context, baseURL }) => {
+    await signInAs(context, baseURL!, "radia@example.com");
+    await page.goto("/orgs");
+    await page.locator('[data-testid="user-menu-fallback"] summary').click();
+    await page.getByRole("button", { name: "Turn usage analytics off" }).click();
+    await expect(page).toHaveURL(/\/orgs$/);
+    expect((await context.cookies()).find((c) => c.name === "analytics_opt_out")?.value).toBe("1");
+    await page.locator('[data-testid="user-menu-fallback"] summary').click();
+    await page.getByRole("button", { name: "Turn usage analytics on" }).click();
+    expect((await context.cookies()).find((c) => c.name === "analytics_opt_out")).toBeUndefined();
+  });
+});
