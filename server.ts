@@ -8,6 +8,16 @@ import express from "express";
 import { createAnalytics } from "./app/lib/analytics.server";
 import { EnvError, parseEnv } from "./app/lib/env.server";
 import { requestIdFrom, withErrorReferences } from "./app/lib/error-reference.server";
+import type { LoadContext } from "./app/lib/load-context.server";
+import { logEvent } from "./app/lib/log.server";
+import {
+  MAX_BODY_BYTES,
+  clerkFrontendApiHost,
+  contentSecurityPolicy,
+  createNonce,
+  isCrossSiteWrite,
+  securityHeaders,
+} from "./app/lib/security.server";
 
 /**
  * The production HTTP server: static files, compression, health, graceful
@@ -40,14 +50,41 @@ app.disable("x-powered-by");
 app.set("trust proxy", "loopback");
 app.use(compression());
 
+// The browser reaches Clerk's Frontend API on its own host unless a proxy path
+// (like the emulator's /__clerk) puts it on ours.
+const clerkOrigin = env.CLERK_PROXY_URL?.startsWith("/")
+  ? null
+  : env.CLERK_PROXY_URL
+    ? new URL(env.CLERK_PROXY_URL).origin
+    : `https://${clerkFrontendApiHost(env.CLERK_PUBLISHABLE_KEY)}`;
+
+// Static files and health checks are not worth a log line each.
+const QUIET_PATHS = /^\/(healthz$|build\/|_clerk-js\/|favicon)/;
+
 let stopping = false;
 app.use((req, res, next) => {
   // One id per request, echoed to the client and seen by Remix (and the logs) as X-Request-Id.
   const requestId = requestIdFrom(req.get("X-Request-Id"));
   req.headers["x-request-id"] = requestId;
   res.setHeader("X-Request-Id", requestId);
+  const nonce = createNonce();
+  res.locals.cspNonce = nonce;
+  res.set(securityHeaders(req.secure));
+  res.setHeader("Content-Security-Policy", contentSecurityPolicy({ nonce, clerkOrigin, realClerk: !local, https: req.secure }));
   // While shutting down, answer and then close each connection.
   if (stopping) res.setHeader("Connection", "close");
+  if (!QUIET_PATHS.test(req.path)) {
+    const started = process.hrtime.bigint();
+    res.once("finish", () => {
+      logEvent("request", {
+        request_id: requestId,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10,
+      });
+    });
+  }
   next();
 });
 
@@ -69,9 +106,35 @@ if (local) app.use("/__clerk", local.emulator.router);
 // One analytics client for the process, handed to loaders and actions, flushed at shutdown.
 const analytics = createAnalytics(env);
 
+function refuse(res: express.Response, status: number, title: string, message: string, headers: Record<string, string> = {}) {
+  res.status(status).set({ "Cache-Control": "no-store", ...headers }).type("html");
+  res.send(`<!DOCTYPE html><html lang="en"><meta charset="utf-8"><title>${title} — Teamwork</title><h1>${title}</h1><p>${message}</p><p><a href="/">Go to the home page</a></p></html>`);
+}
+
+// Before Remix reads a byte of the body: refuse bodies over the limit and
+// state-changing requests made from other sites.
+app.use((req, res, next) => {
+  const length = req.get("Content-Length");
+  if (length !== undefined && Number(length) > MAX_BODY_BYTES) {
+    return refuse(res, 413, "Too large", "That request is larger than this site accepts.", { Connection: "close" });
+  }
+  if (length === undefined && req.get("Transfer-Encoding") !== undefined) {
+    return refuse(res, 411, "Length required", "Send the request with its length.", { Connection: "close" });
+  }
+  const ownOrigin = `${req.protocol}://${req.get("host")}`;
+  if (isCrossSiteWrite({ method: req.method, origin: req.get("Origin"), fetchSite: req.get("Sec-Fetch-Site"), ownOrigin })) {
+    return refuse(res, 403, "Not allowed from another site", "This form can only be sent from this site's own pages. Go back and try again from there.");
+  }
+  next();
+});
+
 app.all(
   "*",
-  createRequestHandler({ build: withErrorReferences(build), mode: env.NODE_ENV, getLoadContext: () => ({ analytics }) }),
+  createRequestHandler({
+    build: withErrorReferences(build),
+    mode: env.NODE_ENV,
+    getLoadContext: (req, res): LoadContext => ({ analytics, cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? "unknown" }),
+  }),
 );
 
 const server = app.listen(env.PORT, env.HOST, () => {

@@ -1,10 +1,11 @@
 import { PassThrough } from "node:stream";
-import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
+import type { AppLoadContext, EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { logEvent } from "~/lib/log.server";
+import { NonceContext } from "~/lib/nonce";
 import { colorSchemeHintHeaders } from "~/lib/theme.server";
 import { UPSTREAM_POLICY } from "~/lib/upstream.server";
 
@@ -40,7 +41,9 @@ export default function handleRequest(
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
+  loadContext: AppLoadContext,
 ) {
+  const nonce = loadContext.cspNonce;
   // Ask Chromium for the OS colour scheme, so "system" paints right with
   // JavaScript off; Critical-CH makes it retry the first request with the hint.
   for (const [name, value] of Object.entries(colorSchemeHintHeaders)) responseHeaders.append(name, value);
@@ -53,8 +56,11 @@ export default function handleRequest(
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
-      <RemixServer context={remixContext} url={request.url} abortDelay={streamTimeout} />,
+      <NonceContext.Provider value={nonce}>
+        <RemixServer context={remixContext} url={request.url} abortDelay={streamTimeout} nonce={nonce} />
+      </NonceContext.Provider>,
       {
+        nonce,
         [readyEvent]() {
           shellRendered = true;
           const body = new PassThrough();

@@ -30,6 +30,7 @@ import type { OrgSummary } from "~/lib/organizations";
 import { switcherOrganizations } from "~/lib/organizations.server";
 import { THEME_ACTION_PATH, type ResolvedTheme } from "~/lib/theme";
 import { resolveThemePreference, type ThemeState } from "~/lib/theme.server";
+import { useNonce } from "~/lib/nonce";
 import { useHydrated } from "~/lib/use-hydrated";
 import appStyles from "~/styles/app.css";
 import fontStyles from "~/styles/fonts.css";
@@ -97,12 +98,13 @@ function Document({ serverTheme, children }: { serverTheme: ResolvedTheme | null
   // script may already have put the OS theme on <html>.
   const hydrated = useHydrated();
   const paint = hydrated ? clientTheme : serverTheme;
+  const nonce = useNonce();
   return (
     <html lang="en" className={paint ?? undefined} suppressHydrationWarning>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <ThemeHead resolved={paint} />
+        <ThemeHead resolved={paint} nonce={nonce} />
         <Meta />
         <Links />
       </head>
@@ -110,8 +112,8 @@ function Document({ serverTheme, children }: { serverTheme: ResolvedTheme | null
         <RadixTheme id="theme-root" appearance="inherit" accentColor="indigo" grayColor="slate" radius="medium">
           {children}
         </RadixTheme>
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

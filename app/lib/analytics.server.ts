@@ -18,12 +18,6 @@ export type Analytics = {
   shutdown(): Promise<void>;
 };
 
-declare module "@remix-run/node" {
-  interface AppLoadContext {
-    analytics: Analytics | null;
-  }
-}
-
 function cookieValue(request: Request, name: string): string | null {
   for (const part of (request.headers.get("Cookie") ?? "").split(";")) {
     const [key, ...rest] = part.trim().split("=");

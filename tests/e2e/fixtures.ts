@@ -14,8 +14,10 @@ export const test = base.extend<{ guard: void; offLoopback: string[] }>({
   guard: [
     async ({ context, offLoopback }, use) => {
       await guardContext(context, offLoopback);
+      const violations = await recordCspViolations(context);
       const before = serverGuardLog();
       await use();
+      expect(violations, "Content-Security-Policy violations").toEqual([]);
       expect(offLoopback, "browser requests beyond loopback").toEqual([]);
       expect(serverGuardLog().slice(before.length), "server connections beyond loopback").toBe("");
     },
@@ -31,6 +33,22 @@ export async function guardContext(context: BrowserContext, record: string[]) {
       return route.abort("blockedbyclient");
     },
   );
+}
+
+const CSP_MARK = "csp-violation:";
+
+/** Every `securitypolicyviolation` on any page of the context, as "directive blocked-uri". */
+export async function recordCspViolations(context: BrowserContext): Promise<string[]> {
+  const violations: string[] = [];
+  await context.addInitScript((mark) => {
+    document.addEventListener("securitypolicyviolation", (e) => {
+      console.error(`${mark}${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
+    });
+  }, CSP_MARK);
+  context.on("console", (message) => {
+    if (message.text().startsWith(CSP_MARK)) violations.push(message.text().slice(CSP_MARK.length));
+  });
+  return violations;
 }
 
 function serverGuardLog(): string {
