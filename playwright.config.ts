@@ -26,6 +26,7 @@ const serverEnv = (port: number, dir: string) => ({
   CLERK_EMULATOR_DATA_DIR: dir,
   CLERK_EMULATOR_TOKEN_TTL: String(E2E_TOKEN_TTL_SECONDS),
   CLERK_TELEMETRY_DISABLED: "1",
+  RATE_LIMIT_SCALE: "1000",
   NETWORK_GUARD_LOG: guardLog,
   NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
 });

@@ -8,6 +8,7 @@ import express from "express";
 import { createAnalytics } from "./app/lib/analytics.server";
 import { EnvError, parseEnv } from "./app/lib/env.server";
 import { requestIdFrom, withErrorReferences } from "./app/lib/error-reference.server";
+import { ALLOWED_METHODS, sanitizeCookieHeader } from "./app/lib/request-hygiene.server";
 import type { LoadContext } from "./app/lib/load-context.server";
 import { logEvent } from "./app/lib/log.server";
 import {
@@ -114,6 +115,10 @@ function refuse(res: express.Response, status: number, title: string, message: s
 // Before Remix reads a byte of the body: refuse bodies over the limit and
 // state-changing requests made from other sites.
 app.use((req, res, next) => {
+  if (!ALLOWED_METHODS.includes(req.method)) {
+    return refuse(res, 405, "Method not allowed", "This address only answers GET and POST.", { Allow: ALLOWED_METHODS.join(", ") });
+  }
+  if (req.headers.cookie) req.headers.cookie = sanitizeCookieHeader(req.headers.cookie);
   const length = req.get("Content-Length");
   if (length !== undefined && Number(length) > MAX_BODY_BYTES) {
     return refuse(res, 413, "Too large", "That request is larger than this site accepts.", { Connection: "close" });

@@ -6,18 +6,19 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { logEvent } from "~/lib/log.server";
 import { NonceContext } from "~/lib/nonce";
+import { takeRetryAfter } from "~/lib/rate-limit.server";
 import { colorSchemeHintHeaders } from "~/lib/theme.server";
 import { UPSTREAM_POLICY } from "~/lib/upstream.server";
 
-// Every 503 tells clients when to come back, whichever route produced it.
-function addRetryAfter(status: number, headers: Headers) {
-  if (status === 503 && !headers.has("Retry-After")) {
-    headers.set("Retry-After", String(UPSTREAM_POLICY.unavailableRetryAfterSeconds));
-  }
+// Every 503 and 429 tells clients when to come back, whichever route produced it.
+function addRetryAfter(request: Request, status: number, headers: Headers) {
+  if (headers.has("Retry-After")) return;
+  if (status === 503) headers.set("Retry-After", String(UPSTREAM_POLICY.unavailableRetryAfterSeconds));
+  if (status === 429) headers.set("Retry-After", String(takeRetryAfter(request) ?? 60));
 }
 
-export const handleDataRequest: HandleDataRequestFunction = (response) => {
-  addRetryAfter(response.status, response.headers);
+export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
+  addRetryAfter(request, response.status, response.headers);
   return response;
 };
 
@@ -48,7 +49,7 @@ export default function handleRequest(
   // JavaScript off; Critical-CH makes it retry the first request with the hint.
   for (const [name, value] of Object.entries(colorSchemeHintHeaders)) responseHeaders.append(name, value);
   responseHeaders.append("Vary", "Cookie");
-  addRetryAfter(responseStatusCode, responseHeaders);
+  addRetryAfter(request, responseStatusCode, responseHeaders);
 
   // Crawlers get the whole document at once; browsers get it streamed.
   const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";

@@ -28,6 +28,13 @@ export function describeError(error: unknown): ErrorCopy {
           message: message ?? "Your role doesn't allow this. Ask an admin of the organization for help.",
           retry: false,
         };
+      case 429:
+        return {
+          status: 429,
+          title: "Too many attempts",
+          message: message ?? "Please wait a minute and try again.",
+          retry: true,
+        };
       case 503:
         return {
           status: 503,

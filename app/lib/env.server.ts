@@ -32,6 +32,7 @@ const EnvSchema = z
     PORT: z.coerce.number().int("must be a whole number").min(1).max(65535).default(3000),
     HOST: z.string().min(1).default("0.0.0.0"),
     CLERK_LOCAL_EMULATOR: z.enum(["1"]).optional(),
+    RATE_LIMIT_SCALE: z.coerce.number().positive("must be a positive number").max(1_000_000).default(1),
   })
   .superRefine((env, ctx) => {
     const local = env.CLERK_LOCAL_EMULATOR === "1";

@@ -7,6 +7,8 @@ import { FormField } from "~/components/form-field";
 import { MemberRow } from "~/components/member-row";
 import { clerkFieldErrors } from "~/lib/clerk.server";
 import { readInvite, readMembersQuery } from "~/lib/organization-forms.server";
+import { enforceRateLimit } from "~/lib/rate-limit.server";
+import { readFormData } from "~/lib/request-hygiene.server";
 import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/organizations";
 import {
   MEMBERS_PAGE_SIZE,
@@ -39,7 +41,8 @@ export async function action(args: ActionFunctionArgs) {
       { status: 403 },
     );
   }
-  const submission = readInvite(await args.request.formData());
+  enforceRateLimit(args.request, "invite", { userId, clientIp: args.context.clientIp });
+  const submission = readInvite(await readFormData(args.request));
   if (!submission.ok) return json({ ok: false as const, values: submission.values, errors: submission.errors }, { status: 400 });
   const values = { emailAddress: submission.data.emailAddress, role: submission.data.role };
   try {

@@ -6,6 +6,8 @@ import { FormField } from "~/components/form-field";
 import { requireUserId } from "~/lib/auth.server";
 import { clerkFieldErrors } from "~/lib/clerk.server";
 import { readNewOrganization } from "~/lib/organization-forms.server";
+import { enforceRateLimit } from "~/lib/rate-limit.server";
+import { readFormData } from "~/lib/request-hygiene.server";
 import { orgPath } from "~/lib/organizations";
 import { createOrganization } from "~/lib/organizations.server";
 import { isUnavailable, UNAVAILABLE_MESSAGE } from "~/lib/upstream-request.server";
@@ -19,7 +21,8 @@ export async function loader(args: LoaderFunctionArgs) {
 
 export async function action(args: ActionFunctionArgs) {
   const userId = await requireUserId(args);
-  const submission = readNewOrganization(await args.request.formData());
+  enforceRateLimit(args.request, "create-organization", { userId, clientIp: args.context.clientIp });
+  const submission = readNewOrganization(await readFormData(args.request));
   if (!submission.ok) return json({ values: submission.values, errors: submission.errors }, { status: 400 });
   const values = { name: submission.data.name, slug: submission.data.slug ?? "" };
   try {

@@ -1,6 +1,7 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { optOutCookie } from "~/lib/analytics.server";
 import { isProduction } from "~/lib/env.server";
+import { readFormData } from "~/lib/request-hygiene.server";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 
 /**
@@ -9,7 +10,7 @@ import { safeRedirectPath } from "~/lib/safe-redirect";
  * without JavaScript.
  */
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readFormData(request);
   const choice = form.get("analytics");
   if (choice !== "on" && choice !== "off") {
     throw new Response("Choose analytics on or off.", { status: 400, headers: { "Content-Type": "text/plain" } });

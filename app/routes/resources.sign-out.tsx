@@ -3,6 +3,7 @@ import { Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form } from "@remix-run/react";
 import { clearSessionCookies, clerkWrite } from "~/lib/clerk.server";
+import { enforceRateLimit } from "~/lib/rate-limit.server";
 
 export const meta: MetaFunction = () => [{ title: "Sign out — Teamwork" }];
 
@@ -17,7 +18,8 @@ export async function loader(args: LoaderFunctionArgs) {
  * revokes it through Clerk's Backend API and clears the session cookies.
  */
 export async function action(args: ActionFunctionArgs) {
-  const { sessionId } = await getAuth(args);
+  const { sessionId, userId } = await getAuth(args);
+  enforceRateLimit(args.request, "sign-out", { userId, clientIp: args.context.clientIp });
   if (sessionId) {
     // The upstream path logs a failure; the cookies are cleared either way, and
     // an unrevoked session token still expires within a minute and is never

@@ -9,6 +9,7 @@ import {
 } from "@remix-run/node";
 import { getAuth } from "@clerk/remix/ssr.server";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { enforceRateLimit } from "~/lib/rate-limit.server";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { THEME_PREFERENCES, type ThemePreference } from "~/lib/theme";
 import { readThemeSubmission } from "~/lib/theme-submission.server";
@@ -39,10 +40,9 @@ export async function action(args: ActionFunctionArgs) {
   if (!submission.ok) {
     return json({ error: submission.error, submitted: submission.submitted }, { status: 400 });
   }
-  if (context.analytics) {
-    const { userId } = await getAuth(args);
-    context.analytics.capture(request, "theme changed", { userId, properties: { theme: submission.theme } });
-  }
+  const { userId } = await getAuth(args);
+  enforceRateLimit(request, "theme", { userId, clientIp: context.clientIp });
+  context.analytics?.capture(request, "theme changed", { userId, properties: { theme: submission.theme } });
   const headers = { "Set-Cookie": await serializeThemePreference(submission.theme) };
   if (submission.kind === "form") {
     return redirect(safeRedirectPath(submission.redirectTo), { status: 303, headers });

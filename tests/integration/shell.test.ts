@@ -47,7 +47,7 @@ describe("first paint: the theme is decided on the server", () => {
     const html = await (await get("/")).text();
     expect(htmlClass(html)).toBeNull();
     expect(html).toContain('<meta name="color-scheme" content="light dark"/>');
-    expect(html).toMatch(/<script>\(function\(\)\{var d=document\.documentElement/);
+    expect(html).toMatch(/<script nonce="[^"]+">\(function\(\)\{var d=document\.documentElement/);
   });
 
   it.each(["dark", "light"])("with system preference and hint %s, paints it from the server", async (hint) => {
