@@ -2,7 +2,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/**", "public/build/**", ".cache/**", "node_modules/**", "test-results/**", "playwright-report/**"] },
+  { ignores: ["build/**", "public/build/**", "bench/baseline/build/**", "bench/baseline/public/build/**", ".cache/**", "node_modules/**", "test-results/**", "playwright-report/**"] },
   ...tseslint.configs.recommended,
   {
     plugins: { "react-hooks": reactHooks },

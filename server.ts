@@ -26,6 +26,9 @@ import {
  * it also mounts the bundled Clerk emulator.
  */
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
+// React and friends pick their production builds from NODE_ENV when first
+// imported (with the app build, below); unset means production here.
+process.env.NODE_ENV ||= "production";
 const require = createRequire(import.meta.url);
 
 const localMode = !process.env.CLERK_PUBLISHABLE_KEY && !process.env.CLERK_SECRET_KEY;
@@ -100,7 +103,9 @@ app.use(
   "/_clerk-js",
   express.static(dirname(require.resolve("@clerk/clerk-js")), { maxAge: "1h", index: false, fallthrough: false }),
 );
-app.use(express.static(join(root, "public"), { maxAge: "1h", index: false }));
+// Other public files (favicon…): only paths that name a file go looking on disk.
+const publicFiles = express.static(join(root, "public"), { maxAge: "1h", index: false });
+app.use((req, res, next) => (/\.[A-Za-z0-9]+$/.test(req.path) ? publicFiles(req, res, next) : next()));
 
 if (local) app.use("/__clerk", local.emulator.router);
 

@@ -17,7 +17,7 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import { useEffect, type ReactNode } from "react";
-import { ThemeProvider, useTheme, type Theme } from "remix-themes";
+import { ThemeProvider, useTheme, type Theme } from "~/lib/theme-provider";
 import { ErrorPage } from "~/components/error-page";
 import { NavBar } from "~/components/nav-bar";
 import { PageLoadFallback } from "~/components/page-load-fallback";

@@ -3,6 +3,7 @@ import type { PostHog } from "posthog-js";
 import { useEffect, useRef, useState } from "react";
 import type { AnalyticsSettings } from "~/lib/analytics-settings.server";
 import type { OrgSummary } from "~/lib/organizations";
+import { whenIdle } from "~/lib/when-idle";
 
 /**
  * posthog-js, private by default: only page views and the identity and
@@ -41,15 +42,6 @@ function loadPostHog(key: string): Promise<PostHog> {
     return posthog;
   });
   return loading;
-}
-
-function whenIdle(run: () => void): () => void {
-  if ("requestIdleCallback" in window) {
-    const handle = window.requestIdleCallback(run, { timeout: 2_000 });
-    return () => window.cancelIdleCallback(handle);
-  }
-  const handle = setTimeout(run, 1);
-  return () => clearTimeout(handle);
 }
 
 /** The organization in the URL, from its layout's data (not the session's active one). */

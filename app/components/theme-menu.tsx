@@ -1,6 +1,6 @@
 import { DropdownMenu, IconButton } from "@radix-ui/themes";
 import { useLocation } from "@remix-run/react";
-import { Theme as ResolvedThemeName, useTheme } from "remix-themes";
+import { Theme as ResolvedThemeName, useTheme } from "~/lib/theme-provider";
 import { THEME_ACTION_PATH, isThemePreference, type ThemePreference } from "~/lib/theme";
 import { useHydrated } from "~/lib/use-hydrated";
 import { ThemeIcon } from "./icons";

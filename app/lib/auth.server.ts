@@ -27,9 +27,24 @@ export function signInPath(request: Request): string {
   return `/sign-in?redirect_url=${encodeURIComponent(url.pathname + url.search)}`;
 }
 
+type Auth = Awaited<ReturnType<typeof getAuth>>;
+
+// A page's loaders run for one request; verifying its session once is enough.
+const authByRequest = new WeakMap<Request, Promise<Auth>>();
+
+/** Clerk's `getAuth`, once per request however many loaders ask. */
+export function getRequestAuth(args: LoaderFunctionArgs): Promise<Auth> {
+  let auth = authByRequest.get(args.request);
+  if (!auth) {
+    auth = getAuth(args);
+    authByRequest.set(args.request, auth);
+  }
+  return auth;
+}
+
 /** The signed-in user's id, or a redirect to sign-in that comes back here. */
 export async function requireUserId(args: LoaderFunctionArgs): Promise<string> {
-  const { userId } = await getAuth(args);
+  const { userId } = await getRequestAuth(args);
   if (!userId) throw redirect(signInPath(args.request));
   return userId;
 }

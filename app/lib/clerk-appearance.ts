@@ -1,5 +1,5 @@
 import { dark } from "@clerk/themes";
-import { useTheme } from "remix-themes";
+import { useTheme } from "~/lib/theme-provider";
 
 const variables = {
   colorPrimary: "#3e63dd",

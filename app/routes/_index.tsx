@@ -1,8 +1,8 @@
 import { Badge, Box, Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
-import { getAuth } from "@clerk/remix/ssr.server";
 import { redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
 import { orgPath } from "~/lib/organizations";
+import { getRequestAuth } from "~/lib/auth.server";
 
 export const meta: MetaFunction = () => [
   { title: "Teamwork — your organizations, in one place" },
@@ -26,7 +26,7 @@ const FEATURES = [
 
 /** Signed in, there is nothing to sell: go to the active organization (its page checks membership), else the list. */
 export async function loader(args: LoaderFunctionArgs) {
-  const { userId, orgSlug } = await getAuth(args);
+  const { userId, orgSlug } = await getRequestAuth(args);
   if (userId) throw redirect(orgSlug ? orgPath(orgSlug) : "/orgs");
   return null;
 }

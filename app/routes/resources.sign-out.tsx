@@ -1,14 +1,14 @@
-import { getAuth } from "@clerk/remix/ssr.server";
 import { Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form } from "@remix-run/react";
 import { clearSessionCookies, clerkWrite } from "~/lib/clerk.server";
 import { enforceRateLimit } from "~/lib/rate-limit.server";
+import { getRequestAuth } from "~/lib/auth.server";
 
 export const meta: MetaFunction = () => [{ title: "Sign out — Teamwork" }];
 
 export async function loader(args: LoaderFunctionArgs) {
-  const { userId } = await getAuth(args);
+  const { userId } = await getRequestAuth(args);
   if (!userId) throw redirect("/");
   return null;
 }
@@ -18,7 +18,7 @@ export async function loader(args: LoaderFunctionArgs) {
  * revokes it through Clerk's Backend API and clears the session cookies.
  */
 export async function action(args: ActionFunctionArgs) {
-  const { sessionId, userId } = await getAuth(args);
+  const { sessionId, userId } = await getRequestAuth(args);
   enforceRateLimit(args.request, "sign-out", { userId, clientIp: args.context.clientIp });
   if (sessionId) {
     // The upstream path logs a failure; the cookies are cleared either way, and

@@ -7,13 +7,13 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { getAuth } from "@clerk/remix/ssr.server";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { enforceRateLimit } from "~/lib/rate-limit.server";
 import { safeRedirectPath } from "~/lib/safe-redirect";
 import { THEME_PREFERENCES, type ThemePreference } from "~/lib/theme";
 import { readThemeSubmission } from "~/lib/theme-submission.server";
 import { readThemePreference, serializeThemePreference } from "~/lib/theme.server";
+import { getRequestAuth } from "~/lib/auth.server";
 
 export const meta: MetaFunction = () => [{ title: "Theme — Teamwork" }];
 
@@ -40,7 +40,7 @@ export async function action(args: ActionFunctionArgs) {
   if (!submission.ok) {
     return json({ error: submission.error, submitted: submission.submitted }, { status: 400 });
   }
-  const { userId } = await getAuth(args);
+  const { userId } = await getRequestAuth(args);
   enforceRateLimit(request, "theme", { userId, clientIp: context.clientIp });
   context.analytics?.capture(request, "theme changed", { userId, properties: { theme: submission.theme } });
   const headers = { "Set-Cookie": await serializeThemePreference(submission.theme) };

@@ -1,0 +1,3 @@
+export default function Index() {
+  return <h1>Hello world</h1>;
+}

@@ -1,0 +1,17 @@
+// The baseline's server: the same process setup as ours (express, compression,
+// static build output, Remix's express adapter), and nothing else.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequestHandler } from "@remix-run/express";
+import compression from "compression";
+import express from "express";
+
+process.env.NODE_ENV ||= "production";
+const root = dirname(fileURLToPath(import.meta.url));
+const build = await import(join(root, "build", "index.js"));
+const app = express();
+app.disable("x-powered-by");
+app.use(compression());
+app.use("/build", express.static(join(root, "public", "build"), { immutable: true, maxAge: "1y" }));
+app.all("*", createRequestHandler({ build, mode: "production" }));
+app.listen(Number(process.env.PORT ?? 3100), "127.0.0.1");
