@@ -15,7 +15,8 @@ import autocannon from "autocannon";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../tests/support/chromium";
 
 const ROOT = resolve(import.meta.dirname ?? ".", "..");
-const DURATION_S = 10;
+const DURATION_S = 5;
+const ROUNDS = 3;
 const CONNECTIONS = 10;
 const children: ChildProcess[] = [];
 
@@ -59,11 +60,30 @@ function rssMb(pid: number): number {
 }
 
 type Load = { rps: number; p50: number; p99: number; errors: number };
+type Target = { url: string; headers?: Record<string, string> };
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<Load> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers }); // warm-up
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * The targets take turns, round after round, and each figure is the median
+ * of its rounds: on a shared machine a slow moment then hurts every target
+ * alike instead of whichever happened to be running.
+ */
+async function loadInTurns(targets: Target[]): Promise<Load[]> {
+  for (const t of targets) await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: 2 }); // warm-up
+  const runs: Load[][] = targets.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, t] of targets.entries()) {
+      const r = await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: DURATION_S });
+      runs[i]!.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts });
+    }
+  }
+  return runs.map((r) => ({
+    rps: median(r.map((x) => x.rps)),
+    p50: median(r.map((x) => x.p50)),
+    p99: median(r.map((x) => x.p99)),
+    errors: r.reduce((sum, x) => sum + x.errors, 0),
+  }));
 }
 
 type PageMetrics = { jsKb: number; lcp: number; cls: number; tbt: number };
@@ -157,11 +177,13 @@ async function main() {
   const cookie = `__session=${session.sessionToken}; __client_uat=${session.clientUat}`;
   const orgHome = "/orgs/analytical-engines";
 
-  console.log(`Load: ${CONNECTIONS} connections, ${DURATION_S} s each after a 2 s warm-up…`);
-  const landing = await load(`http://127.0.0.1:${ports.app}/`);
-  const home = await load(`http://127.0.0.1:${ports.app}${orgHome}`, { Cookie: cookie });
-  const baseline = await load(`http://127.0.0.1:${ports.baseline}/`);
-  const remixServe = await load(`http://127.0.0.1:${ports.serve}/`);
+  console.log(`Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per target, taking turns (medians)…`);
+  const [landing, home, baseline, remixServe] = await loadInTurns([
+    { url: `http://127.0.0.1:${ports.app}/` },
+    { url: `http://127.0.0.1:${ports.app}${orgHome}`, headers: { Cookie: cookie } },
+    { url: `http://127.0.0.1:${ports.baseline}/` },
+    { url: `http://127.0.0.1:${ports.serve}/` },
+  ]) as [Load, Load, Load, Load];
 
   console.log("Memory: 2 × 10,000 requests (landing and organization home, alternating)…");
   const memoryRun = () =>
