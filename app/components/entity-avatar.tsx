@@ -1,7 +1,8 @@
 export function initials(name: string): string {
   const letters = name
     .split(/\s+/)
-    .filter(Boolean)
+    // Words, not symbols: "Difference & Co" is DC.
+    .filter((part) => /^[\p{L}\p{N}]/u.test(part))
     .slice(0, 2)
     .map((part) => [...part][0]?.toUpperCase() ?? "");
   return letters.join("") || "?";
