@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { sinkEvents, type CapturedEvent } from "../support/capture-sink";
-import { expect, signInAs, test } from "./fixtures";
+import { expect, recordCspViolations, signInAs, test } from "./fixtures";
 
 const SINK = process.env.E2E_SINK_ORIGIN!;
 const ANALYTICS = process.env.E2E_ANALYTICS_ORIGIN!;
@@ -105,6 +105,7 @@ test.describe("analytics with JavaScript @js", () => {
   test("Do Not Track: nothing is loaded and nothing is sent", async ({ browser, baseURL }) => {
     const context = await browser.newContext({ baseURL, userAgent: DESKTOP_CHROME, extraHTTPHeaders: { DNT: "1" } });
     await playAPerson(context);
+    const violations = await recordCspViolations(context);
     const page = await context.newPage();
     const ingest = recordIngest(page);
     await page.goto("/");
@@ -113,6 +114,7 @@ test.describe("analytics with JavaScript @js", () => {
     await settle(page);
     expect(ingest).toEqual([]);
     expect((await context.cookies()).filter((c) => c.name.startsWith("ph_"))).toEqual([]);
+    expect(violations).toEqual([]);
     await context.close();
   });
 
@@ -145,15 +147,20 @@ test("without POSTHOG_KEY no PostHog code is requested at all @js", async ({ bro
   // Find the PostHog chunk on the server that has a key…
   const keyed = await browser.newContext({ baseURL: ANALYTICS, userAgent: DESKTOP_CHROME });
   await playAPerson(keyed);
+  const violations = await recordCspViolations(keyed);
   const keyedPage = await keyed.newPage();
-  const scripts = new Map<string, string>();
-  keyedPage.on("response", async (r) => {
-    if (r.request().resourceType() === "script") scripts.set(new URL(r.url()).pathname, await r.text().catch(() => ""));
+  const scripts: Promise<[string, string]>[] = [];
+  keyedPage.on("response", (r) => {
+    if (r.request().resourceType() === "script") {
+      scripts.push(r.text().then((body) => [new URL(r.url()).pathname, body] as [string, string], () => ["", ""]));
+    }
   });
   await keyedPage.goto("/");
   await anonymousId(keyed);
-  const posthogChunks = [...scripts].filter(([, body]) => body.includes("posthog")).map(([path]) => path);
+  const posthogChunks = (await Promise.all(scripts)).filter(([, body]) => body.includes("posthog")).map(([path]) => path);
   expect(posthogChunks.length).toBeGreaterThan(0);
+  // PostHog's lazily loaded code runs under the CSP too.
+  expect(violations).toEqual([]);
   await keyed.close();
 
   // …and check the same build, without a key, never asks for it (or for /ingest).

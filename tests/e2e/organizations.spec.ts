@@ -11,10 +11,16 @@ test.describe("switching organizations with JavaScript @js", () => {
     await page.waitForFunction(() => (window as unknown as { Clerk?: { organization?: { id: string } } }).Clerk?.organization?.id === "org_seed_engines");
     const reloaded = await markDocument(page);
 
+    // Slow the next page's data a little, so the progress bar has time to show.
+    await page.route("**/orgs/difference-co.data*", async (route) => {
+      await new Promise((r) => setTimeout(r, 600));
+      await route.continue();
+    });
     await page.getByTestId("org-switcher-trigger").click();
     const panel = page.getByTestId("org-switcher-panel");
     await expect(panel.locator('[aria-current="true"]')).toContainText("Analytical Engines");
     await panel.getByRole("link", { name: /Difference & Co/ }).click();
+    await expect(page.locator("#nprogress")).toBeAttached();
 
     await expect(page).toHaveURL(/\/orgs\/difference-co$/);
     await expect(page.getByTestId("org-name")).toHaveText("Difference & Co");
