@@ -1,5 +1,5 @@
 import { DropdownMenu, IconButton } from "@radix-ui/themes";
-import { Form, Link, useLocation } from "@remix-run/react";
+import { Link, useFetcher, useLocation } from "@remix-run/react";
 import type { Viewer } from "~/lib/auth.server";
 import { useHydrated } from "~/lib/use-hydrated";
 import { EntityAvatar } from "./entity-avatar";
@@ -21,6 +21,7 @@ type UserMenuProps = { viewer: Viewer; analyticsOptedOut?: boolean; onSignOut?: 
 export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps) {
   const hydrated = useHydrated();
   const { pathname, search } = useLocation();
+  const fetcher = useFetcher();
   const label = `Account menu for ${viewer.name}`;
   const analyticsForm =
     analyticsOptedOut === undefined
@@ -70,28 +71,21 @@ export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps
           <Link to="/user">Profile</Link>
         </DropdownMenu.Item>
         {analyticsForm ? (
-          <Form method="post" action={ANALYTICS_PATH} navigate={false}>
-            <input type="hidden" name="analytics" value={analyticsForm.choice} />
-            <input type="hidden" name="redirectTo" value={pathname + search} />
-            <DropdownMenu.Item asChild>
-              <button type="submit" className="menu-item-button">
-                {analyticsForm.label}
-              </button>
-            </DropdownMenu.Item>
-          </Form>
+          <DropdownMenu.Item
+            onSelect={() =>
+              fetcher.submit(
+                { analytics: analyticsForm.choice, redirectTo: pathname + search },
+                { method: "post", action: ANALYTICS_PATH },
+              )
+            }
+          >
+            {analyticsForm.label}
+          </DropdownMenu.Item>
         ) : null}
         <DropdownMenu.Separator />
-        {onSignOut ? (
-          <DropdownMenu.Item onSelect={onSignOut}>Sign out</DropdownMenu.Item>
-        ) : (
-          <Form method="post" action={SIGN_OUT_PATH} navigate={false}>
-            <DropdownMenu.Item asChild>
-              <button type="submit" className="menu-item-button">
-                Sign out
-              </button>
-            </DropdownMenu.Item>
-          </Form>
-        )}
+        <DropdownMenu.Item onSelect={onSignOut ?? (() => fetcher.submit(null, { method: "post", action: SIGN_OUT_PATH }))}>
+          Sign out
+        </DropdownMenu.Item>
       </DropdownMenu.Content>
     </DropdownMenu.Root>
   );
