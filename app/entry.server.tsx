@@ -1,38 +1,35 @@
 import { PassThrough } from "node:stream";
 import type { AppLoadContext, EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
-import { logEvent } from "~/lib/log.server";
-import { NonceContext } from "~/lib/nonce";
-import { takeRetryAfter } from "~/lib/rate-limit.server";
-import { colorSchemeHintHeaders } from "~/lib/theme.server";
-import { UPSTREAM_POLICY } from "~/lib/upstream.server";
+import { NonceContext } from "~/lib/http/nonce";
+import { logUnexpectedError } from "~/lib/log.server";
+import { colorSchemeHintHeaders } from "~/lib/theme/theme.server";
+import { UPSTREAM_POLICY } from "~/lib/upstream/policy.server";
 
-// Every 503 and 429 tells clients when to come back, whichever route produced it.
-function addRetryAfter(request: Request, status: number, headers: Headers) {
-  if (headers.has("Retry-After")) return;
-  if (status === 503) headers.set("Retry-After", String(UPSTREAM_POLICY.unavailableRetryAfterSeconds));
-  if (status === 429) headers.set("Retry-After", String(takeRetryAfter(request) ?? 60));
+// Every 503 and 429 tells clients when to come back, whichever route produced
+// it: what the route that gave up or refused left in the load context.
+function addRetryAfter(context: AppLoadContext, status: number, headers: Headers) {
+  if (headers.has("Retry-After") || (status !== 503 && status !== 429)) return;
+  const fallback = status === 503 ? UPSTREAM_POLICY.unavailableRetryAfterSeconds : 60;
+  headers.set("Retry-After", String(context.retryAfter.seconds ?? fallback));
 }
 
-export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
-  addRetryAfter(request, response.status, response.headers);
+export const handleDataRequest: HandleDataRequestFunction = (response, { context }) => {
+  addRetryAfter(context, response.status, response.headers);
   return response;
 };
 
-/** Errors outside loaders and actions (rendering, mostly): logged with the request id. */
-export const handleError: HandleErrorFunction = (error, { request }) => {
-  if (request.signal.aborted) return;
-  logEvent("unexpected_error", {
-    request_id: request.headers.get("x-request-id"),
-    method: request.method,
-    path: new URL(request.url).pathname,
-    error: error instanceof Error ? error.name : typeof error,
-    message: error instanceof Error ? error.message : String(error),
-    stack: error instanceof Error ? error.stack : undefined,
-  });
+/**
+ * Errors outside loaders and actions (rendering, mostly). The 4xx answers
+ * Remix makes itself (404 for an unknown route, 405 for a POST to a route
+ * without an action) are answers, not errors.
+ */
+export const handleError: HandleErrorFunction = (error, { request, context }) => {
+  if (request.signal.aborted || (isRouteErrorResponse(error) && error.status < 500)) return;
+  logUnexpectedError(request, context.requestId, error, { kind: "render" });
 };
 
 export const streamTimeout = 5_000;
@@ -49,7 +46,7 @@ export default function handleRequest(
   // JavaScript off; Critical-CH makes it retry the first request with the hint.
   for (const [name, value] of Object.entries(colorSchemeHintHeaders)) responseHeaders.append(name, value);
   responseHeaders.append("Vary", "Cookie");
-  addRetryAfter(request, responseStatusCode, responseHeaders);
+  addRetryAfter(loadContext, responseStatusCode, responseHeaders);
 
   // Crawlers get the whole document at once; browsers get it streamed.
   const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";
@@ -77,7 +74,7 @@ export default function handleRequest(
         onError(error: unknown) {
           responseStatusCode = 500;
           // Errors after the shell are already streamed; log them once here.
-          if (shellRendered) console.error(error);
+          if (shellRendered) logUnexpectedError(request, loadContext.requestId, error, { kind: "stream" });
         },
       },
     );

@@ -1,9 +1,9 @@
 import { ClerkApp, useAuth, useClerk } from "@clerk/remix";
 import { rootAuthLoader } from "@clerk/remix/ssr.server";
-import radixStyles from "@radix-ui/themes/styles.css";
-import { Theme as RadixTheme } from "@radix-ui/themes";
 import interLatin from "@fontsource-variable/inter/files/inter-latin-wght-normal.woff2";
 import groteskLatin from "@fontsource-variable/space-grotesk/files/space-grotesk-latin-wght-normal.woff2";
+import { Theme as RadixTheme } from "@radix-ui/themes";
+import radixStyles from "@radix-ui/themes/styles.css";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import {
   Links,
@@ -14,24 +14,22 @@ import {
   useLoaderData,
   useRevalidator,
   useRouteError,
-  useRouteLoaderData,
 } from "@remix-run/react";
-import { useEffect, type ReactNode } from "react";
-import { ThemeProvider, useTheme, type Theme } from "~/lib/theme-provider";
+import type { ReactNode } from "react";
+import { Analytics } from "~/components/analytics";
 import { ErrorPage } from "~/components/error-page";
 import { NavBar } from "~/components/nav-bar";
 import { PageLoadFallback } from "~/components/page-load-fallback";
+import { PreventThemeFlash } from "~/components/prevent-theme-flash";
 import { ProgressBar } from "~/components/progress-bar";
-import { ThemeHead } from "~/components/theme-head";
-import { Analytics } from "~/components/analytics";
-import { browserAnalytics, type AnalyticsSettings } from "~/lib/analytics-settings.server";
-import { viewerFromClaims } from "~/lib/auth.server";
-import type { OrgSummary } from "~/lib/organizations";
-import { switcherOrganizations } from "~/lib/organizations.server";
-import { THEME_ACTION_PATH, type ResolvedTheme } from "~/lib/theme";
-import { resolveThemePreference, type ThemeState } from "~/lib/theme.server";
-import { useNonce } from "~/lib/nonce";
-import { useHydrated } from "~/lib/use-hydrated";
+import { useHydrated } from "~/hooks/use-hydrated";
+import { useRevalidateOnAuthChange } from "~/hooks/use-revalidate-on-auth-change";
+import { useRootData } from "~/hooks/use-root-data";
+import { useResolvedTheme, useThemeAcrossTabs } from "~/hooks/use-theme";
+import { browserAnalytics } from "~/lib/analytics/settings.server";
+import { viewerFromClaims } from "~/lib/clerk/viewer";
+import { useNonce } from "~/lib/http/nonce";
+import { switcherOrganizations } from "~/lib/orgs/switcher.server";
 import appStyles from "~/styles/app.css";
 import fontStyles from "~/styles/fonts.css";
 
@@ -53,15 +51,15 @@ export const loader = (args: LoaderFunctionArgs) =>
   rootAuthLoader(
     args,
     async ({ request, context }) => {
-      const { userId, orgId } = request.auth;
+      const { userId, orgId, sessionClaims } = request.auth;
       const [theme, organizations] = await Promise.all([
-        resolveThemePreference(request),
-        userId ? switcherOrganizations(request, userId) : null,
+        context.theme.resolve(request),
+        // The switcher's list; null when signed out or while Clerk is unavailable.
+        userId ? switcherOrganizations(request, context, userId) : null,
       ]);
-      const viewer = viewerFromClaims(userId, request.auth.sessionClaims);
       return {
         theme,
-        viewer,
+        viewer: viewerFromClaims(userId, sessionClaims),
         organizations,
         activeOrgId: orgId ?? null,
         analytics: browserAnalytics(request, context.analytics),
@@ -70,41 +68,20 @@ export const loader = (args: LoaderFunctionArgs) =>
     { signInUrl: "/sign-in", signUpUrl: "/sign-up" },
   );
 
-export type RootData = {
-  theme: ThemeState;
-  viewer: ReturnType<typeof viewerFromClaims>;
-  /** The switcher's list; `null` when signed out or while Clerk is unavailable. */
-  organizations: OrgSummary[] | null;
-  activeOrgId: string | null;
-  analytics: AnalyticsSettings;
-};
-
-const FALLBACK_THEME: ThemeState = { preference: "system", resolved: null };
-
 export function Layout({ children }: { children: ReactNode }) {
-  const data = useRouteLoaderData("root") as RootData | undefined;
-  const theme = data?.theme ?? FALLBACK_THEME;
-  const specified = theme.preference === "system" ? null : (theme.preference as Theme);
-  return (
-    <ThemeProvider specifiedTheme={specified} themeAction={THEME_ACTION_PATH}>
-      <Document serverTheme={theme.resolved}>{children}</Document>
-    </ThemeProvider>
-  );
-}
-
-function Document({ serverTheme, children }: { serverTheme: ResolvedTheme | null; children: ReactNode }) {
-  const [clientTheme] = useTheme();
-  // Until hydration ends, render exactly what the server did; the pre-paint
-  // script may already have put the OS theme on <html>.
+  const theme = useRootData()?.theme;
   const hydrated = useHydrated();
-  const paint = hydrated ? clientTheme : serverTheme;
+  const resolved = useResolvedTheme();
+  // Until hydration ends, render exactly what the server did (the pre-paint
+  // script may already have put the OS theme on <html>).
+  const paint = hydrated ? resolved : (theme?.resolved ?? null);
   const nonce = useNonce();
   return (
     <html lang="en" className={paint ?? undefined} suppressHydrationWarning>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <ThemeHead resolved={paint} nonce={nonce} />
+        <PreventThemeFlash paint={paint} nonce={nonce} />
         <Meta />
         <Links />
       </head>
@@ -119,19 +96,17 @@ function Document({ serverTheme, children }: { serverTheme: ResolvedTheme | null
   );
 }
 
-/** Keeps the server-rendered viewer in step when Clerk signs in or out in the browser. */
-function useRevalidateOnAuthChange(serverUserId: string | null) {
-  const { isLoaded, userId } = useAuth();
-  const { revalidate, state } = useRevalidator();
-  useEffect(() => {
-    if (isLoaded && state === "idle" && (userId ?? null) !== serverUserId) revalidate();
-  }, [isLoaded, userId, serverUserId, revalidate, state]);
-}
-
 function App() {
-  const { theme, viewer, organizations, activeOrgId, analytics } = useLoaderData<typeof loader>() as unknown as RootData;
+  const { viewer, organizations, activeOrgId, analytics } = useLoaderData<typeof loader>();
   const clerk = useClerk();
-  useRevalidateOnAuthChange(viewer?.id ?? null);
+  const { isLoaded, userId } = useAuth();
+  useRevalidateOnAuthChange({
+    serverUserId: viewer?.id ?? null,
+    clientUserId: userId,
+    clientLoaded: isLoaded,
+    revalidator: useRevalidator(),
+  });
+  useThemeAcrossTabs();
   return (
     <>
       <ProgressBar />
@@ -141,7 +116,6 @@ function App() {
         viewer={viewer}
         organizations={organizations}
         activeOrgId={activeOrgId}
-        themePreference={theme.preference}
         analyticsOptedOut={analytics.available ? analytics.optedOut : undefined}
         onSignOut={() => void clerk.signOut({ redirectUrl: "/" })}
       />
@@ -161,16 +135,11 @@ export default ClerkApp(App, {
 
 export function ErrorBoundary() {
   const error = useRouteError();
-  const data = useRouteLoaderData("root") as RootData | undefined;
+  const data = useRootData();
   return (
     <>
       <ProgressBar />
-      <NavBar
-        viewer={data?.viewer ?? null}
-        organizations={data?.organizations ?? null}
-        activeOrgId={data?.activeOrgId ?? null}
-        themePreference={data?.theme.preference ?? "system"}
-      />
+      <NavBar viewer={data?.viewer ?? null} organizations={data?.organizations ?? null} activeOrgId={data?.activeOrgId ?? null} />
       <main id="main">
         <ErrorPage error={error} />
       </main>

@@ -1,9 +1,9 @@
 import { useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { PostHog } from "posthog-js";
 import { useEffect, useRef, useState } from "react";
-import type { AnalyticsSettings } from "~/lib/analytics-settings.server";
-import type { OrgSummary } from "~/lib/organizations";
+import type { AnalyticsSettings } from "~/lib/analytics/settings.server";
 import { whenIdle } from "~/lib/when-idle";
+import type { loader as orgLoader } from "~/routes/orgs.$slug";
 
 /**
  * posthog-js, private by default: only page views and the identity and
@@ -46,7 +46,7 @@ function loadPostHog(key: string): Promise<PostHog> {
 
 /** The organization in the URL, from its layout's data (not the session's active one). */
 function useUrlOrganizationId(): string | null {
-  const data = useRouteLoaderData("routes/orgs.$slug") as { org: OrgSummary } | undefined;
+  const data = useRouteLoaderData<typeof orgLoader>("routes/orgs.$slug");
   return data?.org.id ?? null;
 }
 

@@ -1,4 +1,4 @@
-import type { ThemePreference } from "~/lib/theme";
+import type { ThemePreference } from "~/lib/theme/theme";
 
 type IconProps = { size?: number };
 

@@ -1,6 +1,7 @@
-import { Badge, Text } from "@radix-ui/themes";
-import { roleLabel, type Member } from "~/lib/organizations";
+import { Text } from "@radix-ui/themes";
+import type { Member } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";
+import { RoleBadge } from "./role-badge";
 
 const joined = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" });
 
@@ -19,9 +20,7 @@ export function MemberRow({ member }: { member: Member }) {
           </Text>
         ) : null}
       </div>
-      <Badge variant="soft" color={member.role === "org:admin" ? "indigo" : "gray"}>
-        {roleLabel(member.role)}
-      </Badge>
+      <RoleBadge role={member.role} />
       <Text size="1" color="gray" className="member-joined">
         <time dateTime={new Date(member.joinedAt).toISOString()}>Joined {joined.format(member.joinedAt)}</time>
       </Text>

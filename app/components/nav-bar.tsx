@@ -1,9 +1,8 @@
 import { Button, Flex } from "@radix-ui/themes";
 import { Link, NavLink } from "@remix-run/react";
-import type { Viewer } from "~/lib/auth.server";
-import type { OrgSummary } from "~/lib/organizations";
+import type { Viewer } from "~/lib/clerk/viewer";
+import type { OrgSummary } from "~/lib/orgs/organizations";
 import { OrgSwitcher } from "./org-switcher";
-import type { ThemePreference } from "~/lib/theme";
 import { ThemeMenu } from "./theme-menu";
 import { UserMenu } from "./user-menu";
 
@@ -11,14 +10,13 @@ type NavBarProps = {
   viewer: Viewer | null;
   organizations: OrgSummary[] | null;
   activeOrgId: string | null;
-  themePreference: ThemePreference;
   /** `undefined` when the app has no analytics: then the menu offers no switch. */
   analyticsOptedOut?: boolean;
   onSignOut?: () => void;
 };
 
 /** The sticky top bar; its height is `--nav-height` (4rem) in app.css. */
-export function NavBar({ viewer, organizations, activeOrgId, themePreference, analyticsOptedOut, onSignOut }: NavBarProps) {
+export function NavBar({ viewer, organizations, activeOrgId, analyticsOptedOut, onSignOut }: NavBarProps) {
   return (
     <header className="nav-bar">
       <a href="#main" className="skip-link">
@@ -55,7 +53,7 @@ export function NavBar({ viewer, organizations, activeOrgId, themePreference, an
           )}
         </ul>
         <Flex align="center" gap="3" className="nav-actions">
-          <ThemeMenu serverPreference={themePreference} />
+          <ThemeMenu />
           {viewer ? (
             <UserMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} onSignOut={onSignOut} />
           ) : (

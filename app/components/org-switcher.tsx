@@ -1,8 +1,8 @@
 import { Popover, Separator, Text } from "@radix-ui/themes";
 import { Link, useParams } from "@remix-run/react";
 import { useState, type KeyboardEvent } from "react";
-import { orgPath, roleLabel, type OrgSummary } from "~/lib/organizations";
-import { useHydrated } from "~/lib/use-hydrated";
+import { useHydrated } from "~/hooks/use-hydrated";
+import { findOrganization, orgPath, roleLabel, type OrgSummary } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";
 import { ChevronIcon } from "./icons";
 
@@ -15,7 +15,7 @@ type OrgSwitcherProps = {
 function useCurrentOrganization({ organizations, activeOrgId }: OrgSwitcherProps) {
   const { slug } = useParams();
   if (!organizations) return null;
-  return organizations.find((o) => o.slug === slug) ?? organizations.find((o) => o.id === activeOrgId) ?? null;
+  return (slug ? findOrganization(organizations, slug) : null) ?? organizations.find((o) => o.id === activeOrgId) ?? null;
 }
 
 function TriggerFace({ current }: { current: OrgSummary | null }) {
@@ -121,7 +121,7 @@ export function OrgSwitcher(props: OrgSwitcherProps) {
 function OrgItem({ org, current = false, onChoose }: { org: OrgSummary; current?: boolean; onChoose: () => void }) {
   return (
     <Link
-      to={orgPath(org.slug)}
+      to={orgPath(org)}
       className="org-switcher-item"
       data-switcher-item
       aria-current={current ? "true" : undefined}

@@ -1,60 +1,45 @@
 import { DropdownMenu, IconButton } from "@radix-ui/themes";
 import { useLocation } from "@remix-run/react";
-import { Theme as ResolvedThemeName, useTheme } from "~/lib/theme-provider";
-import { THEME_ACTION_PATH, isThemePreference, type ThemePreference } from "~/lib/theme";
-import { useHydrated } from "~/lib/use-hydrated";
+import { useHydrated } from "~/hooks/use-hydrated";
+import { useSetTheme, useThemePreference } from "~/hooks/use-theme";
+import { THEME_ACTION_PATH, THEME_PREFERENCES, isThemePreference, type ThemePreference } from "~/lib/theme/theme";
 import { ThemeIcon } from "./icons";
+import { MenuFallback } from "./menu-fallback";
 
-const OPTIONS: { value: ThemePreference; label: string }[] = [
-  { value: "light", label: "Light" },
-  { value: "dark", label: "Dark" },
-  { value: "system", label: "System" },
-];
-
-/** The preference currently in force, as the menu shows it. */
-export function useThemePreference(): ThemePreference {
-  const [theme, , { definedBy }] = useTheme();
-  return definedBy === "SYSTEM" || !theme ? "system" : theme;
-}
+const LABELS: Record<ThemePreference, string> = { light: "Light", dark: "Dark", system: "System" };
 
 /**
- * Light / Dark / System. Before hydration (or with JavaScript off) it is a
- * disclosure holding a real form posting to /resources/theme; afterwards a
- * Radix dropdown whose choice applies at once and follows in other tabs.
+ * Light / Dark / System. Without JavaScript (and before hydration) a
+ * disclosure holding a real form that posts to /resources/theme and comes back
+ * here; with it, a Radix dropdown submitting the same form through a fetcher,
+ * shown at once.
  */
-export function ThemeMenu({ serverPreference }: { serverPreference: ThemePreference }) {
+export function ThemeMenu() {
   const hydrated = useHydrated();
-  const preference = useThemePreference();
-  const [, setTheme] = useTheme();
-  const location = useLocation();
-  const current = hydrated ? preference : serverPreference;
-  const label = `Theme: ${OPTIONS.find((o) => o.value === current)?.label ?? "System"}`;
+  const current = useThemePreference();
+  const setTheme = useSetTheme();
+  const { pathname, search } = useLocation();
+  const label = `Theme: ${LABELS[current]}`;
 
   if (!hydrated) {
     return (
-      <details className="menu-fallback" data-testid="theme-menu-fallback">
-        <summary className="menu-fallback-trigger" aria-label={label} title={label}>
-          <ThemeIcon preference={current} />
-        </summary>
-        <form method="post" action={THEME_ACTION_PATH} className="menu-fallback-panel">
-          <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
-          <p className="menu-fallback-heading" id="theme-fallback-heading">
-            Theme
-          </p>
-          {OPTIONS.map((option) => (
+      <MenuFallback label={label} trigger={<ThemeIcon preference={current} />} heading="Theme" testId="theme-menu-fallback">
+        <form method="post" action={THEME_ACTION_PATH}>
+          <input type="hidden" name="redirectTo" value={pathname + search} />
+          {THEME_PREFERENCES.map((value) => (
             <button
-              key={option.value}
+              key={value}
               type="submit"
               name="theme"
-              value={option.value}
-              aria-pressed={current === option.value}
+              value={value}
+              aria-pressed={current === value}
               className="menu-fallback-item"
             >
-              {option.label}
+              {LABELS[value]}
             </button>
           ))}
         </form>
-      </details>
+      </MenuFallback>
     );
   }
 
@@ -67,18 +52,10 @@ export function ThemeMenu({ serverPreference }: { serverPreference: ThemePrefere
       </DropdownMenu.Trigger>
       <DropdownMenu.Content align="end">
         <DropdownMenu.Label>Theme</DropdownMenu.Label>
-        <DropdownMenu.RadioGroup
-          value={current}
-          onValueChange={(value) => {
-            if (!isThemePreference(value)) return;
-            // remix-themes applies the change at once, tells other tabs and
-            // posts it to THEME_ACTION_PATH (null means "follow the system").
-            setTheme(value === "system" ? null : (value as ResolvedThemeName));
-          }}
-        >
-          {OPTIONS.map((option) => (
-            <DropdownMenu.RadioItem key={option.value} value={option.value}>
-              {option.label}
+        <DropdownMenu.RadioGroup value={current} onValueChange={(value) => isThemePreference(value) && setTheme(value)}>
+          {THEME_PREFERENCES.map((value) => (
+            <DropdownMenu.RadioItem key={value} value={value}>
+              {LABELS[value]}
             </DropdownMenu.RadioItem>
           ))}
         </DropdownMenu.RadioGroup>

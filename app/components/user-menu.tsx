@@ -1,8 +1,9 @@
 import { DropdownMenu, IconButton } from "@radix-ui/themes";
 import { Link, useFetcher, useLocation } from "@remix-run/react";
-import type { Viewer } from "~/lib/auth.server";
-import { useHydrated } from "~/lib/use-hydrated";
+import { useHydrated } from "~/hooks/use-hydrated";
+import type { Viewer } from "~/lib/clerk/viewer";
 import { EntityAvatar } from "./entity-avatar";
+import { MenuFallback } from "./menu-fallback";
 
 export const SIGN_OUT_PATH = "/resources/sign-out";
 const ANALYTICS_PATH = "/resources/analytics";
@@ -30,31 +31,25 @@ export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps
 
   if (!hydrated) {
     return (
-      <details className="menu-fallback" data-testid="user-menu-fallback">
-        <summary className="menu-fallback-trigger" aria-label={label} title={label}>
-          <ViewerAvatar viewer={viewer} />
-        </summary>
-        <div className="menu-fallback-panel">
-          <p className="menu-fallback-heading">{viewer.name}</p>
-          <a className="menu-fallback-item" href="/user">
-            Profile
-          </a>
-          {analyticsForm ? (
-            <form method="post" action={ANALYTICS_PATH}>
-              <input type="hidden" name="analytics" value={analyticsForm.choice} />
-              <input type="hidden" name="redirectTo" value={pathname + search} />
-              <button type="submit" className="menu-fallback-item">
-                {analyticsForm.label}
-              </button>
-            </form>
-          ) : null}
-          <form method="post" action={SIGN_OUT_PATH}>
+      <MenuFallback label={label} trigger={<ViewerAvatar viewer={viewer} />} heading={viewer.name} testId="user-menu-fallback">
+        <a className="menu-fallback-item" href="/user">
+          Profile
+        </a>
+        {analyticsForm ? (
+          <form method="post" action={ANALYTICS_PATH}>
+            <input type="hidden" name="analytics" value={analyticsForm.choice} />
+            <input type="hidden" name="redirectTo" value={pathname + search} />
             <button type="submit" className="menu-fallback-item">
-              Sign out
+              {analyticsForm.label}
             </button>
           </form>
-        </div>
-      </details>
+        ) : null}
+        <form method="post" action={SIGN_OUT_PATH}>
+          <button type="submit" className="menu-fallback-item">
+            Sign out
+          </button>
+        </form>
+      </MenuFallback>
     );
   }
 

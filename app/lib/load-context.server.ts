@@ -1,13 +1,45 @@
-import type { Analytics } from "./analytics.server";
+import type { Analytics } from "./analytics/analytics.server";
+import type { ClerkClient } from "./clerk/client.server";
+import type { RateLimiter } from "./http/rate-limit.server";
+import type { MembershipCache } from "./orgs/membership-cache.server";
+import type { ThemeStore } from "./theme/theme.server";
+import { createUpstreamScope, type UpstreamScope } from "./upstream/request-scope.server";
 
-/** What server.ts hands every loader and action (see `getLoadContext` there). */
-export type LoadContext = {
+/**
+ * What lives as long as the process: made once in server.ts and handed to
+ * every request, so a test (or a second instance) can build its own.
+ */
+export type AppServices = {
   analytics: Analytics | null;
+  clerk: ClerkClient;
+  rateLimiter: RateLimiter;
+  memberships: MembershipCache;
+  theme: ThemeStore;
+};
+
+/** What server.ts knows of one request before Remix sees it. */
+export type RequestFacts = {
+  requestId: string;
   /** This response's Content-Security-Policy nonce. */
   cspNonce: string;
   /** The client's address (behind a trusted proxy, the forwarded one), for rate limits. */
   clientIp: string;
 };
+
+/**
+ * The load context: the services plus this request's own state, shared by all
+ * its loaders and its action (one object per request).
+ */
+export type LoadContext = AppServices &
+  RequestFacts & {
+    upstream: UpstreamScope;
+    /** Set by whatever answered 429 or 503, so the document or data response can say when to come back. */
+    retryAfter: { seconds: number | null };
+  };
+
+export function createLoadContext(services: AppServices, facts: RequestFacts): LoadContext {
+  return { ...services, ...facts, upstream: createUpstreamScope(), retryAfter: { seconds: null } };
+}
 
 declare module "@remix-run/node" {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type

@@ -1,8 +1,8 @@
 import { Badge, Box, Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
 import { redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
-import { orgPath } from "~/lib/organizations";
-import { getRequestAuth } from "~/lib/auth.server";
+import { getRequestAuth } from "~/lib/clerk/auth.server";
+import { orgPath } from "~/lib/orgs/organizations";
 
 export const meta: MetaFunction = () => [
   { title: "Teamwork — your organizations, in one place" },
@@ -26,8 +26,8 @@ const FEATURES = [
 
 /** Signed in, there is nothing to sell: go to the active organization (its page checks membership), else the list. */
 export async function loader(args: LoaderFunctionArgs) {
-  const { userId, orgSlug } = await getRequestAuth(args);
-  if (userId) throw redirect(orgSlug ? orgPath(orgSlug) : "/orgs");
+  const { userId, orgId, orgSlug } = await getRequestAuth(args);
+  if (userId) throw redirect(orgId ? orgPath({ id: orgId, slug: orgSlug ?? null }) : "/orgs");
   return null;
 }
 

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { forwardToPostHog } from "~/lib/analytics-proxy.server";
+import { forwardToPostHog } from "~/lib/analytics/proxy.server";
 
 // `/ingest/*`: the browser's analytics go to this origin and on to PostHog,
 // so neither ad-blockers nor the CSP need a third-party host.

@@ -2,18 +2,19 @@ import { Button, Card, Flex, Grid, Heading, Text } from "@radix-ui/themes";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { MemberRow } from "~/components/member-row";
-import { isAdmin, orgPath, roleLabel } from "~/lib/organizations";
-import { latestMembers, requireOrgMembership } from "~/lib/organizations.server";
+import { latestMembers } from "~/lib/orgs/members.server";
+import { isAdmin, orgPath, roleLabel } from "~/lib/orgs/organizations";
+import { requireOrgMembership } from "~/lib/orgs/require-org.server";
 
 export async function loader(args: LoaderFunctionArgs) {
   const { org } = await requireOrgMembership(args);
-  const latest = await latestMembers(args.request, org.id);
+  const latest = await latestMembers(args.context, org.id);
   return { org, latest };
 }
 
 export default function OrganizationHome() {
   const { org, latest } = useLoaderData<typeof loader>();
-  const base = orgPath(org.slug);
+  const base = orgPath(org);
   return (
     <Flex direction="column" gap="5">
       <Heading as="h2" size="6">

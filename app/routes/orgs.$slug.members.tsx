@@ -5,19 +5,15 @@ import { useEffect, useRef } from "react";
 import { FormError } from "~/components/form-error";
 import { FormField } from "~/components/form-field";
 import { MemberRow } from "~/components/member-row";
-import { clerkFieldErrors } from "~/lib/clerk.server";
-import { readInvite, readMembersQuery } from "~/lib/organization-forms.server";
-import { enforceRateLimit } from "~/lib/rate-limit.server";
-import { readFormData } from "~/lib/request-hygiene.server";
-import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/organizations";
-import {
-  MEMBERS_PAGE_SIZE,
-  inviteMember,
-  listMembers,
-  pendingInvitations,
-  requireOrgMembership,
-} from "~/lib/organizations.server";
-import { isUnavailable, UNAVAILABLE_MESSAGE } from "~/lib/upstream-request.server";
+import { clerkFieldErrors } from "~/lib/clerk/field-errors.server";
+import { formFailure, formOutage } from "~/lib/http/form-reply.server";
+import { readFormData } from "~/lib/http/forms.server";
+import { enforceRateLimit } from "~/lib/http/rate-limit.server";
+import { MEMBERS_PAGE_SIZE, listMembers, pendingInvitations } from "~/lib/orgs/members.server";
+import { readInvite, readMembersQuery } from "~/lib/orgs/org-forms.server";
+import { inviteMember } from "~/lib/orgs/org-writes.server";
+import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/orgs/organizations";
+import { requireOrgMembership } from "~/lib/orgs/require-org.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `Members of ${data.org.name} — Teamwork` : "Members — Teamwork" },
@@ -27,8 +23,8 @@ export async function loader(args: LoaderFunctionArgs) {
   const { org } = await requireOrgMembership(args);
   const { query, page } = readMembersQuery(new URL(args.request.url));
   const [directory, invitations] = await Promise.all([
-    listMembers(args.request, org.id, { query, page }),
-    isAdmin(org.role) ? pendingInvitations(args.request, org.id) : null,
+    listMembers(args.context, org.id, { query, page }),
+    isAdmin(org.role) ? pendingInvitations(args.context, org.id) : null,
   ]);
   return { org, query, page, pageCount: Math.max(1, Math.ceil(directory.total / MEMBERS_PAGE_SIZE)), ...directory, invitations };
 }
@@ -41,12 +37,12 @@ export async function action(args: ActionFunctionArgs) {
       { status: 403 },
     );
   }
-  enforceRateLimit(args.request, "invite", { userId, clientIp: args.context.clientIp });
+  await enforceRateLimit(args.context, "invite", userId);
   const submission = readInvite(await readFormData(args.request));
-  if (!submission.ok) return json({ ok: false as const, values: submission.values, errors: submission.errors }, { status: 400 });
-  const values = { emailAddress: submission.data.emailAddress, role: submission.data.role };
+  if (!submission.ok) return formFailure(submission.values, submission.errors);
+  const values: Record<string, string> = { emailAddress: submission.data.emailAddress, role: submission.data.role };
   try {
-    await inviteMember(args.request, { orgId: org.id, inviterUserId: userId, ...submission.data });
+    await inviteMember(args.context, { orgId: org.id, inviterUserId: userId, ...submission.data });
     // The invitee's address stays out of analytics.
     args.context.analytics?.capture(args.request, "member invited", {
       userId,
@@ -55,13 +51,11 @@ export async function action(args: ActionFunctionArgs) {
     });
     return json({ ok: true as const, invited: submission.data.emailAddress });
   } catch (error) {
-    if (isUnavailable(error)) {
-      const errors: Record<string, string> = { form: `The invitation was not sent. ${UNAVAILABLE_MESSAGE}` };
-      return json({ ok: false as const, values, errors }, { status: 503, headers: { "Retry-After": "5" } });
-    }
+    const outage = formOutage(error, values, "The invitation was not sent.");
+    if (outage) return outage;
     const errors = clerkFieldErrors(error, { email_address: "emailAddress", role: "role" });
     if (!errors) throw error;
-    return json({ ok: false as const, values, errors }, { status: 400 });
+    return formFailure(values, errors);
   }
 }
 

@@ -2,9 +2,9 @@ import { OrganizationProfile, useAuth } from "@clerk/remix";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useRouteLoaderData } from "@remix-run/react";
 import { ClerkFrame } from "~/components/clerk-frame";
-import { useClerkAppearance } from "~/lib/clerk-appearance";
-import { orgPath } from "~/lib/organizations";
-import { requireOrgMembership } from "~/lib/organizations.server";
+import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
+import { orgPath } from "~/lib/orgs/organizations";
+import { requireOrgMembership } from "~/lib/orgs/require-org.server";
 import type { loader as orgLoader } from "./orgs.$slug";
 
 export const meta: MetaFunction = () => [{ title: "Organization settings — Teamwork" }];
@@ -26,7 +26,7 @@ export default function OrganizationSettings() {
     <ClerkFrame label={`${data.org.name} settings`}>
       {ready ? (
         <OrganizationProfile
-        path={`${orgPath(data.org.slug)}/settings`}
+        path={`${orgPath(data.org)}/settings`}
         routing="path"
         appearance={appearance}
           afterLeaveOrganizationUrl="/orgs"

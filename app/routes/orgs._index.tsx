@@ -1,16 +1,17 @@
-import { Badge, Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
+import { Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { EntityAvatar } from "~/components/entity-avatar";
-import { requireUserId } from "~/lib/auth.server";
-import { orgPath, roleLabel } from "~/lib/organizations";
-import { listMyOrganizations } from "~/lib/organizations.server";
+import { RoleBadge } from "~/components/role-badge";
+import { requireUserId } from "~/lib/clerk/auth.server";
+import { listMyOrganizations } from "~/lib/orgs/memberships.server";
+import { orgPath } from "~/lib/orgs/organizations";
 
 export const meta: MetaFunction = () => [{ title: "Your organizations — Teamwork" }];
 
 export async function loader(args: LoaderFunctionArgs) {
   const userId = await requireUserId(args);
-  return { organizations: await listMyOrganizations(args.request, userId) };
+  return { organizations: await listMyOrganizations(args.context, userId) };
 }
 
 export default function Organizations() {
@@ -37,7 +38,7 @@ export default function Organizations() {
           {organizations.map((org) => (
             <li key={org.id}>
               <Card asChild size="2">
-                <Link to={orgPath(org.slug)} className="org-card" data-testid="org-choice">
+                <Link to={orgPath(org)} className="org-card" data-testid="org-choice">
                   <EntityAvatar name={org.name} imageUrl={org.imageUrl} shape="square" />
                   <Flex direction="column" gap="1" className="org-card-text">
                     <Text size="3" weight="medium">
@@ -45,13 +46,11 @@ export default function Organizations() {
                     </Text>
                     <Text size="2" color="gray">
                       {org.membersCount === null
-                        ? `/orgs/${org.slug}`
+                        ? orgPath(org)
                         : `${org.membersCount} ${org.membersCount === 1 ? "member" : "members"}`}
                     </Text>
                   </Flex>
-                  <Badge variant="soft" color={org.role === "org:admin" ? "indigo" : "gray"}>
-                    {roleLabel(org.role)}
-                  </Badge>
+                  <RoleBadge role={org.role} />
                 </Link>
               </Card>
             </li>

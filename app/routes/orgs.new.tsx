@@ -1,16 +1,16 @@
 import { Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { FormError } from "~/components/form-error";
 import { FormField } from "~/components/form-field";
-import { requireUserId } from "~/lib/auth.server";
-import { clerkFieldErrors } from "~/lib/clerk.server";
-import { readNewOrganization } from "~/lib/organization-forms.server";
-import { enforceRateLimit } from "~/lib/rate-limit.server";
-import { readFormData } from "~/lib/request-hygiene.server";
-import { orgPath } from "~/lib/organizations";
-import { createOrganization } from "~/lib/organizations.server";
-import { isUnavailable, UNAVAILABLE_MESSAGE } from "~/lib/upstream-request.server";
+import { requireUserId } from "~/lib/clerk/auth.server";
+import { clerkFieldErrors } from "~/lib/clerk/field-errors.server";
+import { formFailure, formOutage } from "~/lib/http/form-reply.server";
+import { readFormData } from "~/lib/http/forms.server";
+import { enforceRateLimit } from "~/lib/http/rate-limit.server";
+import { readNewOrganization } from "~/lib/orgs/org-forms.server";
+import { createOrganization } from "~/lib/orgs/org-writes.server";
+import { orgPath } from "~/lib/orgs/organizations";
 
 export const meta: MetaFunction = () => [{ title: "Create an organization — Teamwork" }];
 
@@ -21,21 +21,20 @@ export async function loader(args: LoaderFunctionArgs) {
 
 export async function action(args: ActionFunctionArgs) {
   const userId = await requireUserId(args);
-  enforceRateLimit(args.request, "create-organization", { userId, clientIp: args.context.clientIp });
+  await enforceRateLimit(args.context, "create-organization", userId);
   const submission = readNewOrganization(await readFormData(args.request));
-  if (!submission.ok) return json({ values: submission.values, errors: submission.errors }, { status: 400 });
+  if (!submission.ok) return formFailure(submission.values, submission.errors);
   const values = { name: submission.data.name, slug: submission.data.slug ?? "" };
   try {
-    const org = await createOrganization(args.request, { userId, ...submission.data });
+    const org = await createOrganization(args.context, { userId, ...submission.data });
     args.context.analytics?.capture(args.request, "organization created", { userId, orgId: org.id });
-    return redirect(orgPath(org.slug), 303);
+    return redirect(orgPath(org), 303);
   } catch (error) {
-    if (isUnavailable(error)) {
-      return json({ values, errors: { form: UNAVAILABLE_MESSAGE } as Record<string, string> }, { status: 503 });
-    }
+    const outage = formOutage(error, values, "The organization was not created.");
+    if (outage) return outage;
     const errors = clerkFieldErrors(error, { name: "name", slug: "slug" });
     if (!errors) throw error;
-    return json({ values, errors }, { status: 400 });
+    return formFailure(values, errors);
   }
 }
 

@@ -1,8 +1,8 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
-import { optOutCookie } from "~/lib/analytics.server";
+import { optOutCookie } from "~/lib/analytics/privacy.server";
 import { isProduction } from "~/lib/env.server";
-import { readFormData } from "~/lib/request-hygiene.server";
-import { safeRedirectPath } from "~/lib/safe-redirect";
+import { readFormData } from "~/lib/http/forms.server";
+import { safeRedirectPath } from "~/lib/http/safe-redirect";
 
 /**
  * Turns usage analytics off (or back on) for this browser: a cookie, so the

@@ -1,9 +1,10 @@
 import { Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form } from "@remix-run/react";
-import { clearSessionCookies, clerkWrite } from "~/lib/clerk.server";
-import { enforceRateLimit } from "~/lib/rate-limit.server";
-import { getRequestAuth } from "~/lib/auth.server";
+import { getRequestAuth } from "~/lib/clerk/auth.server";
+import { clerkWrite } from "~/lib/clerk/backend-calls.server";
+import { clearSessionCookies } from "~/lib/clerk/session-cookies.server";
+import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 
 export const meta: MetaFunction = () => [{ title: "Sign out — Teamwork" }];
 
@@ -19,12 +20,12 @@ export async function loader(args: LoaderFunctionArgs) {
  */
 export async function action(args: ActionFunctionArgs) {
   const { sessionId, userId } = await getRequestAuth(args);
-  enforceRateLimit(args.request, "sign-out", { userId, clientIp: args.context.clientIp });
+  await enforceRateLimit(args.context, "sign-out", userId);
   if (sessionId) {
     // The upstream path logs a failure; the cookies are cleared either way, and
     // an unrevoked session token still expires within a minute and is never
     // refreshed without the client.
-    await clerkWrite(args.request, "sessions.revokeSession", (clerk) => clerk.sessions.revokeSession(sessionId)).catch(
+    await clerkWrite(args.context, "sessions.revokeSession", (clerk) => clerk.sessions.revokeSession(sessionId)).catch(
       () => undefined,
     );
   }

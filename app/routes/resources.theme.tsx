@@ -1,4 +1,4 @@
-import { Button, Callout, Card, Flex, Heading, RadioGroup, Text } from "@radix-ui/themes";
+import { Button, Callout, Card, Flex, Heading, Radio, Text } from "@radix-ui/themes";
 import {
   json,
   redirect,
@@ -8,12 +8,11 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { enforceRateLimit } from "~/lib/rate-limit.server";
-import { safeRedirectPath } from "~/lib/safe-redirect";
-import { THEME_PREFERENCES, type ThemePreference } from "~/lib/theme";
-import { readThemeSubmission } from "~/lib/theme-submission.server";
-import { readThemePreference, serializeThemePreference } from "~/lib/theme.server";
-import { getRequestAuth } from "~/lib/auth.server";
+import { getRequestAuth } from "~/lib/clerk/auth.server";
+import { enforceRateLimit } from "~/lib/http/rate-limit.server";
+import { safeRedirectPath } from "~/lib/http/safe-redirect";
+import { THEME_PREFERENCES, type ThemePreference } from "~/lib/theme/theme";
+import { readThemeSubmission } from "~/lib/theme/theme-submission.server";
 
 export const meta: MetaFunction = () => [{ title: "Theme — Teamwork" }];
 
@@ -21,18 +20,18 @@ export const meta: MetaFunction = () => [{ title: "Theme — Teamwork" }];
 export const headers: HeadersFunction = ({ actionHeaders, loaderHeaders }) =>
   actionHeaders.has("Set-Cookie") ? actionHeaders : loaderHeaders;
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   return {
-    preference: await readThemePreference(request),
+    preference: await context.theme.read(request),
     redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),
   };
 }
 
 /**
- * Sets the `theme` cookie. Accepts the menu's form (no JavaScript: redirects
- * back to a same-origin `redirectTo`, else `/`) and remix-themes' JSON body
- * (`{"theme": "light" | "dark" | null}`, null meaning system).
+ * Sets the `theme` cookie from a form: `theme`, plus `redirectTo` when a plain
+ * form (no JavaScript) should come back to its page (same-origin paths only,
+ * else `/`). The theme menu's fetcher sends no `redirectTo` and gets JSON.
  */
 export async function action(args: ActionFunctionArgs) {
   const { request, context } = args;
@@ -41,10 +40,10 @@ export async function action(args: ActionFunctionArgs) {
     return json({ error: submission.error, submitted: submission.submitted }, { status: 400 });
   }
   const { userId } = await getRequestAuth(args);
-  enforceRateLimit(request, "theme", { userId, clientIp: context.clientIp });
+  await enforceRateLimit(context, "theme", userId);
   context.analytics?.capture(request, "theme changed", { userId, properties: { theme: submission.theme } });
-  const headers = { "Set-Cookie": await serializeThemePreference(submission.theme) };
-  if (submission.kind === "form") {
+  const headers = { "Set-Cookie": await context.theme.serialize(submission.theme) };
+  if (submission.redirectTo !== null) {
     return redirect(safeRedirectPath(submission.redirectTo), { status: 303, headers });
   }
   return json({ error: null, submitted: submission.theme }, { headers });
@@ -72,13 +71,20 @@ export default function ThemePage() {
         ) : null}
         <Form method="post" replace>
           <input type="hidden" name="redirectTo" value={redirectTo} />
-          <RadioGroup.Root name="theme" defaultValue={preference} aria-label="Theme">
-            {THEME_PREFERENCES.map((value) => (
-              <RadioGroup.Item key={value} value={value}>
-                {LABELS[value]}
-              </RadioGroup.Item>
-            ))}
-          </RadioGroup.Root>
+          {/* Native radio buttons: they can be chosen without JavaScript. */}
+          <fieldset className="plain-fieldset">
+            <legend className="visually-hidden">Theme</legend>
+            <Flex direction="column" gap="2">
+              {THEME_PREFERENCES.map((value) => (
+                <Text as="label" size="3" key={value}>
+                  <Flex gap="2" align="center">
+                    <Radio name="theme" value={value} defaultChecked={preference === value} />
+                    {LABELS[value]}
+                  </Flex>
+                </Text>
+              ))}
+            </Flex>
+          </fieldset>
           <Button type="submit" size="3" mt="4">
             Save
           </Button>

@@ -1,7 +1,7 @@
 import { SignIn } from "@clerk/remix";
 import type { MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
-import { useClerkAppearance } from "~/lib/clerk-appearance";
+import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 
 export const meta: MetaFunction = () => [{ title: "Sign in — Teamwork" }];
 

@@ -1,8 +1,8 @@
 import { UserProfile } from "@clerk/remix";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
-import { requireUserId } from "~/lib/auth.server";
-import { useClerkAppearance } from "~/lib/clerk-appearance";
+import { requireUserId } from "~/lib/clerk/auth.server";
+import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 
 export const meta: MetaFunction = () => [{ title: "Your profile — Teamwork" }];
 

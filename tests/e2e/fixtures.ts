@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { test as base, expect, type BrowserContext, type Page } from "@playwright/test";
+import { test as base, expect, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "@playwright/test";
 import { isLoopbackUrl } from "../support/guard";
 import { emulatorSession } from "../support/session";
 
@@ -49,6 +49,26 @@ export async function recordCspViolations(context: BrowserContext): Promise<stri
     if (message.text().startsWith(CSP_MARK)) violations.push(message.text().slice(CSP_MARK.length));
   });
   return violations;
+}
+
+/**
+ * A context a test makes itself, under the same rules as the fixtures' own:
+ * loopback only, and no CSP violation. `close()` closes it and fails the
+ * test on either.
+ */
+export async function openGuardedContext(browser: Browser, options: BrowserContextOptions) {
+  const context = await browser.newContext(options);
+  const offLoopback: string[] = [];
+  await guardContext(context, offLoopback);
+  const violations = await recordCspViolations(context);
+  return {
+    context,
+    async close() {
+      await context.close();
+      expect(violations, "Content-Security-Policy violations").toEqual([]);
+      expect(offLoopback, "browser requests beyond loopback").toEqual([]);
+    },
+  };
 }
 
 function serverGuardLog(): string {

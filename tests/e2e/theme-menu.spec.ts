@@ -21,7 +21,7 @@ test("with JavaScript the change is instant, needs no reload, and other tabs fol
   await expect(other.getByTestId("theme-menu-trigger")).toBeVisible();
   await page.evaluate(() => ((window as unknown as { __same: boolean }).__same = true));
 
-  const saved = page.waitForResponse((r) => r.url().endsWith("/resources/theme") && r.request().method() === "POST");
+  const saved = page.waitForResponse((r) => new URL(r.url()).pathname.startsWith("/resources/theme") && r.request().method() === "POST");
   await page.getByTestId("theme-menu-trigger").click();
   await expect(page.getByRole("menuitemradio", { name: "System" })).toHaveAttribute("aria-checked", "true");
   await page.getByRole("menuitemradio", { name: "Dark" }).click();
@@ -39,6 +39,19 @@ test("with JavaScript the change is instant, needs no reload, and other tabs fol
   await page.getByRole("menuitemradio", { name: "Light" }).press("Enter");
   await expect(page.locator("html")).toHaveClass("light");
   await expect(other.locator("html")).toHaveClass("light");
+});
+
+test("the theme page's Save repaints at once, with or without JavaScript", async ({ page }) => {
+  await page.goto("/resources/theme?redirectTo=%2Fsign-in");
+  await page.getByRole("radio", { name: "Dark" }).check();
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await expect(page.locator("html")).toHaveClass("dark");
+  await page.goto("/resources/theme");
+  await page.getByRole("radio", { name: "Light" }).check();
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.locator("html")).toHaveClass("light");
 });
 
 test("the navigation bar is 4rem, sticky, and keyboard reachable", async ({ page }) => {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { keysModeEnv, startServer, type RunningServer } from "../support/server";
 import { createTestKeyPair, emulatorSession } from "../support/session";
 
@@ -29,6 +30,29 @@ function post(target: RunningServer, path: string, body: string, headers: Record
     body,
     redirect: "manual",
   });
+}
+
+/** Sends bytes as they are (fetch cannot send a bad target or Host) and resolves with the status line and body. */
+function rawRequest(target: RunningServer, head: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(target.port, "127.0.0.1", () => socket.end(`${head}\r\n\r\n`));
+    let data = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (data += chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0);
+      resolve({ status, body: data.slice(data.indexOf("\r\n\r\n") + 4) });
+    });
+  });
+}
+
+function logLines(target: RunningServer, event: string) {
+  return target
+    .output()
+    .split("\n")
+    .filter((l) => l.includes(`"event":"${event}"`))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 function directives(csp: string | null): Map<string, string> {
@@ -140,29 +164,51 @@ describe("bodies", () => {
   });
 });
 
+describe("request targets", () => {
+  it.each([
+    ["an absolute-form target", "GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1"],
+    ["an asterisk target", "GET * HTTP/1.1\r\nHost: 127.0.0.1"],
+    ["a malformed Host", "GET / HTTP/1.1\r\nHost: bad host!"],
+    ["a Host with a path in it", "GET / HTTP/1.1\r\nHost: 127.0.0.1/evil"],
+    ["a malformed X-Forwarded-Host", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Host: a b"],
+  ])("%s gets the short 400 page, not a 500", async (_what, head) => {
+    const { status, body } = await rawRequest(server, head);
+    expect(status).toBe(400);
+    expect(body).toContain("<h1>Bad request</h1>");
+    expect(body).not.toMatch(/TypeError|Invalid URL|at .*\.js/);
+  });
+});
+
 describe("request log", () => {
   it("one line per request with method, path, status, duration and request id; no query, no health checks or assets", async () => {
     const res = await fetch(`${server.origin}/sign-in?email=someone@example.com`, { headers: { "X-Request-Id": "log-check-000001" } });
     await res.text();
     await fetch(`${server.origin}/healthz`);
-    await new Promise((r) => setTimeout(r, 50));
-    const lines = server
-      .output()
-      .split("\n")
-      .filter((l) => l.includes('"event":"request"'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    await vi.waitFor(() => expect(logLines(server, "request").some((l) => l.request_id === "log-check-000001")).toBe(true));
+    const lines = logLines(server, "request");
     expect(lines.filter((l) => l.request_id === "log-check-000001")).toEqual([
       expect.objectContaining({ method: "GET", path: "/sign-in", status: 200, duration_ms: expect.any(Number) }),
     ]);
     expect(server.output()).not.toContain("someone@example.com");
     expect(lines.some((l) => l.path === "/healthz" || String(l.path).startsWith("/build/"))).toBe(false);
   });
+
+  it("the 4xx answers Remix makes itself (405, 404) are not logged as unexpected errors", async () => {
+    const noAction = await post(server, "/orgs", "", { "X-Request-Id": "log-check-405-0001" });
+    expect(noAction.status).toBe(405);
+    const unknown = await fetch(`${server.origin}/no/such/page.data`, { headers: { "X-Request-Id": "log-check-404-0001" } });
+    expect(unknown.status).toBe(404);
+    await vi.waitFor(() => expect(logLines(server, "request").filter((l) => String(l.request_id).startsWith("log-check-4"))).toHaveLength(2));
+    const unexpected = logLines(server, "unexpected_error").filter((l) => String(l.request_id).startsWith("log-check-4"));
+    expect(unexpected).toEqual([]);
+    expect(server.output()).not.toContain("[object Object]");
+  });
 });
 
 describe("rate limits (at their real values)", () => {
   it("the 31st theme change in a minute gets a 429 page with Retry-After that keeps the navigation", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 30; i++) statuses.push((await post(strict, "/resources/theme", form({ theme: "dark" }))).status);
+    for (let i = 0; i < 30; i++) statuses.push((await post(strict, "/resources/theme", form({ theme: "dark", redirectTo: "/" }))).status);
     expect(new Set(statuses)).toEqual(new Set([303]));
     const limited = await post(strict, "/resources/theme", form({ theme: "light" }));
     expect(limited.status).toBe(429);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runServerExpectingExit, startServer } from "../support/server";
 
 const pk = `pk_live_${Buffer.from("clerk.teamwork.invalid$").toString("base64")}`;
@@ -46,7 +46,14 @@ describe("start-up", () => {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ endpoint: "fapi GET /v1/environment", mode: "slow", delayMs: 800 }),
     }).then(() => fetch(`${server.origin}/__clerk/v1/environment`));
-    await new Promise((r) => setTimeout(r, 300));
+    // SIGTERM once the slow call is in the server (the emulator has counted it).
+    await vi.waitFor(
+      async () => {
+        const calls = (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
+        expect(calls["fapi GET /v1/environment"]).toBe(1);
+      },
+      { timeout: 5_000, interval: 20 },
+    );
     const code = server.stop("SIGTERM");
     const res = await slow;
     expect(res.status).toBe(200);

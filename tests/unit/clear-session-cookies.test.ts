@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clearSessionCookies } from "~/lib/clerk.server";
+import { clearSessionCookies } from "~/lib/clerk/session-cookies.server";
 
 describe("clearSessionCookies", () => {
   it("ends __session and __client_uat, suffixed twins included, and nothing else", () => {
@@ -9,8 +9,8 @@ describe("clearSessionCookies", () => {
     const cookies = clearSessionCookies(request);
     expect(cookies).toEqual(
       expect.arrayContaining([
-        "__session=; Path=/; Max-Age=0; SameSite=Lax",
-        "__session_Xy12=; Path=/; Max-Age=0; SameSite=Lax",
+        "__session=; Max-Age=0; Path=/; SameSite=Lax",
+        "__session_Xy12=; Max-Age=0; Path=/; SameSite=Lax",
         expect.stringMatching(/^__client_uat=0;/),
         expect.stringMatching(/^__client_uat_Xy12=0;/),
       ]),

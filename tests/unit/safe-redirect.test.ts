@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { safeRedirectPath } from "~/lib/safe-redirect";
+import { safeRedirectPath } from "~/lib/http/safe-redirect";
 
 describe("safeRedirectPath", () => {
   it.each([
@@ -21,6 +21,19 @@ describe("safeRedirectPath", () => {
     "/x\r\nSet-Cookie: a=b",
     "/" + "a".repeat(3000),
   ])("sends %j to the fallback", (input) => {
+    expect(safeRedirectPath(input)).toBe("/");
+  });
+
+  // Each of these normalises to `//evil.example`, which a browser reads as another host.
+  it.each([
+    "/.//evil.example",
+    "/..//evil.example",
+    "/%2e//evil.example",
+    "/%2E%2E//evil.example",
+    "/a/..//evil.example",
+    "/a/b/../..//evil.example",
+    "/./%2e/..//evil.example/x?y#z",
+  ])("never lets the dot segments of %j lead to another host", (input) => {
     expect(safeRedirectPath(input)).toBe("/");
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readThemeSubmission } from "~/lib/theme-submission.server";
+import { readThemeSubmission } from "~/lib/theme/theme-submission.server";
 
 const form = (fields: Record<string, string>) =>
   new Request("http://x/resources/theme", {
@@ -8,16 +8,16 @@ const form = (fields: Record<string, string>) =>
     body: new URLSearchParams(fields).toString(),
   });
 
-const json = (body: string) => new Request("http://x/resources/theme", { method: "POST", body });
+const json = (body: string) =>
+  new Request("http://x/resources/theme", { method: "POST", headers: { "Content-Type": "application/json" }, body });
 
 describe("readThemeSubmission", () => {
   it.each(["light", "dark", "system"])("accepts the form value %s", async (theme) => {
-    expect(await readThemeSubmission(form({ theme, redirectTo: "/orgs" }))).toEqual({
-      ok: true,
-      kind: "form",
-      theme,
-      redirectTo: "/orgs",
-    });
+    expect(await readThemeSubmission(form({ theme, redirectTo: "/orgs" }))).toEqual({ ok: true, theme, redirectTo: "/orgs" });
+  });
+
+  it("has no redirectTo when the fetcher sends none (it wants JSON back)", async () => {
+    expect(await readThemeSubmission(form({ theme: "dark" }))).toEqual({ ok: true, theme: "dark", redirectTo: null });
   });
 
   it("rejects an unknown value with a readable message and echoes what was sent", async () => {
@@ -29,12 +29,7 @@ describe("readThemeSubmission", () => {
     expect((await readThemeSubmission(form({}))).ok).toBe(false);
   });
 
-  it("reads remix-themes' JSON, where null means system", async () => {
-    expect(await readThemeSubmission(json('{"theme":null}'))).toEqual({ ok: true, kind: "json", theme: "system" });
-    expect(await readThemeSubmission(json('{"theme":"dark"}'))).toEqual({ ok: true, kind: "json", theme: "dark" });
-  });
-
-  it.each(['{"theme":"system"}', '{"theme":1}', "not json", "[]"])("rejects the body %s", async (body) => {
+  it.each(['{"theme":null}', '{"theme":"dark"}', "theme=dark"])("refuses anything but a form, such as %s sent as JSON", async (body) => {
     expect((await readThemeSubmission(json(body))).ok).toBe(false);
   });
 

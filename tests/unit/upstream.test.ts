@@ -11,7 +11,7 @@ import {
   fetchWithRetry,
   parseRetryAfter,
   type CallOptions,
-} from "~/lib/upstream.server";
+} from "~/lib/upstream/policy.server";
 
 /** A controllable clock: sleeping advances time at once and records the delay. */
 function fakeClock(random = 1) {

@@ -1,0 +1,61 @@
+import type { OrganizationMembership } from "@clerk/backend";
+import type { AppLoadContext } from "@remix-run/node";
+import { clerkRead } from "../clerk/backend-calls.server";
+import type { Member, OrgRole } from "./organizations";
+
+export const MEMBERS_PAGE_SIZE = 10;
+export const LATEST_MEMBERS = 5;
+
+function toMember(m: OrganizationMembership): Member {
+  const user = m.publicUserData;
+  const name = [user?.firstName, user?.lastName].filter(Boolean).join(" ");
+  return {
+    userId: user?.userId ?? "",
+    name: name || user?.identifier || "Unknown member",
+    identifier: user?.identifier ?? "",
+    imageUrl: user?.hasImage ? user.imageUrl : null,
+    role: m.role as OrgRole,
+    joinedAt: m.createdAt,
+  };
+}
+
+/** One page of the members directory, optionally filtered by name or email. */
+export async function listMembers(context: AppLoadContext, orgId: string, options: { query: string; page: number }) {
+  const { query, page } = options;
+  const { data, totalCount } = await clerkRead(
+    context,
+    "organizations.getOrganizationMembershipList",
+    `${orgId}|${page}|${query}`,
+    (clerk) =>
+      clerk.organizations.getOrganizationMembershipList({
+        organizationId: orgId,
+        query: query || undefined,
+        limit: MEMBERS_PAGE_SIZE,
+        offset: (page - 1) * MEMBERS_PAGE_SIZE,
+      }),
+  );
+  return { members: data.map(toMember), total: totalCount };
+}
+
+/** The newest members and the member count, for the organization's home. */
+export async function latestMembers(context: AppLoadContext, orgId: string) {
+  const { data, totalCount } = await clerkRead(
+    context,
+    "organizations.getOrganizationMembershipList",
+    `${orgId}|latest`,
+    (clerk) =>
+      clerk.organizations.getOrganizationMembershipList({
+        organizationId: orgId,
+        limit: LATEST_MEMBERS,
+        orderBy: "-created_at",
+      }),
+  );
+  return { members: data.map(toMember), total: totalCount };
+}
+
+export async function pendingInvitations(context: AppLoadContext, orgId: string) {
+  const { data } = await clerkRead(context, "organizations.getOrganizationInvitationList", orgId, (clerk) =>
+    clerk.organizations.getOrganizationInvitationList({ organizationId: orgId, status: ["pending"], limit: 20 }),
+  );
+  return data.map((i) => ({ id: i.id, emailAddress: i.emailAddress, role: i.role as OrgRole, createdAt: i.createdAt }));
+}

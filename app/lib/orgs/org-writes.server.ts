@@ -1,0 +1,26 @@
+import type { AppLoadContext } from "@remix-run/node";
+import { clerkWrite } from "../clerk/backend-calls.server";
+import type { OrgRole } from "./organizations";
+
+export function inviteMember(
+  context: AppLoadContext,
+  input: { orgId: string; inviterUserId: string; emailAddress: string; role: OrgRole },
+) {
+  return clerkWrite(context, "organizations.createOrganizationInvitation", (clerk) =>
+    clerk.organizations.createOrganizationInvitation({
+      organizationId: input.orgId,
+      inviterUserId: input.inviterUserId,
+      emailAddress: input.emailAddress,
+      role: input.role,
+    }),
+  );
+}
+
+/** Creates the organization with the user as its admin; their cached list is forgotten. */
+export async function createOrganization(context: AppLoadContext, input: { userId: string; name: string; slug?: string }) {
+  const org = await clerkWrite(context, "organizations.createOrganization", (clerk) =>
+    clerk.organizations.createOrganization({ name: input.name, slug: input.slug, createdBy: input.userId }),
+  );
+  context.memberships.forget(input.userId);
+  return { id: org.id, slug: org.slug || null };
+}

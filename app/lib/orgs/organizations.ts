@@ -1,0 +1,40 @@
+/** What pages and the switcher show of organizations; shared by server and browser. */
+export type OrgRole = "org:admin" | "org:member" | (string & {});
+
+export type OrgSummary = {
+  id: string;
+  name: string;
+  /** Clerk lets an instance turn slugs off; such organizations are addressed by id. */
+  slug: string | null;
+  imageUrl: string | null;
+  membersCount: number | null;
+  role: OrgRole;
+};
+
+export type Member = {
+  userId: string;
+  name: string;
+  identifier: string;
+  imageUrl: string | null;
+  role: OrgRole;
+  joinedAt: number;
+};
+
+export const INVITE_ROLES = ["org:member", "org:admin"] as const;
+
+export function roleLabel(role: OrgRole): string {
+  if (role === "org:admin") return "Admin";
+  if (role === "org:member") return "Member";
+  const bare = role.replace(/^org:/, "").replace(/[_-]+/g, " ");
+  return bare.charAt(0).toUpperCase() + bare.slice(1);
+}
+
+export const isAdmin = (role: OrgRole) => role === "org:admin";
+
+/** The organization's address: its slug, or its id when it has none. */
+export const orgPath = (org: { id: string; slug: string | null }) => `/orgs/${org.slug ?? org.id}`;
+
+/** The organization a URL's `:slug` segment names, by slug or by id. */
+export function findOrganization<T extends { id: string; slug: string | null }>(list: T[], segment: string): T | null {
+  return list.find((o) => o.slug === segment) ?? list.find((o) => o.id === segment) ?? null;
+}

@@ -1,0 +1,54 @@
+import { json } from "@remix-run/node";
+import type { LoadContext } from "../load-context.server";
+import { callUpstream, createDeduper, UPSTREAM_POLICY, UpstreamUnavailableError } from "./policy.server";
+
+/**
+ * One request's share of the upstream policy: a deadline for all its upstream
+ * calls, and identical reads made once. It lives in the load context, which
+ * every loader and action of the request shares (Remix gives each loader its
+ * own copy of the Request, so nothing can be keyed on that).
+ */
+export type UpstreamScope = { deadline: number; once: ReturnType<typeof createDeduper> };
+
+export function createUpstreamScope(now = Date.now()): UpstreamScope {
+  return { deadline: now + UPSTREAM_POLICY.deadlineMs, once: createDeduper() };
+}
+
+type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter">;
+
+export const UNAVAILABLE_MESSAGE = "This service is temporarily unavailable. Please try again in a moment.";
+
+/** The catalogue's 503: what the error page shows, with `Retry-After`. */
+function unavailable(context: ScopedContext, error: unknown): never {
+  if (error instanceof UpstreamUnavailableError) {
+    context.retryAfter.seconds = error.retryAfterSeconds;
+    throw json(
+      { message: UNAVAILABLE_MESSAGE },
+      { status: 503, headers: { "Retry-After": String(error.retryAfterSeconds) } },
+    );
+  }
+  throw error;
+}
+
+/** True for the 503 that `readUpstream`/`writeUpstream` throw once an upstream has given up. */
+export function isUnavailable(error: unknown): error is Response {
+  return error instanceof Response && error.status === 503;
+}
+
+/**
+ * A read for this request: retried under the policy, made once per `key`
+ * within the request, and a 503 response when the upstream gives up.
+ */
+export function readUpstream<T>(context: ScopedContext, upstream: string, key: string, read: () => Promise<T>): Promise<T> {
+  const { deadline, once } = context.upstream;
+  return once(`${upstream} ${key}`, () => callUpstream(upstream, read, { deadline })).catch((error: unknown) =>
+    unavailable(context, error),
+  );
+}
+
+/** A write: tried once (it has no idempotency key), a 503 response if the upstream fails. */
+export function writeUpstream<T>(context: ScopedContext, upstream: string, write: () => Promise<T>): Promise<T> {
+  return callUpstream(upstream, write, { retry: false, deadline: context.upstream.deadline }).catch((error: unknown) =>
+    unavailable(context, error),
+  );
+}

@@ -1,0 +1,28 @@
+import type { RequestHandler } from "express";
+import { refuse } from "./refuse";
+
+/**
+ * A state-changing request from another site (a forged form, say) is refused,
+ * on top of SameSite=Lax cookies. Browsers send `Origin` on POST; when it is
+ * missing, `Sec-Fetch-Site` tells. Non-browser clients send neither.
+ */
+export function isCrossSiteWrite(input: { method: string; origin?: string; fetchSite?: string; ownOrigin: string }): boolean {
+  if (["GET", "HEAD", "OPTIONS"].includes(input.method)) return false;
+  if (input.origin !== undefined) return input.origin !== input.ownOrigin;
+  return input.fetchSite === "cross-site";
+}
+
+export function refuseCrossSiteWrites(): RequestHandler {
+  return (req, res, next) => {
+    const ownOrigin = `${req.protocol}://${req.get("host")}`;
+    if (isCrossSiteWrite({ method: req.method, origin: req.get("Origin"), fetchSite: req.get("Sec-Fetch-Site"), ownOrigin })) {
+      return refuse(
+        res,
+        403,
+        "Not allowed from another site",
+        "This form can only be sent from this site's own pages. Go back and try again from there.",
+      );
+    }
+    next();
+  };
+}

@@ -1,0 +1,38 @@
+import { json, type AppLoadContext, type ServerBuild } from "@remix-run/node";
+import { logUnexpectedError } from "../app/lib/log.server";
+
+type DataFunctionArgs = { request: Request; context: AppLoadContext };
+type DataFunction = (args: DataFunctionArgs) => unknown;
+
+function withReference(fn: DataFunction, kind: "loader" | "action", routeId: string): DataFunction {
+  return async (args) => {
+    try {
+      return await fn(args);
+    } catch (error) {
+      // Responses (redirects, 4xx, 503) are answers, and an aborted request has no one to tell.
+      if (!(error instanceof Error) || args.request.signal.aborted) throw error;
+      const reference = args.context.requestId;
+      logUnexpectedError(args.request, reference, error, { route: routeId, kind });
+      throw json({ message: "Unexpected error", reference }, { status: 500 });
+    }
+  };
+}
+
+/**
+ * Remix hides unexpected errors' messages in production (rightly), which also
+ * hides any way to find them in the log. This turns an unexpected error in a
+ * loader or action into a logged 500 whose body is only the request id: the
+ * reference the error page shows.
+ */
+export function withErrorReferences(build: ServerBuild): ServerBuild {
+  const routes: ServerBuild["routes"] = {};
+  for (const [id, route] of Object.entries(build.routes)) {
+    const module = { ...route.module } as Record<string, unknown>;
+    for (const kind of ["loader", "action"] as const) {
+      const fn = module[kind];
+      if (typeof fn === "function") module[kind] = withReference(fn as DataFunction, kind, id);
+    }
+    routes[id] = { ...route, module: module as unknown as typeof route.module };
+  }
+  return { ...build, routes };
+}

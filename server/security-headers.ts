@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import type { RequestHandler } from "express";
+
+export function createNonce(): string {
+  return randomBytes(16).toString("base64");
+}
+
+/** The Frontend API host a publishable key names (`pk_live_<base64("clerk.example.com$")>`). */
+export function clerkFrontendApiHost(publishableKey: string | undefined): string | null {
+  const encoded = publishableKey?.split("_")[2];
+  if (!encoded) return null;
+  const host = Buffer.from(encoded, "base64").toString("utf8").replace(/\$$/, "");
+  return /^[a-z0-9.-]+(:\d+)?$/i.test(host) ? host : null;
+}
+
+type PolicyInput = {
+  nonce: string;
+  /** Clerk's Frontend API origin when the browser talks to it directly; null behind our proxy or the local emulator. */
+  clerkOrigin: string | null;
+  /** Real Clerk (not the emulator): its avatars and its captcha. */
+  realClerk: boolean;
+  https: boolean;
+};
+
+/**
+ * The Content-Security-Policy for every response. Scripts need this request's
+ * nonce, and what a nonce'd script loads is trusted too ('strict-dynamic'),
+ * which is how clerk-js and the lazily loaded chunks arrive. Analytics go to
+ * our own /ingest, so they need no host here.
+ */
+export function contentSecurityPolicy({ nonce, clerkOrigin, realClerk, https }: PolicyInput): string {
+  const clerk = clerkOrigin ? ` ${clerkOrigin}` : "";
+  const directives = [
+    "default-src 'self'",
+    `script-src 'nonce-${nonce}' 'strict-dynamic'`,
+    // Radix Themes and Clerk set inline styles.
+    "style-src 'self' 'unsafe-inline'",
+    `img-src 'self' data: blob:${realClerk ? " https://img.clerk.com" : ""}`,
+    "font-src 'self'",
+    `connect-src 'self'${clerk}`,
+    // Clerk's bot protection shows Cloudflare Turnstile in a frame.
+    `frame-src ${realClerk ? "https://challenges.cloudflare.com" : "'none'"}`,
+    "worker-src 'self' blob:",
+    "manifest-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "object-src 'none'",
+  ];
+  if (https) directives.push("upgrade-insecure-requests");
+  return directives.join("; ");
+}
+
+/** Headers every response carries; HSTS only where the site is served over HTTPS. */
+export function securityHeaders(https: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "Permissions-Policy":
+      "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=(), browsing-topics=()",
+    "Cross-Origin-Opener-Policy": "same-origin",
+  };
+  if (https) headers["Strict-Transport-Security"] = "max-age=63072000; includeSubDomains";
+  return headers;
+}
+
+/**
+ * Every response gets the security headers and a Content-Security-Policy with
+ * a fresh nonce, which Remix renders into its scripts (`res.locals.cspNonce`).
+ */
+export function securityHeadersFor(policy: { clerkOrigin: string | null; realClerk: boolean }): RequestHandler {
+  return (req, res, next) => {
+    const nonce = createNonce();
+    res.locals.cspNonce = nonce;
+    res.set(securityHeaders(req.secure));
+    res.setHeader("Content-Security-Policy", contentSecurityPolicy({ nonce, ...policy, https: req.secure }));
+    next();
+  };
+}

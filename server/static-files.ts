@@ -1,0 +1,23 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import express, { type RequestHandler } from "express";
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The files the server sends as they are: the fingerprinted build (immutable
+ * for a year), clerk-js from its npm package (it lazy-loads chunks beside
+ * itself), and the other public files.
+ */
+export function staticFiles(root: string): RequestHandler {
+  const router = express.Router();
+  router.use("/build", express.static(join(root, "public", "build"), { immutable: true, maxAge: "1y", index: false }));
+  router.use(
+    "/_clerk-js",
+    express.static(dirname(require.resolve("@clerk/clerk-js")), { maxAge: "1h", index: false, fallthrough: false }),
+  );
+  // Only paths that name a file go looking on disk.
+  const publicFiles = express.static(join(root, "public"), { maxAge: "1h", index: false });
+  router.use((req, res, next) => (/\.[A-Za-z0-9]+$/.test(req.path) ? publicFiles(req, res, next) : next()));
+  return router;
+}
