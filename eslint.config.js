@@ -1,19 +1,57 @@
+import playwright from "eslint-plugin-playwright";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/**", "public/build/**", "bench/baseline/build/**", "bench/baseline/public/build/**", ".cache/**", "node_modules/**", "test-results/**", "playwright-report/**"] },
+  {
+    ignores: [
+      "build/**",
+      "public/build/**",
+      "bench/baseline/**",
+      "**/.cache/**",
+      "node_modules/**",
+      "test-results/**",
+      "playwright-report/**",
+      "scripts/**",
+      "tests/support/*.cjs",
+      "*.config.js",
+    ],
+  },
   ...tseslint.configs.recommended,
+  {
+    // Type-aware rules: a promise nobody awaits is a bug (or an assertion that cannot fail).
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+    },
+  },
   {
     plugins: { "react-hooks": reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
+      ],
       "@typescript-eslint/no-require-imports": "off",
     },
   },
   {
-    // Playwright fixtures call `use`, which is not React's.
+    files: ["tests/e2e/**/*.ts"],
+    ...playwright.configs["flat/recommended"],
+    rules: {
+      ...playwright.configs["flat/recommended"].rules,
+      // Playwright fixtures call `use`, which is not React's.
+      "react-hooks/rules-of-hooks": "off",
+      // Some steps are conditional on the project (JavaScript on or off) by design.
+      "playwright/no-conditional-in-test": "off",
+      "playwright/no-conditional-expect": "off",
+      // Absence can only be shown by outlasting PostHog's batch window (see analytics.spec.ts).
+      "playwright/no-wait-for-timeout": "error",
+    },
+  },
+  {
     files: ["tests/**/*.ts"],
     rules: { "react-hooks/rules-of-hooks": "off" },
   },

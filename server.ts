@@ -66,19 +66,18 @@ app.use(staticFiles(root));
 if (local) app.use("/__clerk", local.emulator.router);
 app.use(requestHygiene());
 app.use(refuseCrossSiteWrites());
-app.all(
-  "*",
-  createRequestHandler({
-    build,
-    mode: env.NODE_ENV,
-    getLoadContext: (req, res) =>
-      createLoadContext(services, {
-        requestId: res.locals.requestId as string,
-        cspNonce: res.locals.cspNonce as string,
-        clientIp: req.ip ?? "unknown",
-      }),
-  }),
-);
+const remix = createRequestHandler({
+  build,
+  mode: env.NODE_ENV,
+  getLoadContext: (req, res) =>
+    createLoadContext(services, {
+      requestId: res.locals.requestId as string,
+      cspNonce: res.locals.cspNonce as string,
+      clientIp: req.ip ?? "unknown",
+    }),
+});
+// The adapter hands its own errors to `next`; nothing is left to await here.
+app.all("*", (req, res, next) => void remix(req, res, next));
 
 const server = app.listen(env.PORT, env.HOST, () => {
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;

@@ -139,7 +139,11 @@ export function ErrorBoundary() {
   return (
     <>
       <ProgressBar />
-      <NavBar viewer={data?.viewer ?? null} organizations={data?.organizations ?? null} activeOrgId={data?.activeOrgId ?? null} />
+      <NavBar
+        viewer={data?.viewer ?? null}
+        organizations={data?.organizations ?? null}
+        activeOrgId={data?.activeOrgId ?? null}
+      />
       <main id="main">
         <ErrorPage error={error} />
       </main>

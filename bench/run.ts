@@ -23,7 +23,13 @@ const children: ChildProcess[] = [];
 function start(name: string, args: string[], env: Record<string, string>, cwd = ROOT): ChildProcess {
   const child = spawn(process.execPath, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_ENV: "production", CLERK_TELEMETRY_DISABLED: "1", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NODE_ENV: "production",
+      CLERK_TELEMETRY_DISABLED: "1",
+      ...env,
+    },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let errors = "";
@@ -75,7 +81,12 @@ async function loadInTurns(targets: Target[]): Promise<Load[]> {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, t] of targets.entries()) {
       const r = await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: DURATION_S });
-      runs[i]!.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts });
+      runs[i]!.push({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors + r.non2xx + r.timeouts,
+      });
     }
   }
   return runs.map((r) => ({
@@ -91,19 +102,35 @@ type PageMetrics = { jsKb: number; lcp: number; cls: number; tbt: number };
 const OBSERVE = () => {
   const m = { lcp: 0, cls: 0, tasks: [] as [number, number][] };
   (window as unknown as { __bench: typeof m }).__bench = m;
-  new PerformanceObserver((l) => l.getEntries().forEach((e) => (m.lcp = e.startTime))).observe({ type: "largest-contentful-paint", buffered: true });
+  new PerformanceObserver((l) => l.getEntries().forEach((e) => (m.lcp = e.startTime))).observe({
+    type: "largest-contentful-paint",
+    buffered: true,
+  });
   new PerformanceObserver((l) =>
     l.getEntries().forEach((e) => {
       const shift = e as PerformanceEntry & { value: number; hadRecentInput: boolean };
       if (!shift.hadRecentInput) m.cls += shift.value;
     }),
   ).observe({ type: "layout-shift", buffered: true });
-  new PerformanceObserver((l) => l.getEntries().forEach((e) => m.tasks.push([e.startTime, e.duration]))).observe({ type: "longtask", buffered: true });
+  new PerformanceObserver((l) => l.getEntries().forEach((e) => m.tasks.push([e.startTime, e.duration]))).observe({
+    type: "longtask",
+    buffered: true,
+  });
 };
 
-async function pageMetrics(browser: Browser, origin: string, path: string, theme: "light" | "dark", cookies: string | null): Promise<PageMetrics> {
+async function pageMetrics(
+  browser: Browser,
+  origin: string,
+  path: string,
+  theme: "light" | "dark",
+  cookies: string | null,
+): Promise<PageMetrics> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.request.post(`${origin}/resources/theme`, { form: { theme }, headers: { Origin: origin }, maxRedirects: 0 });
+  await context.request.post(`${origin}/resources/theme`, {
+    form: { theme },
+    headers: { Origin: origin },
+    maxRedirects: 0,
+  });
   if (cookies) {
     await context.addCookies(
       cookies.split("; ").map((pair) => {
@@ -119,7 +146,12 @@ async function pageMetrics(browser: Browser, origin: string, path: string, theme
     const url = new URL(response.url());
     // First-load JavaScript, without clerk-js (it loads asynchronously, from its own path).
     if (url.pathname.endsWith(".js") && !url.pathname.startsWith("/_clerk-js/")) {
-      scripts.push(response.body().then((b) => gzipSync(b).length, () => 0));
+      scripts.push(
+        response.body().then(
+          (b) => gzipSync(b).length,
+          () => 0,
+        ),
+      );
     }
   });
   // Signed in, clerk-js keeps the network busy (token refresh), so: the load event, then a settle.
@@ -146,7 +178,13 @@ async function main() {
   const ports = { clerk: 4701, app: 4702, serve: 4703, baseline: 4704 };
   const clerkData = mkdtempSync(join(tmpdir(), "teamwork-bench-clerk-"));
   // Clerk's stand-in: the app in local mode, used only for its /__clerk APIs (and for the browser metrics).
-  start("clerk", ["build/server.js"], { PORT: String(ports.clerk), CLERK_EMULATOR_DATA_DIR: clerkData, CLERK_EMULATOR_TOKEN_TTL: "3600", LOG_LEVEL: "silent", RATE_LIMIT_SCALE: "1000" });
+  start("clerk", ["build/server.js"], {
+    PORT: String(ports.clerk),
+    CLERK_EMULATOR_DATA_DIR: clerkData,
+    CLERK_EMULATOR_TOKEN_TTL: "3600",
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_SCALE: "1000",
+  });
   await waitFor(`http://127.0.0.1:${ports.clerk}/healthz`);
 
   const keysEnv = {
@@ -154,12 +192,17 @@ async function main() {
     CLERK_PUBLISHABLE_KEY: `pk_live_${Buffer.from("clerk.emulator.invalid$").toString("base64")}`,
     CLERK_SECRET_KEY: `sk_live_emulator_${readFileSync(join(clerkData, "clerk-emulator-secret"), "utf8")}`,
     CLERK_API_URL: `http://127.0.0.1:${ports.clerk}/__clerk/api`,
-    CLERK_JWT_KEY: createPublicKey(readFileSync(join(clerkData, "clerk-emulator-key.pem"), "utf8")).export({ type: "spki", format: "pem" }).toString(),
+    CLERK_JWT_KEY: createPublicKey(readFileSync(join(clerkData, "clerk-emulator-key.pem"), "utf8"))
+      .export({ type: "spki", format: "pem" })
+      .toString(),
     SESSION_SECRET: "bench-session-secret-0123456789abcdef",
     CLERK_JS: "/_clerk-js/clerk.browser.js",
   };
   const app = start("app", ["build/server.js"], { ...keysEnv, PORT: String(ports.app) });
-  start("remix-serve", [join(ROOT, "node_modules/@remix-run/serve/dist/cli.js"), "build/index.js"], { ...keysEnv, PORT: String(ports.serve) });
+  start("remix-serve", [join(ROOT, "node_modules/@remix-run/serve/dist/cli.js"), "build/index.js"], {
+    ...keysEnv,
+    PORT: String(ports.serve),
+  });
   start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));
   await Promise.all([
     waitFor(`http://127.0.0.1:${ports.app}/healthz`),
@@ -177,13 +220,15 @@ async function main() {
   const cookie = `__session=${session.sessionToken}; __client_uat=${session.clientUat}`;
   const orgHome = "/orgs/analytical-engines";
 
-  console.log(`Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per target, taking turns (medians)…`);
-  const [landing, home, baseline, remixServe] = await loadInTurns([
+  console.log(
+    `Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per target, taking turns (medians)…`,
+  );
+  const [landing, home, baseline, remixServe] = (await loadInTurns([
     { url: `http://127.0.0.1:${ports.app}/` },
     { url: `http://127.0.0.1:${ports.app}${orgHome}`, headers: { Cookie: cookie } },
     { url: `http://127.0.0.1:${ports.baseline}/` },
     { url: `http://127.0.0.1:${ports.serve}/` },
-  ]) as [Load, Load, Load, Load];
+  ])) as [Load, Load, Load, Load];
 
   console.log("Memory: 2 × 10,000 requests (landing and organization home, alternating)…");
   const memoryRun = () =>
@@ -227,13 +272,19 @@ async function main() {
     ["(d) landing on remix-serve, same build", remixServe],
   ] as const;
   console.log("\n| server (loopback) | req/s | p50 ms | p99 ms | errors |\n| --- | ---: | ---: | ---: | ---: |");
-  for (const [name, r] of rows) console.log(`| ${name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} |`);
+  for (const [name, r] of rows)
+    console.log(`| ${name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} |`);
   console.log("\n| ratio | value |\n| --- | ---: |");
   console.log(`| (a)/(c) landing vs hello world | ${fmt(landing.rps / baseline.rps, 2)} |`);
   console.log(`| (b)/(c) organization home vs hello world (target ≥ 0.50) | ${fmt(home.rps / baseline.rps, 2)} |`);
-  console.log(`| (a)/(d) our server vs remix-serve, same page (target ≥ 1.00) | ${fmt(landing.rps / remixServe.rps, 2)} |`);
-  console.log("\n| page (Chromium) | first-load JS, KB gzip (no clerk-js; target ≤ 150) | LCP ms | CLS (target 0.00) | TBT ms |\n| --- | ---: | ---: | ---: | ---: |");
-  for (const [name, m] of pages) console.log(`| ${name} | ${fmt(m.jsKb, 1)} | ${fmt(m.lcp)} | ${fmt(m.cls, 2)} | ${fmt(m.tbt)} |`);
+  console.log(
+    `| (a)/(d) our server vs remix-serve, same page (target ≥ 1.00) | ${fmt(landing.rps / remixServe.rps, 2)} |`,
+  );
+  console.log(
+    "\n| page (Chromium) | first-load JS, KB gzip (no clerk-js; target ≤ 150) | LCP ms | CLS (target 0.00) | TBT ms |\n| --- | ---: | ---: | ---: | ---: |",
+  );
+  for (const [name, m] of pages)
+    console.log(`| ${name} | ${fmt(m.jsKb, 1)} | ${fmt(m.lcp)} | ${fmt(m.cls, 2)} | ${fmt(m.tbt)} |`);
   console.log("\n| memory (app server) | MB |\n| --- | ---: |");
   console.log(`| RSS after 10,000 requests | ${fmt(rss1, 1)} |`);
   console.log(`| RSS after 20,000 requests | ${fmt(rss2, 1)} |`);

@@ -23,7 +23,10 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
   router.use((req, res, next) => {
     if (req.get("authorization") === `Bearer ${secretKey}`) return next();
-    res.status(401).type("application/json").send(JSON.stringify(new ApiError(401, "authentication_invalid", "Invalid secret key").toJSON()));
+    res
+      .status(401)
+      .type("application/json")
+      .send(JSON.stringify(new ApiError(401, "authentication_invalid", "Invalid secret key").toJSON()));
   });
   const route = createRegistrar(router, "bapi", faults);
 
@@ -75,7 +78,8 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
   });
   route("POST", "/v1/organizations", (req) => {
     const createdBy = str(req.body?.created_by);
-    if (createdBy && !store.user(createdBy)) throw new ApiError(422, "resource_not_found", "created_by user not found", "created_by");
+    if (createdBy && !store.user(createdBy))
+      throw new ApiError(422, "resource_not_found", "created_by user not found", "created_by");
     const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
     return organizationJSON(store, createOrganizationFor(store, createdBy, input));
   });
@@ -95,7 +99,9 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
         if (roles.length && !roles.includes(m.role)) return false;
         return !query || user.email.includes(query) || (fullName(user) ?? "").toLowerCase().includes(query);
       })
-      .sort((a, b) => (str(req.query.order_by) === "-created_at" ? b.createdAt - a.createdAt : a.createdAt - b.createdAt))
+      .sort((a, b) =>
+        str(req.query.order_by) === "-created_at" ? b.createdAt - a.createdAt : a.createdAt - b.createdAt,
+      )
       .map((m) => membershipJSON(store, m));
     return paginate(list, req.query);
   });
@@ -105,7 +111,8 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
     const role = str(req.body?.role) as Role;
     if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
     if (!ROLES.includes(role)) throw new ApiError(422, "form_param_value_invalid", "Unknown role", "role");
-    if (store.membership(found.id, userId)) throw new ApiError(422, "already_a_member_in_organization", "Already a member", "user_id");
+    if (store.membership(found.id, userId))
+      throw new ApiError(422, "already_a_member_in_organization", "Already a member", "user_id");
     return membershipJSON(store, store.addMembership(found.id, userId, role));
   });
 
@@ -122,12 +129,22 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
     const email = (str(req.body?.email_address) ?? "").trim().toLowerCase();
     const role = str(req.body?.role) as Role;
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
-      throw new ApiError(422, "form_param_format_invalid", "email_address must be a valid email address.", "email_address");
+      throw new ApiError(
+        422,
+        "form_param_format_invalid",
+        "email_address must be a valid email address.",
+        "email_address",
+      );
     }
     if (!ROLES.includes(role)) throw new ApiError(422, "form_param_value_invalid", "Unknown role", "role");
     const existingUser = store.userByEmail(email);
     if (existingUser && store.membership(found.id, existingUser.id)) {
-      throw new ApiError(422, "already_a_member_in_organization", `${email} is already a member of this organization.`, "email_address");
+      throw new ApiError(
+        422,
+        "already_a_member_in_organization",
+        `${email} is already a member of this organization.`,
+        "email_address",
+      );
     }
     if (store.state.invitations.some((i) => i.orgId === found.id && i.email === email && i.status === "pending")) {
       throw new ApiError(422, "duplicate_record", `${email} has already been invited.`, "email_address");
@@ -169,7 +186,14 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
   });
 
   router.use((req, res) => {
-    res.status(404).type("application/json").send(JSON.stringify(new ApiError(404, "resource_not_found", `The emulator does not implement ${req.method} ${req.path}`).toJSON()));
+    res
+      .status(404)
+      .type("application/json")
+      .send(
+        JSON.stringify(
+          new ApiError(404, "resource_not_found", `The emulator does not implement ${req.method} ${req.path}`).toJSON(),
+        ),
+      );
   });
 
   return router;

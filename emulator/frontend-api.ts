@@ -2,7 +2,17 @@ import express, { type Request, type Response, type Router } from "express";
 import { environmentJSON } from "./environment";
 import type { Faults } from "./faults";
 import { newId } from "./ids";
-import { clientJSON, fullName, membershipJSON, organizationJSON, invitationJSON, sessionJSON, signInJSON, signUpJSON, userJSON } from "./json";
+import {
+  clientJSON,
+  fullName,
+  membershipJSON,
+  organizationJSON,
+  invitationJSON,
+  sessionJSON,
+  signInJSON,
+  signUpJSON,
+  userJSON,
+} from "./json";
 import { ApiError, createRegistrar, paginate, str } from "./routing";
 import { hashPassword, verifyPassword, type ClientRecord, type SessionRecord, type Store } from "./store";
 import { sessionClaims, signJwt, type SigningKey } from "./tokens";
@@ -155,11 +165,17 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   const attemptPassword = (client: ClientRecord, password: string | null) => {
     const signIn = client.signIn;
     const user = signIn?.userId ? store.user(signIn.userId) : null;
-    if (!signIn || !user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
+    if (!signIn || !user)
+      throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
     if (!password || !verifyPassword(password, user.passwordHash)) {
       signIn.firstFactorStrategy = "password";
       signIn.firstFactorStatus = "failed";
-      throw new ApiError(422, "form_password_incorrect", "Password is incorrect. Try again, or use another method.", "password");
+      throw new ApiError(
+        422,
+        "form_password_incorrect",
+        "Password is incorrect. Try again, or use another method.",
+        "password",
+      );
     }
     const session = finishSignIn(client, user.id);
     signIn.status = "complete";
@@ -243,17 +259,32 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     const email = str(body.email_address)?.trim().toLowerCase();
     if (email !== undefined && email !== null) {
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-        throw new ApiError(422, "form_param_format_invalid", "Email address must be a valid email address.", "email_address");
+        throw new ApiError(
+          422,
+          "form_param_format_invalid",
+          "Email address must be a valid email address.",
+          "email_address",
+        );
       }
       if (store.userByEmail(email)) {
-        throw new ApiError(422, "form_identifier_exists", "That email address is taken. Please try another.", "email_address");
+        throw new ApiError(
+          422,
+          "form_identifier_exists",
+          "That email address is taken. Please try another.",
+          "email_address",
+        );
       }
       signUp.email = email;
     }
     const password = str(body.password);
     if (password !== null) {
       if (password.length < 8) {
-        throw new ApiError(422, "form_password_length_too_short", "Passwords must be 8 characters or more.", "password");
+        throw new ApiError(
+          422,
+          "form_password_length_too_short",
+          "Passwords must be 8 characters or more.",
+          "password",
+        );
       }
       signUp.passwordHash = hashPassword(password);
     }
@@ -317,7 +348,12 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     signUp.emailVerification = "verified";
     if (signUp.email && signUp.passwordHash && !signUp.createdUserId) {
       if (store.userByEmail(signUp.email)) {
-        throw new ApiError(422, "form_identifier_exists", "That email address is taken. Please try another.", "email_address");
+        throw new ApiError(
+          422,
+          "form_identifier_exists",
+          "That email address is taken. Please try another.",
+          "email_address",
+        );
       }
       const user = store.createUser({
         email: signUp.email,
@@ -420,7 +456,13 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
       {
         ...sessionJSON(store, session, null),
         user: null,
-        latest_activity: { object: "session_activity", id: `sess_activity_${session.id}`, browser_name: "Chromium", device_type: "Computer", is_mobile: false },
+        latest_activity: {
+          object: "session_activity",
+          id: `sess_activity_${session.id}`,
+          browser_name: "Chromium",
+          device_type: "Computer",
+          is_mobile: false,
+        },
       },
     ];
     return envelope(req, res, currentClient(req), data);
@@ -454,7 +496,9 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
 
   route("GET", "/v1/organizations/:id/invitations", (req, res) => {
     const { org } = memberOrg(req);
-    const list = store.state.invitations.filter((i) => i.orgId === org.id && i.status === "pending").map(invitationJSON);
+    const list = store.state.invitations
+      .filter((i) => i.orgId === org.id && i.status === "pending")
+      .map(invitationJSON);
     return envelope(req, res, currentClient(req), paginate(list, req.query));
   });
 
@@ -494,7 +538,8 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     } catch {
       throw new ApiError(400, "form_param_format_invalid", "redirect_url must be an absolute URL", "redirect_url");
     }
-    if (target.host !== host) throw new ApiError(400, "form_param_value_invalid", "redirect_url must be on this origin", "redirect_url");
+    if (target.host !== host)
+      throw new ApiError(400, "form_param_value_invalid", "redirect_url must be on this origin", "redirect_url");
 
     const client = currentClient(req);
     const session = client ? store.activeSessions(client).find((s) => s.id === client.lastActiveSessionId) : undefined;
@@ -517,7 +562,14 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   });
 
   router.use((req, res) => {
-    res.status(404).type("application/json").send(JSON.stringify(new ApiError(404, "resource_not_found", `The emulator does not implement ${req.method} ${req.path}`).toJSON()));
+    res
+      .status(404)
+      .type("application/json")
+      .send(
+        JSON.stringify(
+          new ApiError(404, "resource_not_found", `The emulator does not implement ${req.method} ${req.path}`).toJSON(),
+        ),
+      );
   });
 
   return router;

@@ -84,7 +84,11 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       const endpoint = str(req.body?.endpoint);
       const mode = str(req.body?.mode) as FaultMode;
       if (!endpoint || !FAULT_MODES.includes(mode)) {
-        return sendJson(res, 400, new ApiError(400, "invalid", "endpoint and mode (error|hang|slow|reset) are required").toJSON());
+        return sendJson(
+          res,
+          400,
+          new ApiError(400, "invalid", "endpoint and mode (error|hang|slow|reset) are required").toJSON(),
+        );
       }
       sendJson(res, 200, faults.arm({ ...req.body, endpoint, mode }));
     });
@@ -115,7 +119,9 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
           userId: user.id,
           name: fullName(user),
           imageUrl: null,
-          org: org ? { id: org.id, slug: org.slug, role: store.membership(org.id, user.id)?.role ?? "org:member" } : null,
+          org: org
+            ? { id: org.id, slug: org.slug, role: store.membership(org.id, user.id)?.role ?? "org:member" }
+            : null,
           ttlSeconds: tokenTtlSeconds,
         }),
       );

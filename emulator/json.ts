@@ -88,7 +88,8 @@ export function organizationJSON(store: Store, org: OrgRecord) {
     public_metadata: {},
     private_metadata: {},
     members_count: store.membershipsOfOrg(org.id).length,
-    pending_invitations_count: store.state.invitations.filter((i) => i.orgId === org.id && i.status === "pending").length,
+    pending_invitations_count: store.state.invitations.filter((i) => i.orgId === org.id && i.status === "pending")
+      .length,
     max_allowed_memberships: 0,
     admin_delete_enabled: true,
     created_at: org.createdAt,
@@ -154,7 +155,9 @@ export function userJSON(store: Store, user: UserRecord, { withMemberships = tru
     enterprise_accounts: [],
     saml_accounts: [],
     passkeys: [],
-    organization_memberships: withMemberships ? store.membershipsOfUser(user.id).map((m) => membershipJSON(store, m)) : [],
+    organization_memberships: withMemberships
+      ? store.membershipsOfUser(user.id).map((m) => membershipJSON(store, m))
+      : [],
     password_enabled: Boolean(user.passwordHash),
     totp_enabled: false,
     backup_code_enabled: false,
@@ -280,7 +283,9 @@ export function clientJSON(store: Store, client: ClientRecord, tokenFor: (s: Ses
     sessions: sessions.map((s) => sessionJSON(store, s, tokenFor(s))),
     sign_in: client.signIn ? signInJSON(store, client.signIn) : null,
     sign_up: client.signUp ? signUpJSON(client.signUp) : null,
-    last_active_session_id: sessions.some((s) => s.id === client.lastActiveSessionId) ? client.lastActiveSessionId : null,
+    last_active_session_id: sessions.some((s) => s.id === client.lastActiveSessionId)
+      ? client.lastActiveSessionId
+      : null,
     last_authentication_strategy: null,
     cookie_expires_at: null,
     captcha_bypass: true,

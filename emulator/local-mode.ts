@@ -27,8 +27,12 @@ function persistentSecret(dataDir: string | null, name: string): string {
  * emulator. Fills in the Clerk variables (and a session secret, if missing)
  * before the environment is validated; listens on loopback only.
  */
-export function prepareLocalMode(env: NodeJS.ProcessEnv): { emulator: ClerkEmulator; banner: (origin: string) => string } {
-  const dataDir = env.CLERK_EMULATOR_DATA_DIR === "memory" ? null : (env.CLERK_EMULATOR_DATA_DIR ?? join(process.cwd(), ".data"));
+export function prepareLocalMode(env: NodeJS.ProcessEnv): {
+  emulator: ClerkEmulator;
+  banner: (origin: string) => string;
+} {
+  const dataDir =
+    env.CLERK_EMULATOR_DATA_DIR === "memory" ? null : (env.CLERK_EMULATOR_DATA_DIR ?? join(process.cwd(), ".data"));
   const secretKey = `sk_live_emulator_${persistentSecret(dataDir, "clerk-emulator-secret")}`;
   const port = env.PORT ?? "3000";
   const ttl = Number(env.CLERK_EMULATOR_TOKEN_TTL ?? 60);

@@ -8,9 +8,15 @@ export function validateOrganizationInput(store: Store, rawName: string | null, 
   if (name.length > 256) throw new ApiError(422, "form_param_exceeds_allowed_size", "Name is too long.", "name");
   const slug = (rawSlug?.trim() || slugify(name)).toLowerCase();
   if (!/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(slug)) {
-    throw new ApiError(422, "form_param_format_invalid", "Slug may contain only lowercase letters, digits and dashes.", "slug");
+    throw new ApiError(
+      422,
+      "form_param_format_invalid",
+      "Slug may contain only lowercase letters, digits and dashes.",
+      "slug",
+    );
   }
-  if (store.org(slug)) throw new ApiError(422, "form_identifier_exists", "That slug is taken. Please try another.", "slug");
+  if (store.org(slug))
+    throw new ApiError(422, "form_identifier_exists", "That slug is taken. Please try another.", "slug");
   return { name, slug };
 }
 

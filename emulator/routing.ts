@@ -59,7 +59,11 @@ export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Fa
       if (fault?.mode === "slow") await sleep(fault.delayMs);
       if (fault?.mode === "error") {
         if (fault.retryAfter) res.setHeader("Retry-After", fault.retryAfter);
-        return sendJson(res, fault.status, new ApiError(fault.status, "emulated_failure", "Injected by the emulator").toJSON());
+        return sendJson(
+          res,
+          fault.status,
+          new ApiError(fault.status, "emulated_failure", "Injected by the emulator").toJSON(),
+        );
       }
       try {
         const body = await handler(req, res);

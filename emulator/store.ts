@@ -174,8 +174,22 @@ export function seedState(): State {
     lastSignInAt: null,
   }));
   const organizations: OrgRecord[] = [
-    { id: "org_seed_engines", name: "Analytical Engines", slug: "analytical-engines", createdBy: "user_seed_ada", createdAt: t, updatedAt: t },
-    { id: "org_seed_difference", name: "Difference & Co", slug: "difference-co", createdBy: "user_seed_grace", createdAt: t, updatedAt: t },
+    {
+      id: "org_seed_engines",
+      name: "Analytical Engines",
+      slug: "analytical-engines",
+      createdBy: "user_seed_ada",
+      createdAt: t,
+      updatedAt: t,
+    },
+    {
+      id: "org_seed_difference",
+      name: "Difference & Co",
+      slug: "difference-co",
+      createdBy: "user_seed_grace",
+      createdAt: t,
+      updatedAt: t,
+    },
   ];
   const membership = (orgId: string, userId: string, role: Role, i: number): MembershipRecord => ({
     id: `orgmem_seed_${orgId.slice(9)}_${userId.slice(10)}`,
@@ -287,7 +301,14 @@ export class Store {
 
   createOrganization(input: { name: string; slug: string; createdBy: string | null }) {
     const t = nowMs();
-    const org: OrgRecord = { id: newId("org"), name: input.name, slug: input.slug, createdBy: input.createdBy, createdAt: t, updatedAt: t };
+    const org: OrgRecord = {
+      id: newId("org"),
+      name: input.name,
+      slug: input.slug,
+      createdBy: input.createdBy,
+      createdAt: t,
+      updatedAt: t,
+    };
     this.state.organizations.push(org);
     if (input.createdBy) this.addMembership(org.id, input.createdBy, "org:admin");
     this.changed();

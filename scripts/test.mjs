@@ -18,7 +18,7 @@ rmSync("test-results", { recursive: true, force: true });
 mkdirSync("test-results", { recursive: true });
 
 check("type check (tsc --noEmit)", run("npx", ["tsc", "--noEmit"]));
-check("lint (eslint)", run("npx", ["eslint", "--max-warnings=0", "."]));
+check("lint (eslint, prettier --check)", run("npm", ["run", "lint"]));
 const built = check("build (remix build + server bundle)", run("npm", ["run", "build"]));
 
 if (built) {

@@ -6,7 +6,12 @@ import { refuse } from "./refuse";
  * on top of SameSite=Lax cookies. Browsers send `Origin` on POST; when it is
  * missing, `Sec-Fetch-Site` tells. Non-browser clients send neither.
  */
-export function isCrossSiteWrite(input: { method: string; origin?: string; fetchSite?: string; ownOrigin: string }): boolean {
+export function isCrossSiteWrite(input: {
+  method: string;
+  origin?: string;
+  fetchSite?: string;
+  ownOrigin: string;
+}): boolean {
   if (["GET", "HEAD", "OPTIONS"].includes(input.method)) return false;
   if (input.origin !== undefined) return input.origin !== input.ownOrigin;
   return input.fetchSite === "cross-site";
@@ -15,7 +20,14 @@ export function isCrossSiteWrite(input: { method: string; origin?: string; fetch
 export function refuseCrossSiteWrites(): RequestHandler {
   return (req, res, next) => {
     const ownOrigin = `${req.protocol}://${req.get("host")}`;
-    if (isCrossSiteWrite({ method: req.method, origin: req.get("Origin"), fetchSite: req.get("Sec-Fetch-Site"), ownOrigin })) {
+    if (
+      isCrossSiteWrite({
+        method: req.method,
+        origin: req.get("Origin"),
+        fetchSite: req.get("Sec-Fetch-Site"),
+        ownOrigin,
+      })
+    ) {
       return refuse(
         res,
         403,

@@ -7,7 +7,8 @@ export const ALLOWED_METHODS = ["GET", "HEAD", "POST"];
 export const MAX_BODY_BYTES = 1_000_000;
 
 // A host name, an IPv4 address or a bracketed IPv6 address, and an optional port.
-const HOST_HEADER = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const HOST_HEADER =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 const SESSION_COOKIE = /^__session(_[A-Za-z0-9-]+)?$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -56,10 +57,15 @@ export function sanitizeCookieHeader(header: string): string {
  * `protocol://host` + target: an absolute-form target (`GET http://x/`), a `*`
  * target or a malformed Host would throw there, as a bare 500.
  */
-export function unusableTarget(target: string, host: string | undefined, forwardedHost: string | undefined): string | null {
+export function unusableTarget(
+  target: string,
+  host: string | undefined,
+  forwardedHost: string | undefined,
+): string | null {
   if (!target.startsWith("/")) return "The request target must be a path.";
   if (!host || !HOST_HEADER.test(host)) return "The Host header is missing or malformed.";
-  if (forwardedHost !== undefined && !HOST_HEADER.test(forwardedHost)) return "The X-Forwarded-Host header is malformed.";
+  if (forwardedHost !== undefined && !HOST_HEADER.test(forwardedHost))
+    return "The X-Forwarded-Host header is malformed.";
   return null;
 }
 
@@ -80,7 +86,9 @@ export function refuseUnusableTargets(): RequestHandler {
 export function requestHygiene(): RequestHandler {
   return (req, res, next) => {
     if (!ALLOWED_METHODS.includes(req.method)) {
-      return refuse(res, 405, "Method not allowed", "This address only answers GET and POST.", { Allow: ALLOWED_METHODS.join(", ") });
+      return refuse(res, 405, "Method not allowed", "This address only answers GET and POST.", {
+        Allow: ALLOWED_METHODS.join(", "),
+      });
     }
     if (req.headers.cookie) req.headers.cookie = sanitizeCookieHeader(req.headers.cookie);
     const length = req.get("Content-Length");

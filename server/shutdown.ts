@@ -28,9 +28,8 @@ export function createShutdown() {
       console.log(`${signal} received: finishing open requests, then exiting.`);
       setTimeout(() => process.exit(1), 10_000).unref();
       cleanup.beforeClose?.();
-      server.close(async () => {
-        await cleanup.afterClose?.().catch(() => undefined);
-        process.exit(0);
+      server.close(() => {
+        void (cleanup.afterClose?.() ?? Promise.resolve()).catch(() => undefined).then(() => process.exit(0));
       });
       // Keep-alive connections go idle once their last response is written.
       setInterval(() => server.closeIdleConnections(), 100).unref();

@@ -15,7 +15,9 @@ type OrgSwitcherProps = {
 function useCurrentOrganization({ organizations, activeOrgId }: OrgSwitcherProps) {
   const { slug } = useParams();
   if (!organizations) return null;
-  return (slug ? findOrganization(organizations, slug) : null) ?? organizations.find((o) => o.id === activeOrgId) ?? null;
+  return (
+    (slug ? findOrganization(organizations, slug) : null) ?? organizations.find((o) => o.id === activeOrgId) ?? null
+  );
 }
 
 function TriggerFace({ current }: { current: OrgSummary | null }) {

@@ -16,7 +16,11 @@ const REMIX_THEMES: Record<ResolvedTheme, Theme> = { light: Theme.LIGHT, dark: T
  */
 export function PreventThemeFlash({ paint, nonce }: { paint: ResolvedTheme | null; nonce: string }) {
   return (
-    <ThemeProvider key={paint ?? "unknown"} specifiedTheme={paint ? REMIX_THEMES[paint] : null} themeAction={THEME_ACTION_PATH}>
+    <ThemeProvider
+      key={paint ?? "unknown"}
+      specifiedTheme={paint ? REMIX_THEMES[paint] : null}
+      themeAction={THEME_ACTION_PATH}
+    >
       <PreventFlashOnWrongTheme ssrTheme={paint !== null} nonce={nonce} />
     </ThemeProvider>
   );

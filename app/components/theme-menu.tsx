@@ -23,7 +23,12 @@ export function ThemeMenu() {
 
   if (!hydrated) {
     return (
-      <MenuFallback label={label} trigger={<ThemeIcon preference={current} />} heading="Theme" testId="theme-menu-fallback">
+      <MenuFallback
+        label={label}
+        trigger={<ThemeIcon preference={current} />}
+        heading="Theme"
+        testId="theme-menu-fallback"
+      >
         <form method="post" action={THEME_ACTION_PATH}>
           <input type="hidden" name="redirectTo" value={pathname + search} />
           {THEME_PREFERENCES.map((value) => (
@@ -46,7 +51,14 @@ export function ThemeMenu() {
   return (
     <DropdownMenu.Root>
       <DropdownMenu.Trigger>
-        <IconButton variant="ghost" color="gray" size="3" aria-label={label} title={label} data-testid="theme-menu-trigger">
+        <IconButton
+          variant="ghost"
+          color="gray"
+          size="3"
+          aria-label={label}
+          title={label}
+          data-testid="theme-menu-trigger"
+        >
           <ThemeIcon preference={current} />
         </IconButton>
       </DropdownMenu.Trigger>

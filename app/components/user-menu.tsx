@@ -27,11 +27,19 @@ export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps
   const analyticsForm =
     analyticsOptedOut === undefined
       ? null
-      : { choice: analyticsOptedOut ? "on" : "off", label: analyticsOptedOut ? "Turn usage analytics on" : "Turn usage analytics off" };
+      : {
+          choice: analyticsOptedOut ? "on" : "off",
+          label: analyticsOptedOut ? "Turn usage analytics on" : "Turn usage analytics off",
+        };
 
   if (!hydrated) {
     return (
-      <MenuFallback label={label} trigger={<ViewerAvatar viewer={viewer} />} heading={viewer.name} testId="user-menu-fallback">
+      <MenuFallback
+        label={label}
+        trigger={<ViewerAvatar viewer={viewer} />}
+        heading={viewer.name}
+        testId="user-menu-fallback"
+      >
         <a className="menu-fallback-item" href="/user">
           Profile
         </a>
@@ -56,7 +64,14 @@ export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps
   return (
     <DropdownMenu.Root>
       <DropdownMenu.Trigger>
-        <IconButton variant="ghost" radius="full" size="3" aria-label={label} title={label} data-testid="user-menu-trigger">
+        <IconButton
+          variant="ghost"
+          radius="full"
+          size="3"
+          aria-label={label}
+          title={label}
+          data-testid="user-menu-trigger"
+        >
           <ViewerAvatar viewer={viewer} />
         </IconButton>
       </DropdownMenu.Trigger>
@@ -78,7 +93,9 @@ export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps
           </DropdownMenu.Item>
         ) : null}
         <DropdownMenu.Separator />
-        <DropdownMenu.Item onSelect={onSignOut ?? (() => fetcher.submit(null, { method: "post", action: SIGN_OUT_PATH }))}>
+        <DropdownMenu.Item
+          onSelect={onSignOut ?? (() => fetcher.submit(null, { method: "post", action: SIGN_OUT_PATH }))}
+        >
           Sign out
         </DropdownMenu.Item>
       </DropdownMenu.Content>

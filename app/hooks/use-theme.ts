@@ -28,7 +28,9 @@ export function useSystemTheme(serverHint: ResolvedTheme | null): ResolvedTheme 
 
 /** The preference as the person sees it: a pending choice at once (optimistic), else the server's. */
 export function useThemePreference(): ThemePreference {
-  const pending = useFetchers().find((f) => f.key === THEME_FETCHER_KEY)?.formData?.get("theme");
+  const pending = useFetchers()
+    .find((f) => f.key === THEME_FETCHER_KEY)
+    ?.formData?.get("theme");
   const stored = useRootData()?.theme.preference ?? "system";
   return isThemePreference(pending) ? pending : stored;
 }

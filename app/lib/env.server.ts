@@ -5,9 +5,7 @@ import { z } from "zod";
  * stops start-up with one line naming the variable (see `formatEnvError`).
  */
 const pem = (label: string) =>
-  z
-    .string()
-    .refine((v) => v.includes(`-----BEGIN ${label}-----`), `must be a PEM block (-----BEGIN ${label}-----)`);
+  z.string().refine((v) => v.includes(`-----BEGIN ${label}-----`), `must be a PEM block (-----BEGIN ${label}-----)`);
 
 const absoluteUrl = z.string().url("must be an absolute URL");
 
@@ -68,7 +66,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const name = issue?.path.join(".") || "environment";
-  const problem = issue?.code === "invalid_type" && issue.received === "undefined" ? "is required but not set" : issue?.message;
+  const problem =
+    issue?.code === "invalid_type" && issue.received === "undefined" ? "is required but not set" : issue?.message;
   throw new EnvError(`Invalid environment: ${name} ${problem}`);
 }
 

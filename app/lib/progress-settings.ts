@@ -7,6 +7,5 @@ export const PROGRESS_BAR_SETTINGS = {
   showSpinner: false,
 } as const;
 
-
 /** A client-side page change whose code has not loaded by then becomes a full page load. */
 export const PAGE_LOAD_TIMEOUT_MS = 3800;

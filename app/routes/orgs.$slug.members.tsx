@@ -26,14 +26,23 @@ export async function loader(args: LoaderFunctionArgs) {
     listMembers(args.context, org.id, { query, page }),
     isAdmin(org.role) ? pendingInvitations(args.context, org.id) : null,
   ]);
-  return { org, query, page, pageCount: Math.max(1, Math.ceil(directory.total / MEMBERS_PAGE_SIZE)), ...directory, invitations };
+  return {
+    org,
+    query,
+    page,
+    pageCount: Math.max(1, Math.ceil(directory.total / MEMBERS_PAGE_SIZE)),
+    ...directory,
+    invitations,
+  };
 }
 
 export async function action(args: ActionFunctionArgs) {
   const { org, userId } = await requireOrgMembership(args);
   if (!isAdmin(org.role)) {
     throw json(
-      { message: `Only admins of ${org.name} can invite people. Ask an admin to send the invitation, or to make you an admin.` },
+      {
+        message: `Only admins of ${org.name} can invite people. Ask an admin to send the invitation, or to make you an admin.`,
+      },
       { status: 403 },
     );
   }
@@ -182,7 +191,12 @@ function InviteSection({ pending }: { pending: { id: string; emailAddress: strin
               <Text as="label" htmlFor="field-role" size="2" weight="medium">
                 Role
               </Text>
-              <select id="field-role" name="role" className="native-select" defaultValue={failed?.values.role || "org:member"}>
+              <select
+                id="field-role"
+                name="role"
+                className="native-select"
+                defaultValue={failed?.values.role || "org:member"}
+              >
                 {INVITE_ROLES.map((role) => (
                   <option key={role} value={role}>
                     {roleLabel(role)}

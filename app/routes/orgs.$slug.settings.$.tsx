@@ -26,9 +26,9 @@ export default function OrganizationSettings() {
     <ClerkFrame label={`${data.org.name} settings`}>
       {ready ? (
         <OrganizationProfile
-        path={`${orgPath(data.org)}/settings`}
-        routing="path"
-        appearance={appearance}
+          path={`${orgPath(data.org)}/settings`}
+          routing="path"
+          appearance={appearance}
           afterLeaveOrganizationUrl="/orgs"
         />
       ) : null}

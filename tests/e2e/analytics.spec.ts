@@ -30,7 +30,9 @@ async function anonymousId(context: BrowserContext): Promise<string> {
 
 /** Waits until the sink holds `count` events matching `match` (posthog-js sends in batches). */
 async function eventsAtSink(match: (e: CapturedEvent) => boolean, count: number): Promise<CapturedEvent[]> {
-  await expect.poll(async () => (await sinkEvents(SINK)).filter(match).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(count);
+  await expect
+    .poll(async () => (await sinkEvents(SINK)).filter(match).length, { timeout: 15_000 })
+    .toBeGreaterThanOrEqual(count);
   return (await sinkEvents(SINK)).filter(match);
 }
 
@@ -41,13 +43,21 @@ async function eventsAtSink(match: (e: CapturedEvent) => boolean, count: number)
  * nothing more) arrives; everything that does arrive is awaited by condition.
  */
 async function outlastPostHogBatch(page: Page) {
+  // eslint-disable-next-line playwright/no-wait-for-timeout -- an absence has no event to wait for (see above)
   await page.waitForTimeout(3_500);
 }
 
-/** Past the point where the app would have loaded posthog-js (it does so when the browser is first idle). */
+/**
+ * Past the point where the app would have started loading posthog-js: it
+ * does so in the first idle callback after hydration, and idle callbacks run
+ * in order, so two more idle periods are enough.
+ */
 async function pastAnalyticsLoad(page: Page) {
-  await page.evaluate(() => new Promise<void>((resolve) => requestIdleCallback(() => resolve(), { timeout: 5_000 })));
-  await page.waitForLoadState("networkidle");
+  // The theme menu's Radix trigger replaces its no-JavaScript fallback once the page has hydrated.
+  await expect(page.getByTestId("theme-menu-trigger")).toBeVisible();
+  for (let i = 0; i < 2; i++) {
+    await page.evaluate(() => new Promise<void>((resolve) => requestIdleCallback(() => resolve(), { timeout: 5_000 })));
+  }
 }
 
 function recordIngest(page: Page): string[] {
@@ -114,7 +124,11 @@ test.describe("analytics with JavaScript @js", () => {
   });
 
   test("Do Not Track: nothing is loaded and nothing is sent", async ({ browser, baseURL }) => {
-    const guarded = await openGuardedContext(browser, { baseURL, userAgent: DESKTOP_CHROME, extraHTTPHeaders: { DNT: "1" } });
+    const guarded = await openGuardedContext(browser, {
+      baseURL,
+      userAgent: DESKTOP_CHROME,
+      extraHTTPHeaders: { DNT: "1" },
+    });
     const { context } = guarded;
     await playAPerson(context);
     const page = await context.newPage();
@@ -137,9 +151,14 @@ test.describe("analytics with JavaScript @js", () => {
 
     await page.getByTestId("user-menu-trigger").click();
     await page.getByRole("menuitem", { name: "Turn usage analytics off" }).click();
-    await expect.poll(async () => (await context.cookies()).find((c) => c.name === "analytics_opt_out")?.value).toBe("1");
+    await expect
+      .poll(async () => (await context.cookies()).find((c) => c.name === "analytics_opt_out")?.value)
+      .toBe("1");
     const ingest = recordIngest(page);
-    await page.getByRole("link", { name: /Analytical Engines/ }).first().click();
+    await page
+      .getByRole("link", { name: /Analytical Engines/ })
+      .first()
+      .click();
     await expect(page).toHaveURL(/\/orgs\/analytical-engines$/);
     await page.reload();
     await page.getByRole("link", { name: "Members", exact: true }).click();
@@ -162,12 +181,19 @@ test("without POSTHOG_KEY no PostHog code is requested at all @js", async ({ bro
   const scripts: Promise<[string, string]>[] = [];
   keyedPage.on("response", (r) => {
     if (r.request().resourceType() === "script") {
-      scripts.push(r.text().then((body) => [new URL(r.url()).pathname, body] as [string, string], () => ["", ""]));
+      scripts.push(
+        r.text().then(
+          (body) => [new URL(r.url()).pathname, body] as [string, string],
+          () => ["", ""],
+        ),
+      );
     }
   });
   await keyedPage.goto("/");
   await anonymousId(keyed);
-  const posthogChunks = (await Promise.all(scripts)).filter(([, body]) => body.includes("posthog")).map(([path]) => path);
+  const posthogChunks = (await Promise.all(scripts))
+    .filter(([, body]) => body.includes("posthog"))
+    .map(([path]) => path);
   expect(posthogChunks.length).toBeGreaterThan(0);
   // PostHog's lazily loaded code runs under the CSP too (close() checks).
   await guarded.close();
@@ -178,7 +204,7 @@ test("without POSTHOG_KEY no PostHog code is requested at all @js", async ({ bro
   await page.goto("/");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
-  await page.waitForLoadState("networkidle");
+  await pastAnalyticsLoad(page);
   expect(requested.filter((p) => posthogChunks.includes(p) || p.startsWith("/ingest"))).toEqual([]);
   expect(requested.some((p) => p.startsWith("/build/"))).toBe(true);
 });

@@ -5,7 +5,10 @@ import { expect, signInAs, test } from "./fixtures";
 const PASSWORD = "correct-horse-battery";
 
 test.describe("signing up, out and in with the real clerk-js @js", () => {
-  test("sign up (code 424242), sign out, sign in with the password; theme kept with no flash", async ({ page, context }) => {
+  test("sign up (code 424242), sign out, sign in with the password; theme kept with no flash", async ({
+    page,
+    context,
+  }) => {
     const email = `new-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
     await context.request.post("/resources/theme", { form: { theme: "dark", redirectTo: "/" }, maxRedirects: 0 });
 
@@ -30,11 +33,15 @@ test.describe("signing up, out and in with the real clerk-js @js", () => {
     await page.getByRole("button", { name: "Continue", exact: true }).click();
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Continue", exact: true }).click();
-    await expect(page.getByTestId("user-menu-trigger")).toHaveAccessibleName("Account menu for Nova Tester", { timeout: 15_000 });
+    await expect(page.getByTestId("user-menu-trigger")).toHaveAccessibleName("Account menu for Nova Tester", {
+      timeout: 15_000,
+    });
 
     // A fresh document load: signed in, and dark from the first frame.
     await page.addInitScript(() => {
-      requestAnimationFrame(() => ((window as unknown as { __cls: string }).__cls = document.documentElement.className));
+      requestAnimationFrame(
+        () => ((window as unknown as { __cls: string }).__cls = document.documentElement.className),
+      );
     });
     await page.reload();
     expect(await page.evaluate(() => (window as unknown as { __cls: string }).__cls)).toBe("dark");
@@ -79,13 +86,15 @@ test.describe("past a session token's lifetime", () => {
   test.beforeAll(async () => {
     short = await startServer({ CLERK_EMULATOR_TOKEN_TTL: String(TOKEN_TTL_SECONDS), LOG_LEVEL: "silent" });
   });
+
   test.afterAll(async () => {
     await short?.stop();
   });
 
   const sessionToken = async (context: BrowserContext) =>
     (await context.cookies()).find((c) => c.name === "__session")?.value;
-  const expiry = (token: string) => (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { exp: number }).exp;
+  const expiry = (token: string) =>
+    (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { exp: number }).exp;
 
   test("clerk-js refreshes the token and the user stays signed in @js", async ({ page, context }) => {
     await signInAs(context, short.origin, "edsger@example.com");

@@ -4,7 +4,8 @@ import { expect, signInAs, test } from "./fixtures";
 // Untagged: each test runs with JavaScript on and off. Faults are scoped to
 // one person per project (by user id in the path), so runs side by side stay apart.
 const MY_MEMBERSHIPS = "bapi GET /v1/users/:id/organization_memberships";
-const personFor = (info: TestInfo, people: [string, string]) => (info.project.name === "javascript-on" ? people[0] : people[1]);
+const personFor = (info: TestInfo, people: [string, string]) =>
+  info.project.name === "javascript-on" ? people[0] : people[1];
 
 async function arm(baseURL: string, fault: Record<string, unknown>) {
   const res = await fetch(`${baseURL}/__clerk/_emulator/faults`, {
@@ -25,7 +26,13 @@ test.beforeEach(async ({ context, page }) => {
 test("the 503 page's Try again works once the upstream recovers", async ({ page, context, baseURL }, info) => {
   const person = personFor(info, ["hedy", "tim"]);
   await signInAs(context, baseURL!, `${person}@example.com`);
-  await arm(baseURL!, { endpoint: MY_MEMBERSHIPS, mode: "error", status: 503, times: 4, pathIncludes: `user_seed_${person}` });
+  await arm(baseURL!, {
+    endpoint: MY_MEMBERSHIPS,
+    mode: "error",
+    status: 503,
+    times: 4,
+    pathIncludes: `user_seed_${person}`,
+  });
 
   const response = await page.goto("/orgs/analytical-engines");
   expect(response?.status()).toBe(503);
@@ -49,10 +56,20 @@ test("the 404 page keeps the navigation bar and the theme", async ({ page, conte
   await expect(page.getByText("Difference & Co")).toHaveCount(0);
 });
 
-test("the 500 page apologises with a reference, and keeps the navigation bar and the theme", async ({ page, context, baseURL }, info) => {
+test("the 500 page apologises with a reference, and keeps the navigation bar and the theme", async ({
+  page,
+  context,
+  baseURL,
+}, info) => {
   const person = personFor(info, ["shafi", "leslie"]);
   await signInAs(context, baseURL!, `${person}@example.com`);
-  await arm(baseURL!, { endpoint: MY_MEMBERSHIPS, mode: "error", status: 400, times: 1, pathIncludes: `user_seed_${person}` });
+  await arm(baseURL!, {
+    endpoint: MY_MEMBERSHIPS,
+    mode: "error",
+    status: 400,
+    times: 1,
+    pathIncludes: `user_seed_${person}`,
+  });
   const response = await page.goto("/orgs/analytical-engines/members");
   expect(response?.status()).toBe(500);
   await expect(page.getByRole("heading", { name: "Something went wrong on our side" })).toBeVisible();

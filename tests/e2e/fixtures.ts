@@ -1,5 +1,12 @@
 import { readFileSync } from "node:fs";
-import { test as base, expect, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "@playwright/test";
+import {
+  test as base,
+  expect,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from "@playwright/test";
 import { isLoopbackUrl } from "../support/guard";
 import { emulatorSession } from "../support/session";
 

@@ -32,14 +32,21 @@ test.afterAll(async () => {
 for (const preference of ["light", "dark", "system"] as Preference[]) {
   for (const os of ["light", "dark"] as Os[]) {
     const expected = preference === "system" ? os : preference;
-    test(`first paint is ${expected} for preference ${preference} on a ${os} OS`, async ({ playwright, baseURL }, testInfo) => {
+
+    test(`first paint is ${expected} for preference ${preference} on a ${os} OS`, async ({
+      playwright,
+      baseURL,
+    }, testInfo) => {
       const javaScriptEnabled = testInfo.project.name === "javascript-on";
       const browser = await browserFor(os, playwright);
       const guarded = await openGuardedContext(browser, { baseURL, javaScriptEnabled, colorScheme: null });
       const { context } = guarded;
       try {
         if (preference !== "system") {
-          const res = await context.request.post("/resources/theme", { form: { theme: preference, redirectTo: "/" }, maxRedirects: 0 });
+          const res = await context.request.post("/resources/theme", {
+            form: { theme: preference, redirectTo: "/" },
+            maxRedirects: 0,
+          });
           expect(res.status()).toBe(303);
         }
         const page = await context.newPage();
@@ -59,11 +66,18 @@ for (const preference of ["light", "dark", "system"] as Preference[]) {
 
         // Chromium sends the hint, so the server itself can paint every case right.
         expect(servedClass).toBe(expected);
-        expect(await page.evaluate(() => getComputedStyle(document.getElementById("theme-root")!).backgroundColor)).toBe(BACKGROUND[expected]);
+        expect(
+          await page.evaluate(() => getComputedStyle(document.getElementById("theme-root")!).backgroundColor),
+        ).toBe(BACKGROUND[expected]);
         // The painted scheme comes first in remix-themes' meta.
-        await expect(page.locator('meta[name="color-scheme"]')).toHaveAttribute("content", new RegExp(`^${expected}\\b`));
+        await expect(page.locator('meta[name="color-scheme"]')).toHaveAttribute(
+          "content",
+          new RegExp(`^${expected}\\b`),
+        );
         if (javaScriptEnabled) {
-          const first = await page.evaluate(() => (window as unknown as { __firstFrame: { cls: string; bg: string } }).__firstFrame);
+          const first = await page.evaluate(
+            () => (window as unknown as { __firstFrame: { cls: string; bg: string } }).__firstFrame,
+          );
           expect(first).toEqual({ cls: expected, bg: BACKGROUND[expected] });
           // Hydration keeps it.
           await page.waitForFunction(() => document.querySelector('[data-testid="theme-menu-trigger"]'));
@@ -76,7 +90,10 @@ for (const preference of ["light", "dark", "system"] as Preference[]) {
   }
 }
 
-test("without the client hint, the pre-paint script applies the OS theme before the first frame @js", async ({ browser, baseURL }) => {
+test("without the client hint, the pre-paint script applies the OS theme before the first frame @js", async ({
+  browser,
+  baseURL,
+}) => {
   const guarded = await openGuardedContext(browser, { baseURL, colorScheme: "dark" });
   const { context } = guarded;
   // Fetch the document as a browser without client hints would (Chromium adds

@@ -3,12 +3,20 @@ import { expect, markDocument, signInAs, test } from "./fixtures";
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
 test.describe("switching organizations with JavaScript @js", () => {
-  test("from the popover: page, popover and Clerk all follow, without a full reload", async ({ page, context, baseURL }) => {
+  test("from the popover: page, popover and Clerk all follow, without a full reload", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
     await signInAs(context, baseURL!, "ada@example.com");
     await page.goto("/orgs/analytical-engines");
     await expect(page.getByTestId("org-name")).toHaveText("Analytical Engines");
     // The page made the URL's organization active in Clerk.
-    await page.waitForFunction(() => (window as unknown as { Clerk?: { organization?: { id: string } } }).Clerk?.organization?.id === "org_seed_engines");
+    await page.waitForFunction(
+      () =>
+        (window as unknown as { Clerk?: { organization?: { id: string } } }).Clerk?.organization?.id ===
+        "org_seed_engines",
+    );
     const reloaded = await markDocument(page);
 
     // Slow the next page's data a little, so the progress bar has time to show.
@@ -25,14 +33,22 @@ test.describe("switching organizations with JavaScript @js", () => {
     await expect(page).toHaveURL(/\/orgs\/difference-co$/);
     await expect(page.getByTestId("org-name")).toHaveText("Difference & Co");
     await expect(panel).toBeHidden();
-    await expect(page.getByTestId("org-switcher-trigger")).toHaveAccessibleName("Switch organization (current: Difference & Co)");
-    await page.waitForFunction(() => (window as unknown as { Clerk?: { organization?: { id: string } } }).Clerk?.organization?.id === "org_seed_difference");
+    await expect(page.getByTestId("org-switcher-trigger")).toHaveAccessibleName(
+      "Switch organization (current: Difference & Co)",
+    );
+    await page.waitForFunction(
+      () =>
+        (window as unknown as { Clerk?: { organization?: { id: string } } }).Clerk?.organization?.id ===
+        "org_seed_difference",
+    );
     expect(await reloaded()).toBe(false);
 
     // Clerk's own component shows the new organization too.
     await page.getByRole("link", { name: "Settings" }).click();
     await expect(page).toHaveURL(/\/orgs\/difference-co\/settings/);
-    await expect(page.locator(".cl-organizationProfile-root").getByText("Difference & Co").first()).toBeVisible({ timeout: 15_000 });
+    await expect(page.locator(".cl-organizationProfile-root").getByText("Difference & Co").first()).toBeVisible({
+      timeout: 15_000,
+    });
     expect(await reloaded()).toBe(false);
   });
 
@@ -97,7 +113,9 @@ test.describe("organizations without JavaScript @nojs", () => {
     await page.getByRole("link", { name: /Difference & Co/ }).click();
     await expect(page).toHaveURL(/\/orgs\/difference-co$/);
     await expect(page.getByTestId("org-name")).toHaveText("Difference & Co");
-    await expect(page.getByTestId("org-switcher-link")).toHaveAccessibleName("Switch organization (current: Difference & Co)");
+    await expect(page.getByTestId("org-switcher-link")).toHaveAccessibleName(
+      "Switch organization (current: Difference & Co)",
+    );
   });
 
   test("search members with the GET form", async ({ page, context, baseURL }) => {
@@ -119,7 +137,9 @@ test.describe("organizations without JavaScript @nojs", () => {
     await email.fill("not an email");
     await page.getByLabel("Role").selectOption("org:admin");
     await page.getByRole("button", { name: "Send invitation" }).click();
-    await expect(page.getByTestId("emailAddress-error")).toHaveText("Enter a valid email address, like name@example.com.");
+    await expect(page.getByTestId("emailAddress-error")).toHaveText(
+      "Enter a valid email address, like name@example.com.",
+    );
     await expect(email).toHaveValue("not an email");
     await expect(page.getByLabel("Role")).toHaveValue("org:admin");
 

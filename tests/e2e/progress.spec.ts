@@ -30,7 +30,7 @@ test.describe("page changes @js", () => {
     expect(style.height).toBe("3px");
     expect(style.duration).toBe("0.2s");
     expect(style.background).not.toBe("rgba(0, 0, 0, 0)");
-    expect(page.locator("#nprogress .spinner")).toHaveCount(0);
+    await expect(page.locator("#nprogress .spinner")).toHaveCount(0);
 
     await expect(page).toHaveURL(/\/sign-in$/);
     await expect(page.locator("#nprogress")).toHaveCount(0);

@@ -1,6 +1,9 @@
 import { expect, test } from "./fixtures";
 
-test("without JavaScript the theme menu is a real form: submit, redirect back, repaint @nojs", async ({ page, context }) => {
+test("without JavaScript the theme menu is a real form: submit, redirect back, repaint @nojs", async ({
+  page,
+  context,
+}) => {
   await page.goto("/sign-up");
   await page.locator('[data-testid="theme-menu-fallback"] summary').click();
   await page.getByRole("button", { name: "Dark" }).click();
@@ -21,7 +24,9 @@ test("with JavaScript the change is instant, needs no reload, and other tabs fol
   await expect(other.getByTestId("theme-menu-trigger")).toBeVisible();
   await page.evaluate(() => ((window as unknown as { __same: boolean }).__same = true));
 
-  const saved = page.waitForResponse((r) => new URL(r.url()).pathname.startsWith("/resources/theme") && r.request().method() === "POST");
+  const saved = page.waitForResponse(
+    (r) => new URL(r.url()).pathname.startsWith("/resources/theme") && r.request().method() === "POST",
+  );
   await page.getByTestId("theme-menu-trigger").click();
   await expect(page.getByRole("menuitemradio", { name: "System" })).toHaveAttribute("aria-checked", "true");
   await page.getByRole("menuitemradio", { name: "Dark" }).click();

@@ -58,7 +58,11 @@ describe("server events", () => {
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ distinctId: "user_seed_alan", groups: { organization: orgId } });
 
-    const invite = await post("/orgs/colossus-works/members", { emailAddress: "tommy@example.com", role: "org:member" }, { Cookie: alan });
+    const invite = await post(
+      "/orgs/colossus-works/members",
+      { emailAddress: "tommy@example.com", role: "org:member" },
+      { Cookie: alan },
+    );
     expect(invite.status).toBe(200);
     const invited = await eventually((e) => e.event === "member invited");
     expect(invited).toHaveLength(1);
@@ -66,7 +70,9 @@ describe("server events", () => {
     expect(invited[0]!.properties.role).toBe("org:member");
     expect(JSON.stringify(invited[0])).not.toContain("tommy@example.com");
     // Nothing else was sent meanwhile (no doubles, no stray events).
-    expect(sink.events.filter((e) => e.event === "organization created" || e.event === "member invited")).toHaveLength(2);
+    expect(sink.events.filter((e) => e.event === "organization created" || e.event === "member invited")).toHaveLength(
+      2,
+    );
   });
 
   it("a theme change is one event with the chosen theme", async () => {
@@ -85,7 +91,9 @@ describe("server events", () => {
     // A marker event after them: once it arrives, anything before it would have too.
     await post("/resources/theme", { theme: "system" }, { Cookie: edsger });
     await eventually((e) => e.distinctId === "user_seed_edsger" && e.properties.theme === "system");
-    expect(sink.events.filter((e) => e.distinctId === "user_seed_edsger").map((e) => e.properties.theme)).toEqual(["system"]);
+    expect(sink.events.filter((e) => e.distinctId === "user_seed_edsger").map((e) => e.properties.theme)).toEqual([
+      "system",
+    ]);
   });
 
   it("the opt-out form sets a year-long HttpOnly cookie and goes back; opting in clears it", async () => {
@@ -94,13 +102,16 @@ describe("server events", () => {
     expect(off.headers.get("location")).toBe("/orgs?x=1");
     const set = off.headers.get("set-cookie") ?? "";
     expect(set).toMatch(/^analytics_opt_out=1;/);
-    for (const attribute of ["Max-Age=31536000", "Path=/", "SameSite=Lax", "HttpOnly"]) expect(set).toContain(attribute);
+    for (const attribute of ["Max-Age=31536000", "Path=/", "SameSite=Lax", "HttpOnly"])
+      expect(set).toContain(attribute);
     const on = await post("/resources/analytics", { analytics: "on", redirectTo: "https://evil.example/" }, {});
     expect(on.headers.get("location")).toBe("/");
     expect(on.headers.get("set-cookie")).toMatch(/^analytics_opt_out=; Max-Age=0/);
     expect((await post("/resources/analytics", { analytics: "maybe" }, {})).status).toBe(400);
     for (const to of ["/.//evil.example", "/..//evil.example", "/%2e//evil.example", "/a/..//evil.example"]) {
-      expect((await post("/resources/analytics", { analytics: "on", redirectTo: to }, {})).headers.get("location")).toBe("/");
+      expect(
+        (await post("/resources/analytics", { analytics: "on", redirectTo: to }, {})).headers.get("location"),
+      ).toBe("/");
     }
   });
 });
@@ -119,8 +130,12 @@ describe("the /ingest proxy", () => {
       body: JSON.stringify([{ event: "$pageview", properties: { distinct_id: "anon-1", $current_url: "http://x/" } }]),
     });
     expect(res.status).toBe(200);
-    expect(sink.events).toContainEqual(expect.objectContaining({ event: "$pageview", distinctId: "anon-1", path: "/e/" }));
-    const requests = ((await (await fetch(`${sink.origin}/_sink/requests`)).json()) as Record<string, string>[]).slice(before.length);
+    expect(sink.events).toContainEqual(
+      expect.objectContaining({ event: "$pageview", distinctId: "anon-1", path: "/e/" }),
+    );
+    const requests = ((await (await fetch(`${sink.origin}/_sink/requests`)).json()) as Record<string, string>[]).slice(
+      before.length,
+    );
     expect(requests).toHaveLength(1);
     expect(requests[0]).not.toHaveProperty("cookie");
     expect(requests[0]).not.toHaveProperty("authorization");
@@ -141,7 +156,9 @@ describe("shutdown", () => {
     await post("/resources/theme", { theme: "dark" }, { Cookie: grace });
     // Well inside the 5 s flush interval: only the shutdown can have sent it.
     expect(await server.stop("SIGTERM")).toBe(0);
-    expect(sink.events.filter((e) => e.distinctId === "user_seed_grace" && e.event === "theme changed")).toHaveLength(1);
+    expect(sink.events.filter((e) => e.distinctId === "user_seed_grace" && e.event === "theme changed")).toHaveLength(
+      1,
+    );
   });
 });
 

@@ -18,7 +18,10 @@ afterAll(async () => {
 });
 
 const page = (path: string, cookie: string) =>
-  fetch(server.origin + path, { headers: { Cookie: cookie, Accept: "text/html", "Sec-Fetch-Dest": "document" }, redirect: "manual" });
+  fetch(server.origin + path, {
+    headers: { Cookie: cookie, Accept: "text/html", "Sec-Fetch-Dest": "document" },
+    redirect: "manual",
+  });
 
 async function calls(): Promise<Record<string, number>> {
   return (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json();
@@ -103,9 +106,12 @@ describe("server-side auth against the emulator", () => {
 describe("emulator APIs", () => {
   it("the Backend API answers with Content-Type exactly application/json and paginates memberships", async () => {
     const secret = readFileSync(join(server.dataDir, "clerk-emulator-secret"), "utf8").trim();
-    const res = await fetch(`${server.origin}/__clerk/api/v1/organizations/org_seed_engines/memberships?limit=5&offset=5`, {
-      headers: { Authorization: `Bearer sk_live_emulator_${secret}` },
-    });
+    const res = await fetch(
+      `${server.origin}/__clerk/api/v1/organizations/org_seed_engines/memberships?limit=5&offset=5`,
+      {
+        headers: { Authorization: `Bearer sk_live_emulator_${secret}` },
+      },
+    );
     expect(res.headers.get("content-type")).toBe("application/json");
     const body = await res.json();
     expect(body.total_count).toBe(24);
@@ -114,7 +120,9 @@ describe("emulator APIs", () => {
   });
 
   it("the Backend API refuses a wrong secret key", async () => {
-    const res = await fetch(`${server.origin}/__clerk/api/v1/users`, { headers: { Authorization: "Bearer sk_live_wrong" } });
+    const res = await fetch(`${server.origin}/__clerk/api/v1/users`, {
+      headers: { Authorization: "Bearer sk_live_wrong" },
+    });
     expect(res.status).toBe(401);
   });
 

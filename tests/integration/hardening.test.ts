@@ -56,7 +56,9 @@ function logLines(target: RunningServer, event: string) {
 }
 
 function directives(csp: string | null): Map<string, string> {
-  return new Map((csp ?? "").split(/;\s*/).map((d) => [d.split(" ")[0]!, d.slice(d.indexOf(" ") + 1)] as [string, string]));
+  return new Map(
+    (csp ?? "").split(/;\s*/).map((d) => [d.split(" ")[0]!, d.slice(d.indexOf(" ") + 1)] as [string, string]),
+  );
 }
 
 describe("headers", () => {
@@ -103,10 +105,14 @@ describe("headers", () => {
   });
 
   it("X-Request-Id is echoed when sane and replaced when not", async () => {
-    expect((await fetch(`${server.origin}/healthz`, { headers: { "X-Request-Id": "trace-abc-12345" } })).headers.get("x-request-id")).toBe(
-      "trace-abc-12345",
+    expect(
+      (await fetch(`${server.origin}/healthz`, { headers: { "X-Request-Id": "trace-abc-12345" } })).headers.get(
+        "x-request-id",
+      ),
+    ).toBe("trace-abc-12345");
+    const replaced = (await fetch(`${server.origin}/healthz`, { headers: { "X-Request-Id": "<script>" } })).headers.get(
+      "x-request-id",
     );
-    const replaced = (await fetch(`${server.origin}/healthz`, { headers: { "X-Request-Id": "<script>" } })).headers.get("x-request-id");
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
@@ -128,13 +134,17 @@ describe("cross-site writes", () => {
   });
 
   it("so is one that only says it is cross-site, or comes from an opaque origin", async () => {
-    expect((await post(server, "/resources/theme", form({ theme: "dark" }), { "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
+    expect(
+      (await post(server, "/resources/theme", form({ theme: "dark" }), { "Sec-Fetch-Site": "cross-site" })).status,
+    ).toBe(403);
     expect((await post(server, "/resources/theme", form({ theme: "dark" }), { Origin: "null" })).status).toBe(403);
   });
 
   it("the same origin is let through, and redirectTo only ever leads here", async () => {
     for (const target of ["https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:alert(1)"]) {
-      const res = await post(server, "/resources/theme", form({ theme: "dark", redirectTo: target }), { Origin: server.origin });
+      const res = await post(server, "/resources/theme", form({ theme: "dark", redirectTo: target }), {
+        Origin: server.origin,
+      });
       expect(res.status).toBe(303);
       expect(res.headers.get("location")).toBe("/");
     }
@@ -181,10 +191,14 @@ describe("request targets", () => {
 
 describe("request log", () => {
   it("one line per request with method, path, status, duration and request id; no query, no health checks or assets", async () => {
-    const res = await fetch(`${server.origin}/sign-in?email=someone@example.com`, { headers: { "X-Request-Id": "log-check-000001" } });
+    const res = await fetch(`${server.origin}/sign-in?email=someone@example.com`, {
+      headers: { "X-Request-Id": "log-check-000001" },
+    });
     await res.text();
     await fetch(`${server.origin}/healthz`);
-    await vi.waitFor(() => expect(logLines(server, "request").some((l) => l.request_id === "log-check-000001")).toBe(true));
+    await vi.waitFor(() =>
+      expect(logLines(server, "request").some((l) => l.request_id === "log-check-000001")).toBe(true),
+    );
     const lines = logLines(server, "request");
     expect(lines.filter((l) => l.request_id === "log-check-000001")).toEqual([
       expect.objectContaining({ method: "GET", path: "/sign-in", status: 200, duration_ms: expect.any(Number) }),
@@ -196,10 +210,16 @@ describe("request log", () => {
   it("the 4xx answers Remix makes itself (405, 404) are not logged as unexpected errors", async () => {
     const noAction = await post(server, "/orgs", "", { "X-Request-Id": "log-check-405-0001" });
     expect(noAction.status).toBe(405);
-    const unknown = await fetch(`${server.origin}/no/such/page.data`, { headers: { "X-Request-Id": "log-check-404-0001" } });
+    const unknown = await fetch(`${server.origin}/no/such/page.data`, {
+      headers: { "X-Request-Id": "log-check-404-0001" },
+    });
     expect(unknown.status).toBe(404);
-    await vi.waitFor(() => expect(logLines(server, "request").filter((l) => String(l.request_id).startsWith("log-check-4"))).toHaveLength(2));
-    const unexpected = logLines(server, "unexpected_error").filter((l) => String(l.request_id).startsWith("log-check-4"));
+    await vi.waitFor(() =>
+      expect(logLines(server, "request").filter((l) => String(l.request_id).startsWith("log-check-4"))).toHaveLength(2),
+    );
+    const unexpected = logLines(server, "unexpected_error").filter((l) =>
+      String(l.request_id).startsWith("log-check-4"),
+    );
     expect(unexpected).toEqual([]);
     expect(server.output()).not.toContain("[object Object]");
   });
@@ -208,7 +228,8 @@ describe("request log", () => {
 describe("rate limits (at their real values)", () => {
   it("the 31st theme change in a minute gets a 429 page with Retry-After that keeps the navigation", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 30; i++) statuses.push((await post(strict, "/resources/theme", form({ theme: "dark", redirectTo: "/" }))).status);
+    for (let i = 0; i < 30; i++)
+      statuses.push((await post(strict, "/resources/theme", form({ theme: "dark", redirectTo: "/" }))).status);
     expect(new Set(statuses)).toEqual(new Set([303]));
     const limited = await post(strict, "/resources/theme", form({ theme: "light" }));
     expect(limited.status).toBe(429);
@@ -223,9 +244,12 @@ describe("rate limits (at their real values)", () => {
   it("invitations are limited per person: one admin's limit does not stop another", async () => {
     const ada = await emulatorSession(strict.origin, "ada@example.com");
     const grace = await emulatorSession(strict.origin, "grace@example.com");
-    const cookie = (s: { sessionToken: string; clientUat: number }) => `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
+    const cookie = (s: { sessionToken: string; clientUat: number }) =>
+      `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
     const invite = (s: typeof ada, slug: string, n: number) =>
-      post(strict, `/orgs/${slug}/members`, form({ emailAddress: `limit-${n}@example.com`, role: "org:member" }), { Cookie: cookie(s) });
+      post(strict, `/orgs/${slug}/members`, form({ emailAddress: `limit-${n}@example.com`, role: "org:member" }), {
+        Cookie: cookie(s),
+      });
     for (let n = 0; n < 20; n++) expect((await invite(ada, "analytical-engines", n)).status).toBe(200);
     expect((await invite(ada, "analytical-engines", 20)).status).toBe(429);
     expect((await invite(grace, "difference-co", 21)).status).toBe(200);

@@ -99,14 +99,18 @@ describe("membership decides what you see", () => {
 
   it("the switcher's no-JavaScript trigger links to /orgs and names the current organization", async () => {
     const html = await (await get("/orgs/difference-co", await as("ada"))).text();
-    expect(html).toMatch(/<a href="\/orgs" class="org-switcher-trigger" aria-label="Switch organization \(current: Difference &amp; Co\)"/);
+    expect(html).toMatch(
+      /<a href="\/orgs" class="org-switcher-trigger" aria-label="Switch organization \(current: Difference &amp; Co\)"/,
+    );
   });
 });
 
 describe("members directory", () => {
   it("pages through members ten at a time", async () => {
     const ada = await as("ada");
-    const pages = await Promise.all([1, 2, 3].map(async (n) => (await get(`/orgs/analytical-engines/members?page=${n}`, ada)).text()));
+    const pages = await Promise.all(
+      [1, 2, 3].map(async (n) => (await get(`/orgs/analytical-engines/members?page=${n}`, ada)).text()),
+    );
     expect(pages.map(memberRows)).toEqual([10, 10, 4]);
     expect(pages[0]).toContain('href="/orgs/analytical-engines/members?page=2"');
     expect(pages[2]).toContain('href="/orgs/analytical-engines/members?page=2"');
@@ -142,12 +146,18 @@ describe("inviting members", () => {
   const invitePath = "/orgs/difference-co/members";
 
   it("an admin's invitation is created in Clerk and confirmed on the page", async () => {
-    const res = await post(invitePath, { emailAddress: "New.Person@Example.com", role: "org:member" }, await as("grace"));
+    const res = await post(
+      invitePath,
+      { emailAddress: "New.Person@Example.com", role: "org:member" },
+      await as("grace"),
+    );
     expect(res.status).toBe(200);
     expect((await res.text()).replaceAll("<!-- -->", "")).toContain("Invitation sent to new.person@example.com");
     const state = await emulatorState();
     const org = state.organizations.find((o) => o.slug === "difference-co")!;
-    expect(state.invitations).toContainEqual(expect.objectContaining({ orgId: org.id, email: "new.person@example.com", role: "org:member" }));
+    expect(state.invitations).toContainEqual(
+      expect.objectContaining({ orgId: org.id, email: "new.person@example.com", role: "org:member" }),
+    );
   });
 
   it("a member posting the form anyway gets a 403 that says why, and nothing is created", async () => {
@@ -163,14 +173,19 @@ describe("inviting members", () => {
     ["an invalid email", { emailAddress: "not-an-email", role: "org:member" }, "Enter a valid email address"],
     ["a too long email", { emailAddress: `${"a".repeat(250)}@example.com`, role: "org:member" }, "too long"],
     ["an unknown role", { emailAddress: "ok@example.com", role: "org:owner" }, "Choose Member or Admin."],
-    ["markup in the email", { emailAddress: "<script>alert(1)</script>@x.io", role: "org:member" }, "Enter a valid email address"],
+    [
+      "markup in the email",
+      { emailAddress: "<script>alert(1)</script>@x.io", role: "org:member" },
+      "Enter a valid email address",
+    ],
   ])("%s gets a 400 with the message and the typed values", async (_label, fields, message) => {
     const res = await post(invitePath, fields, await as("grace"));
     expect(res.status).toBe(400);
     const html = await res.text();
     expect(html).toContain(message);
     expect(html).not.toContain("<script>alert(1)</script>");
-    if (fields.emailAddress) expect(html).toContain(`value="${fields.emailAddress.replace(/</g, "&lt;").replace(/>/g, "&gt;")}"`);
+    if (fields.emailAddress)
+      expect(html).toContain(`value="${fields.emailAddress.replace(/</g, "&lt;").replace(/>/g, "&gt;")}"`);
   });
 
   it("a duplicate invitation and an existing member are refused with Clerk's reason", async () => {
@@ -208,7 +223,9 @@ describe("creating an organization", () => {
     const res = await post("/orgs/new", fields, await as("alan"));
     expect(res.status).toBe(400);
     const html = await res.text();
-    expect(html).toMatch(new RegExp(`data-testid="${field}-error"[^>]*>[^<]*${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    expect(html).toMatch(
+      new RegExp(`data-testid="${field}-error"[^>]*>[^<]*${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
     expect(html).not.toContain("<script>alert(1)</script>");
     expect(html).not.toContain("<b>Evil</b>");
   });

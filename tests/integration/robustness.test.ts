@@ -51,7 +51,8 @@ function send(req: Raw): Promise<{ status: number; type: string; body: string }>
       const type = /^content-type: *(.*)$/im.exec(text.slice(0, text.indexOf("\r\n\r\n")))?.[1] ?? "";
       resolve({ status, type, body: text.slice(text.indexOf("\r\n\r\n") + 4) });
     });
-    const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, "utf8");
+    const body =
+      req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, "utf8");
     const hasLength = req.headers.some(([name]) => /^(content-length|transfer-encoding)$/i.test(name));
     const head = [
       `${req.method} ${req.path} HTTP/1.1`,
@@ -104,12 +105,40 @@ function cookieVariants(): [string, string][] {
 
 const BODIES: [string, string, string | Buffer][] = [
   ["malformed form", "application/x-www-form-urlencoded", "%%%&&==%ZZ&theme"],
-  ["xss in every field", "application/x-www-form-urlencoded", new URLSearchParams({ theme: XSS[0]!, name: XSS[1]!, slug: XSS[2]!, emailAddress: XSS[0]!, role: XSS[1]!, redirectTo: XSS[2]!, analytics: XSS[0]!, q: XSS[1]! }).toString()],
-  ["unicode in every field", "application/x-www-form-urlencoded", new URLSearchParams({ theme: UNICODE, name: UNICODE, slug: UNICODE, emailAddress: `${UNICODE}@x.io`, role: UNICODE, redirectTo: UNICODE }).toString()],
+  [
+    "xss in every field",
+    "application/x-www-form-urlencoded",
+    new URLSearchParams({
+      theme: XSS[0]!,
+      name: XSS[1]!,
+      slug: XSS[2]!,
+      emailAddress: XSS[0]!,
+      role: XSS[1]!,
+      redirectTo: XSS[2]!,
+      analytics: XSS[0]!,
+      q: XSS[1]!,
+    }).toString(),
+  ],
+  [
+    "unicode in every field",
+    "application/x-www-form-urlencoded",
+    new URLSearchParams({
+      theme: UNICODE,
+      name: UNICODE,
+      slug: UNICODE,
+      emailAddress: `${UNICODE}@x.io`,
+      role: UNICODE,
+      redirectTo: UNICODE,
+    }).toString(),
+  ],
   ["json as form", "application/x-www-form-urlencoded", '{"theme":"dark"}'],
   ["malformed json", "application/json", '{"theme": '],
   ["json of the wrong shape", "application/json", '{"theme":{"$gt":""},"name":[1,2]}'],
-  ["broken multipart", "multipart/form-data; boundary=xyz", "--xyz\r\nContent-Disposition: form-data; name=\"theme\"\r\n\r\ndark"],
+  [
+    "broken multipart",
+    "multipart/form-data; boundary=xyz",
+    '--xyz\r\nContent-Disposition: form-data; name="theme"\r\n\r\ndark',
+  ],
   ["binary", "application/octet-stream", Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 37) % 256))],
   ["large field", "application/x-www-form-urlencoded", `name=${"n".repeat(900_000)}`],
   ["null bytes", "application/x-www-form-urlencoded", "theme=dark%00&name=a%00b"],
@@ -124,12 +153,28 @@ function generate(): { label: string; req: Raw }[] {
       cases.push({ label: `GET ${path} ${label}`, req: { method: "GET", path, headers: [["Cookie", cookie]] } });
     }
     for (const [label, type, body] of BODIES) {
-      cases.push({ label: `POST ${path} ${label}`, req: { method: "POST", path, headers: [["Content-Type", type], ["Cookie", signedIn]], body } });
+      cases.push({
+        label: `POST ${path} ${label}`,
+        req: {
+          method: "POST",
+          path,
+          headers: [
+            ["Content-Type", type],
+            ["Cookie", signedIn],
+          ],
+          body,
+        },
+      });
     }
-    for (const method of METHODS) cases.push({ label: `${method} ${path}`, req: { method, path, headers: [["Cookie", signedIn]] } });
+    for (const method of METHODS)
+      cases.push({ label: `${method} ${path}`, req: { method, path, headers: [["Cookie", signedIn]] } });
     cases.push({
       label: `GET ${path} xss query`,
-      req: { method: "GET", path: `${path}?q=${encodeURIComponent(XSS[0]!)}&page=${encodeURIComponent(XSS[1]!)}&redirect_url=${encodeURIComponent(XSS[2]!)}`, headers: [["Cookie", signedIn]] },
+      req: {
+        method: "GET",
+        path: `${path}?q=${encodeURIComponent(XSS[0]!)}&page=${encodeURIComponent(XSS[1]!)}&redirect_url=${encodeURIComponent(XSS[2]!)}`,
+        headers: [["Cookie", signedIn]],
+      },
     });
     cases.push({
       label: `GET ${path} odd headers`,
@@ -145,8 +190,14 @@ function generate(): { label: string; req: Raw }[] {
         ],
       },
     });
-    cases.push({ label: `POST ${path} negative length`, req: { method: "POST", path, headers: [["Content-Length", "-1"]], body: "x" } });
-    cases.push({ label: `POST ${path} bad chunking`, req: { method: "POST", path, headers: [["Transfer-Encoding", "chunked"]], body: "zz\r\nhello\r\n" } });
+    cases.push({
+      label: `POST ${path} negative length`,
+      req: { method: "POST", path, headers: [["Content-Length", "-1"]], body: "x" },
+    });
+    cases.push({
+      label: `POST ${path} bad chunking`,
+      req: { method: "POST", path, headers: [["Transfer-Encoding", "chunked"]], body: "zz\r\nhello\r\n" },
+    });
   }
   const paths = [
     "/../../etc/passwd",
@@ -167,12 +218,33 @@ function generate(): { label: string; req: Raw }[] {
   ];
   for (const path of paths) {
     cases.push({ label: `GET ${path.slice(0, 60)}`, req: { method: "GET", path, headers: [["Cookie", signedIn]] } });
-    cases.push({ label: `POST ${path.slice(0, 60)}`, req: { method: "POST", path, headers: [["Content-Type", "application/x-www-form-urlencoded"]], body: "theme=dark" } });
+    cases.push({
+      label: `POST ${path.slice(0, 60)}`,
+      req: {
+        method: "POST",
+        path,
+        headers: [["Content-Type", "application/x-www-form-urlencoded"]],
+        body: "theme=dark",
+      },
+    });
   }
   // Header injection: a value that tries to smuggle a header or a second request.
   for (const path of ["/", "/resources/theme", "/orgs"]) {
-    cases.push({ label: `header injection ${path}`, req: { method: "GET", path, headers: [["X-Test", "a\r\nSet-Cookie: injected=1"], ["Cookie", "theme=dark\r\nX-Evil: 1"]] } });
-    cases.push({ label: `raw unicode header ${path}`, req: { method: "GET", path, headers: [["X-Name", UNICODE.replace("\u0000", "")]] } });
+    cases.push({
+      label: `header injection ${path}`,
+      req: {
+        method: "GET",
+        path,
+        headers: [
+          ["X-Test", "a\r\nSet-Cookie: injected=1"],
+          ["Cookie", "theme=dark\r\nX-Evil: 1"],
+        ],
+      },
+    });
+    cases.push({
+      label: `raw unicode header ${path}`,
+      req: { method: "GET", path, headers: [["X-Name", UNICODE.replace("\u0000", "")]] },
+    });
   }
   return cases;
 }

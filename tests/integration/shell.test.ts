@@ -108,9 +108,13 @@ describe("POST /resources/theme", () => {
   });
 
   it("answers an invalid value with 400, a readable message, and no cookie", async () => {
-    const res = await post("theme=%3Cscript%3Ealert(1)%3C%2Fscript%3E&redirectTo=%2F", "application/x-www-form-urlencoded", {
-      Accept: "text/html",
-    });
+    const res = await post(
+      "theme=%3Cscript%3Ealert(1)%3C%2Fscript%3E&redirectTo=%2F",
+      "application/x-www-form-urlencoded",
+      {
+        Accept: "text/html",
+      },
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get("set-cookie") ?? "").not.toMatch(/theme=/);
     const html = await res.text();
@@ -123,7 +127,9 @@ describe("POST /resources/theme", () => {
     expect(res.status).toBe(200);
     const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     const html = await (await get("/resources/theme", { Cookie: cookie })).text();
-    expect(html).toMatch(/value="system"[^>]*checked|checked[^>]*value="system"|aria-checked="true"[^>]*value="system"|value="system"[^>]*aria-checked="true"/);
+    expect(html).toMatch(
+      /value="system"[^>]*checked|checked[^>]*value="system"|aria-checked="true"[^>]*value="system"|value="system"[^>]*aria-checked="true"/,
+    );
   });
 
   it("refuses a JSON body with a 400 and no cookie: there is one way to submit", async () => {
@@ -174,11 +180,14 @@ describe("pages and HTTP basics", () => {
     expect(html).toContain('class="nav-bar"');
   });
 
-  it.each(["/sign-in", "/sign-in/factor-one", "/sign-up", "/sign-up/verify-email-address"])("%s renders", async (path) => {
-    const res = await get(path);
-    expect(res.status).toBe(200);
-    expect(await res.text()).toContain("needs JavaScript");
-  });
+  it.each(["/sign-in", "/sign-in/factor-one", "/sign-up", "/sign-up/verify-email-address"])(
+    "%s renders",
+    async (path) => {
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain("needs JavaScript");
+    },
+  );
 
   it("/healthz answers ok", async () => {
     const res = await fetch(`${server.origin}/healthz`);

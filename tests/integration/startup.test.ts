@@ -30,7 +30,9 @@ describe("start-up", () => {
       expect((await env.json()).object).toBe("environment");
       // Bound to 127.0.0.1 even though HOST asked for every interface.
       const { stdout } = await import("node:child_process").then((cp) =>
-        cp.execFileSync ? { stdout: cp.execFileSync("ss", ["-ltnH", `sport = :${server.port}`]).toString() } : { stdout: "" },
+        cp.execFileSync
+          ? { stdout: cp.execFileSync("ss", ["-ltnH", `sport = :${server.port}`]).toString() }
+          : { stdout: "" },
       );
       expect(stdout).toContain(`127.0.0.1:${server.port}`);
       expect(stdout).not.toContain(`0.0.0.0:${server.port}`);
@@ -49,7 +51,10 @@ describe("start-up", () => {
     // SIGTERM once the slow call is in the server (the emulator has counted it).
     await vi.waitFor(
       async () => {
-        const calls = (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
+        const calls = (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<
+          string,
+          number
+        >;
         expect(calls["fapi GET /v1/environment"]).toBe(1);
       },
       { timeout: 5_000, interval: 20 },

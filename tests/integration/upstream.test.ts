@@ -48,7 +48,8 @@ async function counting<T>(endpoint: string, act: () => Promise<T>): Promise<[T,
   return [result, (await callsOf(endpoint)) - before];
 }
 
-const get = (path: string, cookie: string) => fetch(server.origin + path, { headers: { Cookie: cookie, Accept: "text/html" } });
+const get = (path: string, cookie: string) =>
+  fetch(server.origin + path, { headers: { Cookie: cookie, Accept: "text/html" } });
 
 describe("reads are retried up to 3 times", () => {
   it("the members page succeeds when the Backend API fails three times, then recovers (4 calls)", async () => {
@@ -100,7 +101,9 @@ describe("reads are retried up to 3 times", () => {
       .split("\n")
       .filter((line) => line.includes('"event":"unexpected_error"'))
       .map((line) => JSON.parse(line) as Record<string, string>);
-    expect(logged).toContainEqual(expect.objectContaining({ request_id: requestId, path: "/orgs/analytical-engines/members" }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ request_id: requestId, path: "/orgs/analytical-engines/members" }),
+    );
   });
 
   it("a hanging attempt is abandoned at its time-out and the retry answers", async () => {
@@ -152,7 +155,9 @@ describe("writes are tried once, and a failure keeps what was typed", () => {
     expect(res.headers.get("retry-after")).toBe("5");
     const html = await res.text();
     expect(html).toMatch(/data-testid="form-error"[\s\S]*The invitation was not sent/);
-    expect(html).toMatch(/name="emailAddress"[^>]*value="kept@example.com"|value="kept@example.com"[^>]*name="emailAddress"/);
+    expect(html).toMatch(
+      /name="emailAddress"[^>]*value="kept@example.com"|value="kept@example.com"[^>]*name="emailAddress"/,
+    );
     expect(html).toMatch(/<option value="org:admin" selected="">/);
   });
 });

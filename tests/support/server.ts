@@ -109,7 +109,13 @@ export async function runServerExpectingExit(env: Record<string, string | undefi
     let output = "";
     const child = spawn(process.execPath, ["build/server.js"], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: String(port), NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`, ...env },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: "production",
+        PORT: String(port),
+        NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));

@@ -32,7 +32,8 @@ export function mintSessionToken(o: MintOptions): { token: string; iat: number }
     sub: o.userId,
     name: o.name,
   };
-  if (o.org) Object.assign(claims, { org_id: o.org.id, org_slug: o.org.slug, org_role: o.org.role, org_permissions: [] });
+  if (o.org)
+    Object.assign(claims, { org_id: o.org.id, org_slug: o.org.slug, org_role: o.org.role, org_permissions: [] });
   const header = b64(JSON.stringify({ alg: "RS256", typ: "JWT", kid: o.kid ?? "ins_test" }));
   const payload = b64(JSON.stringify(claims));
   const signature = sign("RSA-SHA256", Buffer.from(`${header}.${payload}`), o.privateKey);
@@ -52,5 +53,11 @@ export async function emulatorSession(origin: string, email: string, organizatio
     body: JSON.stringify({ email, organizationId }),
   });
   if (!res.ok) throw new Error(`emulator session failed: ${res.status}`);
-  return (await res.json()) as { userId: string; sessionId: string; clientId: string; sessionToken: string; clientUat: number };
+  return (await res.json()) as {
+    userId: string;
+    sessionId: string;
+    clientId: string;
+    sessionToken: string;
+    clientUat: number;
+  };
 }

@@ -32,13 +32,18 @@ describe("parseEnv", () => {
   });
 
   it("treats an empty value as missing", () => {
-    expect(messageFor({ ...valid, CLERK_SECRET_KEY: "" })).toMatch(/^Invalid environment: CLERK_SECRET_KEY is required/);
+    expect(messageFor({ ...valid, CLERK_SECRET_KEY: "" })).toMatch(
+      /^Invalid environment: CLERK_SECRET_KEY is required/,
+    );
   });
 
   it.each([
     [{ CLERK_PUBLISHABLE_KEY: "pk_nope" }, /CLERK_PUBLISHABLE_KEY must look like/],
     [{ CLERK_PUBLISHABLE_KEY: `pk_live_${Buffer.from("no dollar").toString("base64")}` }, /does not decode/],
-    [{ CLERK_PUBLISHABLE_KEY: `pk_test_${Buffer.from("clerk.example.com$").toString("base64")}` }, /production key \(pk_live_…\)/],
+    [
+      { CLERK_PUBLISHABLE_KEY: `pk_test_${Buffer.from("clerk.example.com$").toString("base64")}` },
+      /production key \(pk_live_…\)/,
+    ],
     [{ SESSION_SECRET: "short" }, /SESSION_SECRET must be at least 32 characters/],
     [{ PORT: "eighty" }, /^Invalid environment: PORT /],
     [{ CLERK_JWT_KEY: "not a pem" }, /CLERK_JWT_KEY must be a PEM block/],
@@ -51,6 +56,8 @@ describe("parseEnv", () => {
 
   it("allows a test key outside production", () => {
     const pkTest = `pk_test_${Buffer.from("clerk.example.com$").toString("base64")}`;
-    expect(parseEnv({ ...valid, NODE_ENV: "development", CLERK_PUBLISHABLE_KEY: pkTest }).CLERK_PUBLISHABLE_KEY).toBe(pkTest);
+    expect(parseEnv({ ...valid, NODE_ENV: "development", CLERK_PUBLISHABLE_KEY: pkTest }).CLERK_PUBLISHABLE_KEY).toBe(
+      pkTest,
+    );
   });
 });

@@ -23,7 +23,9 @@ const css = readFileSync(resolve(import.meta.dirname, "../../app/styles/fonts.cs
 function declaredOverrides(family: string): Record<string, number> {
   const block = css.split("@font-face").find((b) => b.includes(`font-family: "${family}"`));
   if (!block) throw new Error(`no @font-face for ${family}`);
-  return Object.fromEntries([...block.matchAll(/([a-z-]+(?:adjust|override)):\s*([\d.]+)%/g)].map((m) => [m[1], Number(m[2])]));
+  return Object.fromEntries(
+    [...block.matchAll(/([a-z-]+(?:adjust|override)):\s*([\d.]+)%/g)].map((m) => [m[1], Number(m[2])]),
+  );
 }
 
 describe("metric-matched font fallbacks", () => {

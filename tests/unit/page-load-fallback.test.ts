@@ -24,7 +24,13 @@ describe("destinationCodeLoaded", () => {
 
 describe("the specification's numbers", () => {
   it("are the ones in one place", () => {
-    expect(PROGRESS_BAR_SETTINGS).toEqual({ minimum: 0.08, speed: 200, trickleRate: 0.02, trickleSpeed: 800, showSpinner: false });
+    expect(PROGRESS_BAR_SETTINGS).toEqual({
+      minimum: 0.08,
+      speed: 200,
+      trickleRate: 0.02,
+      trickleSpeed: 800,
+      showSpinner: false,
+    });
     expect(PAGE_LOAD_TIMEOUT_MS).toBe(3800);
   });
 });

@@ -13,7 +13,11 @@ const json = (body: string) =>
 
 describe("readThemeSubmission", () => {
   it.each(["light", "dark", "system"])("accepts the form value %s", async (theme) => {
-    expect(await readThemeSubmission(form({ theme, redirectTo: "/orgs" }))).toEqual({ ok: true, theme, redirectTo: "/orgs" });
+    expect(await readThemeSubmission(form({ theme, redirectTo: "/orgs" }))).toEqual({
+      ok: true,
+      theme,
+      redirectTo: "/orgs",
+    });
   });
 
   it("has no redirectTo when the fetcher sends none (it wants JSON back)", async () => {
@@ -29,9 +33,12 @@ describe("readThemeSubmission", () => {
     expect((await readThemeSubmission(form({}))).ok).toBe(false);
   });
 
-  it.each(['{"theme":null}', '{"theme":"dark"}', "theme=dark"])("refuses anything but a form, such as %s sent as JSON", async (body) => {
-    expect((await readThemeSubmission(json(body))).ok).toBe(false);
-  });
+  it.each(['{"theme":null}', '{"theme":"dark"}', "theme=dark"])(
+    "refuses anything but a form, such as %s sent as JSON",
+    async (body) => {
+      expect((await readThemeSubmission(json(body))).ok).toBe(false);
+    },
+  );
 
   it("refuses a body declared larger than 4 KiB", async () => {
     const request = new Request("http://x", {

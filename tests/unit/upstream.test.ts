@@ -94,7 +94,9 @@ describe("callUpstream: the retry policy", () => {
 
   it("tries a write once", async () => {
     const upstream = flaky(1);
-    const error = await callUpstream("test", upstream.attempt, { ...fakeClock().options, retry: false }).catch((e) => e);
+    const error = await callUpstream("test", upstream.attempt, { ...fakeClock().options, retry: false }).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(UpstreamUnavailableError);
     expect(upstream.calls()).toBe(1);
   });
@@ -129,9 +131,10 @@ describe("callUpstream: the retry policy", () => {
   it("stops at the deadline rather than sleeping past it", async () => {
     const clock = fakeClock(0);
     const upstream = flaky(9, () => new UpstreamHttpError(503, 1_000));
-    const error = await callUpstream("test", upstream.attempt, { ...clock.options, policy: { deadlineMs: 2_500 } }).catch(
-      (e) => e,
-    );
+    const error = await callUpstream("test", upstream.attempt, {
+      ...clock.options,
+      policy: { deadlineMs: 2_500 },
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(UpstreamUnavailableError);
     // Attempts at 0 ms and 1000 ms and 2000 ms; a third wait would end at 3000 ms.
     expect(upstream.calls()).toBe(3);

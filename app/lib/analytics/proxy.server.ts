@@ -8,7 +8,10 @@ const MAX_BODY_BYTES = 1_000_000;
 const FORWARDED_HEADERS = ["content-type", "content-encoding", "accept"];
 
 const plain = (status: number, text: string, headers: Record<string, string> = {}) =>
-  new Response(text, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers } });
+  new Response(text, {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers },
+  });
 
 /** Forwards one analytics request to `POSTHOG_HOST`, as the browser sent it, minus everything personal. */
 export async function forwardToPostHog(request: Request, path: string): Promise<Response> {
@@ -28,7 +31,10 @@ export async function forwardToPostHog(request: Request, path: string): Promise<
     if (body.byteLength > MAX_BODY_BYTES) return plain(413, "Too large");
   }
 
-  const target = new URL(`${path}${new URL(request.url).search}`, `${(env.POSTHOG_HOST ?? DEFAULT_POSTHOG_HOST).replace(/\/?$/, "/")}`);
+  const target = new URL(
+    `${path}${new URL(request.url).search}`,
+    `${(env.POSTHOG_HOST ?? DEFAULT_POSTHOG_HOST).replace(/\/?$/, "/")}`,
+  );
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers.get(name);
@@ -44,7 +50,8 @@ export async function forwardToPostHog(request: Request, path: string): Promise<
       },
     });
   } catch (error) {
-    if (error instanceof UpstreamUnavailableError) return plain(503, "Analytics are unavailable", { "Retry-After": "30" });
+    if (error instanceof UpstreamUnavailableError)
+      return plain(503, "Analytics are unavailable", { "Retry-After": "30" });
     throw error;
   }
 }

@@ -3,7 +3,12 @@ import { readUpstream, writeUpstream } from "../upstream/request-scope.server";
 import type { ClerkClient } from "./client.server";
 
 /** A Backend API read under the upstream policy (retried, made once per `key` within the request). */
-export function clerkRead<T>(context: AppLoadContext, name: string, key: string, read: (clerk: ClerkClient) => Promise<T>) {
+export function clerkRead<T>(
+  context: AppLoadContext,
+  name: string,
+  key: string,
+  read: (clerk: ClerkClient) => Promise<T>,
+) {
   return readUpstream(context, `clerk.${name}`, key, () => read(context.clerk));
 }
 

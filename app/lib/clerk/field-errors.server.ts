@@ -6,7 +6,8 @@ type ClerkErrorEntry = { code?: string; message?: string; longMessage?: string; 
  * else, which the caller rethrows.
  */
 export function clerkFieldErrors(error: unknown, fields: Record<string, string>): Record<string, string> | null {
-  if (typeof error !== "object" || error === null || (error as { clerkError?: unknown }).clerkError !== true) return null;
+  if (typeof error !== "object" || error === null || (error as { clerkError?: unknown }).clerkError !== true)
+    return null;
   const { status, errors } = error as { status?: number; errors?: ClerkErrorEntry[] };
   if (typeof status !== "number" || status < 400 || status >= 500 || status === 401 || status === 429) return null;
   const messages: Record<string, string> = {};

@@ -15,6 +15,7 @@ type SessionClaims = Record<string, unknown> | null | undefined;
 export function viewerFromClaims(userId: string | null | undefined, claims: SessionClaims): Viewer | null {
   if (!userId) return null;
   const name = typeof claims?.name === "string" && claims.name.trim() ? claims.name.trim() : "Your account";
-  const imageUrl = typeof claims?.image_url === "string" && /^https?:\/\//.test(claims.image_url) ? claims.image_url : null;
+  const imageUrl =
+    typeof claims?.image_url === "string" && /^https?:\/\//.test(claims.image_url) ? claims.image_url : null;
   return { id: userId, name, imageUrl };
 }

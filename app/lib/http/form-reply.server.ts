@@ -4,7 +4,11 @@ import { isUnavailable, UNAVAILABLE_MESSAGE } from "../upstream/request-scope.se
 /** What a form action sends back when it did not do its work: the messages, and what the person typed. */
 export type FormFailure<Values> = { ok: false; values: Values; errors: Record<string, string> };
 
-export function formFailure<Values>(values: Values, errors: Record<string, string>, init: ResponseInit = { status: 400 }) {
+export function formFailure<Values>(
+  values: Values,
+  errors: Record<string, string>,
+  init: ResponseInit = { status: 400 },
+) {
   return json<FormFailure<Values>>({ ok: false, values, errors }, init);
 }
 

@@ -12,7 +12,10 @@ export type RateLimitedAction = keyof typeof RATE_LIMITS;
 
 /** Counts uses; `retryAfterSeconds` is set once the limit is passed. */
 export type RateLimiter = {
-  consume(action: RateLimitedAction, who: string): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+  consume(
+    action: RateLimitedAction,
+    who: string,
+  ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
 };
 
 /**
@@ -54,7 +57,9 @@ export async function enforceRateLimit(context: AppLoadContext, action: RateLimi
   if (result.allowed) return;
   context.retryAfter.seconds = result.retryAfterSeconds;
   throw json(
-    { message: `You have done that many times in a short while. Please wait ${waitText(result.retryAfterSeconds)} and try again.` },
+    {
+      message: `You have done that many times in a short while. Please wait ${waitText(result.retryAfterSeconds)} and try again.`,
+    },
     { status: 429, headers: { "Retry-After": String(result.retryAfterSeconds) } },
   );
 }

@@ -4,8 +4,7 @@ import { INVITE_ROLES, type OrgRole } from "./organizations";
 
 /** What a form sends back on error: the messages, and what the person typed. */
 export type FormResult<Values> =
-  | { ok: true; data: Values }
-  | { ok: false; values: Record<string, string>; errors: Record<string, string> };
+  { ok: true; data: Values } | { ok: false; values: Record<string, string>; errors: Record<string, string> };
 
 const MAX_NAME = 64;
 const MAX_EMAIL = 254;

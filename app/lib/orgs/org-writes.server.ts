@@ -17,7 +17,10 @@ export function inviteMember(
 }
 
 /** Creates the organization with the user as its admin; their cached list is forgotten. */
-export async function createOrganization(context: AppLoadContext, input: { userId: string; name: string; slug?: string }) {
+export async function createOrganization(
+  context: AppLoadContext,
+  input: { userId: string; name: string; slug?: string },
+) {
   const org = await clerkWrite(context, "organizations.createOrganization", (clerk) =>
     clerk.organizations.createOrganization({ name: input.name, slug: input.slug, createdBy: input.userId }),
   );

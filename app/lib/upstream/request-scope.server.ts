@@ -39,7 +39,12 @@ export function isUnavailable(error: unknown): error is Response {
  * A read for this request: retried under the policy, made once per `key`
  * within the request, and a 503 response when the upstream gives up.
  */
-export function readUpstream<T>(context: ScopedContext, upstream: string, key: string, read: () => Promise<T>): Promise<T> {
+export function readUpstream<T>(
+  context: ScopedContext,
+  upstream: string,
+  key: string,
+  read: () => Promise<T>,
+): Promise<T> {
   const { deadline, once } = context.upstream;
   return once(`${upstream} ${key}`, () => callUpstream(upstream, read, { deadline })).catch((error: unknown) =>
     unavailable(context, error),
