@@ -9,6 +9,8 @@ export type ServerEvent = "organization created" | "member invited" | "theme cha
 export const DEFAULT_POSTHOG_HOST = "https://us.i.posthog.com";
 
 export type Analytics = {
+  /** The PostHog project key the browser uses too. */
+  key: string;
   /** Queues one event; never blocks or fails the response. Does nothing for people who opted out. */
   capture(
     request: Request,
@@ -49,6 +51,7 @@ export function createAnalytics(env: { POSTHOG_KEY?: string; POSTHOG_HOST?: stri
     logEvent("analytics_error", { message: error instanceof Error ? error.message : String(error) }),
   );
   return {
+    key,
     capture(request, event, { userId, orgId, properties }) {
       if (!analyticsAllowed(request)) return;
       const distinctId = userId ?? browserDistinctId(request, key);

@@ -1,4 +1,3 @@
-import { getEnv } from "../env.server";
 import type { Analytics } from "./analytics.server";
 import { analyticsAllowed, hasOptedOut } from "./privacy.server";
 
@@ -8,11 +7,14 @@ import { analyticsAllowed, hasOptedOut } from "./privacy.server";
  */
 export type AnalyticsSettings = { available: boolean; key: string | null; optedOut: boolean };
 
-export function browserAnalytics(request: Request, analytics: Analytics | null | undefined): AnalyticsSettings {
-  const key = getEnv().POSTHOG_KEY;
+/**
+ * The analytics gate: the browser gets PostHog's key (and so loads
+ * posthog-js) only when the app has analytics and this person allows them.
+ */
+export function browserAnalytics(request: Request, analytics: Analytics | null): AnalyticsSettings {
   return {
-    available: Boolean(analytics && key),
-    key: analytics && key && analyticsAllowed(request) ? key : null,
+    available: analytics !== null,
+    key: analytics && analyticsAllowed(request) ? analytics.key : null,
     optedOut: hasOptedOut(request),
   };
 }
