@@ -72,7 +72,7 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
   route("GET", "/v1/organizations", (req) => {
     const query = str(req.query.query)?.toLowerCase() ?? "";
     const list = store.state.organizations
-      .filter((o) => !query || o.name.toLowerCase().includes(query) || o.slug.includes(query))
+      .filter((o) => !query || o.name.toLowerCase().includes(query) || (o.slug ?? "").includes(query))
       .map((o) => organizationJSON(store, o));
     return paginate(list, req.query);
   });

@@ -17,7 +17,7 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
   };
 }
 
-export function environmentJSON(applicationName: string) {
+export function environmentJSON(applicationName: string, settings: { organizationSlugs: boolean }) {
   return {
     object: "environment",
     id: "env_local",
@@ -135,7 +135,7 @@ export function environmentJSON(applicationName: string) {
       force_organization_selection: false,
       actions: { admin_delete: true },
       domains: { enabled: false, enrollment_modes: [], default_role: "org:member" },
-      slug: { disabled: false },
+      slug: { disabled: !settings.organizationSlugs },
       organization_creation_defaults: { enabled: false },
     },
     commerce_settings: {

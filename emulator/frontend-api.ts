@@ -129,8 +129,8 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   };
 
   // Environment and client ----------------------------------------------------
-  route("GET", "/v1/environment", () => environmentJSON(options.applicationName));
-  route("PATCH", "/v1/environment", () => environmentJSON(options.applicationName));
+  route("GET", "/v1/environment", () => environmentJSON(options.applicationName, store.settings));
+  route("PATCH", "/v1/environment", () => environmentJSON(options.applicationName, store.settings));
 
   route("GET", "/v1/client", (req) => {
     const client = currentClient(req);

@@ -22,6 +22,8 @@ export type ClerkEmulatorOptions = {
   issuer: string;
   tokenTtlSeconds?: number;
   applicationName?: string;
+  /** Clerk's "organization slugs" instance setting; off means organizations have none. */
+  organizationSlugs?: boolean;
 };
 
 export type ClerkEmulator = {
@@ -51,7 +53,9 @@ const FAULT_MODES: FaultMode[] = ["error", "hang", "slow", "reset"];
  * at `<mount>/_emulator/…` (reset, faults, call counts, ready-made sessions).
  */
 export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulator {
-  const store = new Store(options.dataDir ? join(options.dataDir, "clerk-emulator.json") : null);
+  const store = new Store(options.dataDir ? join(options.dataDir, "clerk-emulator.json") : null, {
+    organizationSlugs: options.organizationSlugs ?? true,
+  });
   const key = loadSigningKey(options.dataDir);
   const faults = new Faults();
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 60;

@@ -42,6 +42,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     secretKey,
     issuer: `https://${EMULATOR_FRONTEND_HOST}`,
     tokenTtlSeconds: Number.isFinite(ttl) && ttl >= 5 ? ttl : 60,
+    organizationSlugs: env.CLERK_EMULATOR_ORG_SLUGS !== "off",
   });
 
   env.CLERK_LOCAL_EMULATOR = "1";

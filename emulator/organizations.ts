@@ -6,6 +6,8 @@ export function validateOrganizationInput(store: Store, rawName: string | null, 
   const name = (rawName ?? "").trim();
   if (!name) throw new ApiError(422, "form_param_missing", "Enter a name for the organization.", "name");
   if (name.length > 256) throw new ApiError(422, "form_param_exceeds_allowed_size", "Name is too long.", "name");
+  // With slugs turned off for the instance, Clerk ignores any slug it is sent.
+  if (!store.settings.organizationSlugs) return { name, slug: null };
   const slug = (rawSlug?.trim() || slugify(name)).toLowerCase();
   if (!/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(slug)) {
     throw new ApiError(
@@ -30,6 +32,10 @@ export function slugify(name: string): string {
     .slice(0, 64);
 }
 
-export function createOrganizationFor(store: Store, userId: string | null, input: { name: string; slug: string }) {
+export function createOrganizationFor(
+  store: Store,
+  userId: string | null,
+  input: { name: string; slug: string | null },
+) {
   return store.createOrganization({ name: input.name, slug: input.slug, createdBy: userId });
 }

@@ -19,7 +19,8 @@ export type UserRecord = {
 export type OrgRecord = {
   id: string;
   name: string;
-  slug: string;
+  /** null when the instance has organization slugs turned off. */
+  slug: string | null;
   createdBy: string | null;
   createdAt: number;
   updatedAt: number;
@@ -216,7 +217,11 @@ export class Store {
   state: State;
   private saveTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly file: string | null) {
+  constructor(
+    private readonly file: string | null,
+    /** Instance settings, as Clerk's dashboard has them. */
+    readonly settings: { organizationSlugs: boolean } = { organizationSlugs: true },
+  ) {
     this.state = this.load();
   }
 
@@ -299,7 +304,7 @@ export class Store {
     return user;
   }
 
-  createOrganization(input: { name: string; slug: string; createdBy: string | null }) {
+  createOrganization(input: { name: string; slug: string | null; createdBy: string | null }) {
     const t = nowMs();
     const org: OrgRecord = {
       id: newId("org"),

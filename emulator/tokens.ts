@@ -34,7 +34,7 @@ export type SessionClaimsInput = {
   userId: string;
   name: string | null;
   imageUrl: string | null;
-  org: { id: string; slug: string; role: string } | null;
+  org: { id: string; slug: string | null; role: string } | null;
   ttlSeconds: number;
   azp?: string;
 };
@@ -59,7 +59,7 @@ export function sessionClaims(input: SessionClaimsInput): Record<string, unknown
   };
   if (input.org) {
     claims.org_id = input.org.id;
-    claims.org_slug = input.org.slug;
+    if (input.org.slug) claims.org_slug = input.org.slug;
     claims.org_role = input.org.role;
     claims.org_permissions = [];
   }

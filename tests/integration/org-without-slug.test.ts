@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../support/server";
+import { emulatorSession } from "../support/session";
+
+// Clerk lets an instance turn organization slugs off; its organizations then
+// have none, and the app addresses them by id.
+let server: RunningServer;
+let ada: string;
+let grace: string;
+
+beforeAll(async () => {
+  server = await startServer({ LOG_LEVEL: "silent", CLERK_EMULATOR_ORG_SLUGS: "off" });
+  const cookie = (s: { sessionToken: string; clientUat: number }) =>
+    `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
+  ada = cookie(await emulatorSession(server.origin, "ada@example.com"));
+  grace = cookie(await emulatorSession(server.origin, "grace@example.com"));
+});
+
+afterAll(async () => {
+  expect(await server.stop()).toBe(0);
+});
+
+const get = (path: string, cookie: string) =>
+  fetch(server.origin + path, { headers: { Cookie: cookie, Accept: "text/html" }, redirect: "manual" });
+
+describe("an organization without a slug", () => {
+  it("is created, opened, listed and switched to by its id", async () => {
+    const created = await fetch(`${server.origin}/orgs/new`, {
+      method: "POST",
+      headers: { Cookie: ada, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
+      body: new URLSearchParams({ name: "Slugless Labs", slug: "" }).toString(),
+      redirect: "manual",
+    });
+    expect(created.status).toBe(303);
+    const location = created.headers.get("location") ?? "";
+    expect(location).toMatch(/^\/orgs\/org_[A-Za-z0-9]+$/);
+
+    for (const path of [location, `${location}/members`, `${location}/settings`]) {
+      const page = await get(path, ada);
+      expect(page.status, path).toBe(200);
+      expect(await page.text()).toContain("Slugless Labs");
+    }
+    const list = await (await get("/orgs", ada)).text();
+    expect(list).toContain(`href="${location}"`);
+  });
+
+  it("is a 404 for someone who is not a member, like any other", async () => {
+    const created = await fetch(`${server.origin}/orgs/new`, {
+      method: "POST",
+      headers: { Cookie: ada, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
+      body: new URLSearchParams({ name: "Ada's Private Lab" }).toString(),
+      redirect: "manual",
+    });
+    const location = created.headers.get("location") ?? "";
+    expect((await get(location, grace)).status).toBe(404);
+    expect((await get("/orgs/org_doesnotexist", ada)).status).toBe(404);
+  });
+});
