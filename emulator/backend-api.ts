@@ -3,7 +3,7 @@ import type { Faults } from "./faults";
 import { newId } from "./ids";
 import { fullName, invitationJSON, membershipJSON, organizationJSON, sessionJSON, userJSON } from "./json";
 import { createOrganizationFor, validateOrganizationInput } from "./organizations";
-import { ApiError, clampInt, createRegistrar, paginate, str } from "./routing";
+import { ApiError, clampInt, createRegistrar, notImplemented, paginate, str } from "./routing";
 import type { Role, Store } from "./store";
 import { jwks, type SigningKey } from "./tokens";
 
@@ -185,16 +185,7 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
     return { directives: found.directives };
   });
 
-  router.use((req, res) => {
-    res
-      .status(404)
-      .type("application/json")
-      .send(
-        JSON.stringify(
-          new ApiError(404, "resource_not_found", `The emulator does not implement ${req.method} ${req.path}`).toJSON(),
-        ),
-      );
-  });
+  router.use(notImplemented);
 
   return router;
 }

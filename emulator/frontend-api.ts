@@ -13,7 +13,7 @@ import {
   signUpJSON,
   userJSON,
 } from "./json";
-import { ApiError, createRegistrar, paginate, str } from "./routing";
+import { ApiError, createRegistrar, notImplemented, paginate, str } from "./routing";
 import { hashPassword, verifyPassword, type ClientRecord, type SessionRecord, type Store } from "./store";
 import { sessionClaims, signJwt, type SigningKey } from "./tokens";
 import { createOrganizationFor, validateOrganizationInput } from "./organizations";
@@ -561,16 +561,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     res.redirect(307, target.toString());
   });
 
-  router.use((req, res) => {
-    res
-      .status(404)
-      .type("application/json")
-      .send(
-        JSON.stringify(
-          new ApiError(404, "resource_not_found", `The emulator does not implement ${req.method} ${req.path}`).toJSON(),
-        ),
-      );
-  });
+  router.use(notImplemented);
 
   return router;
 }

@@ -81,6 +81,15 @@ export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Fa
   };
 }
 
+/** Clerk's 404 envelope for what the emulator does not implement (mounted last on each API). */
+export function notImplemented(req: Request, res: Response): void {
+  sendJson(
+    res,
+    404,
+    new ApiError(404, "resource_not_found", `The emulator does not implement ${req.method} ${req.path}`).toJSON(),
+  );
+}
+
 export function sendJson(res: Response, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.status(status);

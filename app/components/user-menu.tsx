@@ -1,16 +1,11 @@
-import { DropdownMenu, IconButton } from "@radix-ui/themes";
+import { DropdownMenu } from "@radix-ui/themes";
 import { Link, useFetcher, useLocation } from "@remix-run/react";
-import { useHydrated } from "~/hooks/use-hydrated";
 import type { Viewer } from "~/lib/clerk/viewer";
 import { EntityAvatar } from "./entity-avatar";
-import { MenuFallback } from "./menu-fallback";
+import { NavMenu } from "./nav-menu";
 
 export const SIGN_OUT_PATH = "/resources/sign-out";
 const ANALYTICS_PATH = "/resources/analytics";
-
-function ViewerAvatar({ viewer }: { viewer: Viewer }) {
-  return <EntityAvatar name={viewer.name} imageUrl={viewer.imageUrl} />;
-}
 
 /**
  * Profile and sign-out. Without JavaScript: a disclosure with a link and a real
@@ -20,10 +15,8 @@ function ViewerAvatar({ viewer }: { viewer: Viewer }) {
 type UserMenuProps = { viewer: Viewer; analyticsOptedOut?: boolean; onSignOut?: () => void };
 
 export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps) {
-  const hydrated = useHydrated();
   const { pathname, search } = useLocation();
   const fetcher = useFetcher();
-  const label = `Account menu for ${viewer.name}`;
   const analyticsForm =
     analyticsOptedOut === undefined
       ? null
@@ -32,73 +25,58 @@ export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: UserMenuProps
           label: analyticsOptedOut ? "Turn usage analytics on" : "Turn usage analytics off",
         };
 
-  if (!hydrated) {
-    return (
-      <MenuFallback
-        label={label}
-        trigger={<ViewerAvatar viewer={viewer} />}
-        heading={viewer.name}
-        testId="user-menu-fallback"
-      >
-        <a className="menu-fallback-item" href="/user">
-          Profile
-        </a>
-        {analyticsForm ? (
-          <form method="post" action={ANALYTICS_PATH}>
-            <input type="hidden" name="analytics" value={analyticsForm.choice} />
-            <input type="hidden" name="redirectTo" value={pathname + search} />
-            <button type="submit" className="menu-fallback-item">
-              {analyticsForm.label}
-            </button>
-          </form>
-        ) : null}
-        <form method="post" action={SIGN_OUT_PATH}>
+  const fallback = (
+    <>
+      <a className="menu-fallback-item" href="/user">
+        Profile
+      </a>
+      {analyticsForm ? (
+        <form method="post" action={ANALYTICS_PATH}>
+          <input type="hidden" name="analytics" value={analyticsForm.choice} />
+          <input type="hidden" name="redirectTo" value={pathname + search} />
           <button type="submit" className="menu-fallback-item">
-            Sign out
+            {analyticsForm.label}
           </button>
         </form>
-      </MenuFallback>
-    );
-  }
+      ) : null}
+      <form method="post" action={SIGN_OUT_PATH}>
+        <button type="submit" className="menu-fallback-item">
+          Sign out
+        </button>
+      </form>
+    </>
+  );
 
   return (
-    <DropdownMenu.Root>
-      <DropdownMenu.Trigger>
-        <IconButton
-          variant="ghost"
-          radius="full"
-          size="3"
-          aria-label={label}
-          title={label}
-          data-testid="user-menu-trigger"
-        >
-          <ViewerAvatar viewer={viewer} />
-        </IconButton>
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Content align="end">
-        <DropdownMenu.Label>{viewer.name}</DropdownMenu.Label>
-        <DropdownMenu.Item asChild>
-          <Link to="/user">Profile</Link>
-        </DropdownMenu.Item>
-        {analyticsForm ? (
-          <DropdownMenu.Item
-            onSelect={() =>
-              fetcher.submit(
-                { analytics: analyticsForm.choice, redirectTo: pathname + search },
-                { method: "post", action: ANALYTICS_PATH },
-              )
-            }
-          >
-            {analyticsForm.label}
-          </DropdownMenu.Item>
-        ) : null}
-        <DropdownMenu.Separator />
+    <NavMenu
+      label={`Account menu for ${viewer.name}`}
+      face={<EntityAvatar name={viewer.name} imageUrl={viewer.imageUrl} />}
+      heading={viewer.name}
+      testId="user-menu"
+      fallback={fallback}
+      round
+    >
+      <DropdownMenu.Item asChild>
+        <Link to="/user">Profile</Link>
+      </DropdownMenu.Item>
+      {analyticsForm ? (
         <DropdownMenu.Item
-          onSelect={onSignOut ?? (() => fetcher.submit(null, { method: "post", action: SIGN_OUT_PATH }))}
+          onSelect={() =>
+            fetcher.submit(
+              { analytics: analyticsForm.choice, redirectTo: pathname + search },
+              { method: "post", action: ANALYTICS_PATH },
+            )
+          }
         >
-          Sign out
+          {analyticsForm.label}
         </DropdownMenu.Item>
-      </DropdownMenu.Content>
-    </DropdownMenu.Root>
+      ) : null}
+      <DropdownMenu.Separator />
+      <DropdownMenu.Item
+        onSelect={onSignOut ?? (() => fetcher.submit(null, { method: "post", action: SIGN_OUT_PATH }))}
+      >
+        Sign out
+      </DropdownMenu.Item>
+    </NavMenu>
   );
 }
