@@ -27,6 +27,7 @@ const serverEnv = (port: number, dir: string) => ({
   CLERK_EMULATOR_TOKEN_TTL: String(E2E_TOKEN_TTL_SECONDS),
   CLERK_TELEMETRY_DISABLED: "1",
   RATE_LIMIT_SCALE: "1000",
+  CLERK_EMULATOR_CONTROL: "1",
   NETWORK_GUARD_LOG: guardLog,
   NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
 });

@@ -7,6 +7,8 @@ import express from "express";
 import { EnvError, parseEnv } from "./app/lib/env.server";
 import { createLoadContext } from "./app/lib/load-context.server";
 import { refuseCrossSiteWrites } from "./server/cross-site";
+import { localHostsOnly } from "./server/local-only";
+import { readiness } from "./server/readiness";
 import { withErrorReferences } from "./server/error-references";
 import { refuseUnusableTargets, requestHygiene } from "./server/hygiene";
 import { requestLog } from "./server/request-log";
@@ -41,7 +43,7 @@ try {
 }
 
 const build = withErrorReferences((await import(join(root, "build", "index.js"))) as ServerBuild);
-const services = createServices(env);
+const { services, redis, close: closeServices } = createServices(env);
 const shutdown = createShutdown();
 
 // The browser reaches Clerk's Frontend API on its own host unless a proxy path
@@ -52,20 +54,31 @@ const clerkOrigin = env.CLERK_PROXY_URL?.startsWith("/")
     ? new URL(env.CLERK_PROXY_URL).origin
     : `https://${clerkFrontendApiHost(env.CLERK_PUBLISHABLE_KEY)}`;
 
+// Behind a TLS-terminating proxy the browser's origin is PUBLIC_ORIGIN, not
+// what this process sees (http, an internal host name).
+const publicOrigin = env.PUBLIC_ORIGIN ?? null;
+const https = publicOrigin?.startsWith("https:") ?? false;
+
 const app = express();
 app.disable("x-powered-by");
-app.set("trust proxy", "loopback");
+// Whom to believe about the client's address and protocol (rate limits, logs).
+app.set("trust proxy", env.TRUST_PROXY ?? "loopback");
 
 app.use(refuseUnusableTargets());
+if (local) app.use(localHostsOnly(env.PORT));
 app.use(compression());
 app.use(requestLog());
-app.use(securityHeadersFor({ clerkOrigin, realClerk: !local }));
+app.use(securityHeadersFor({ clerkOrigin, realClerk: !local, https: publicOrigin ? https : null }));
 app.use(shutdown.closeWhileStopping);
 app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
+app.get("/readyz", readiness({ jwtKey: env.CLERK_JWT_KEY, clerk: services.clerk, redis }));
 app.use(staticFiles(root));
 if (local) app.use("/__clerk", local.emulator.router);
+app.use(refuseCrossSiteWrites(publicOrigin));
+// The emulator's control API (reset, faults…) exists only for test servers,
+// and behind the cross-site check: no web page may wipe a developer's data.
+if (local && env.CLERK_EMULATOR_CONTROL === "1") app.use("/__clerk/_emulator", local.emulator.control);
 app.use(requestHygiene());
-app.use(refuseCrossSiteWrites());
 const remix = createRequestHandler({
   build,
   mode: env.NODE_ENV,
@@ -90,7 +103,7 @@ shutdown.listenForSignals(server, {
   beforeClose: () => local?.emulator.faults.releaseHeld(),
   afterClose: async () => {
     // Queued analytics events go out before the process does.
-    await services.analytics?.shutdown();
+    await closeServices();
     local?.emulator.close();
   },
 });

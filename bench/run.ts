@@ -184,6 +184,7 @@ async function main() {
     CLERK_EMULATOR_TOKEN_TTL: "3600",
     LOG_LEVEL: "silent",
     RATE_LIMIT_SCALE: "1000",
+    CLERK_EMULATOR_CONTROL: "1",
   });
   await waitFor(`http://127.0.0.1:${ports.clerk}/healthz`);
 
@@ -197,11 +198,17 @@ async function main() {
       .toString(),
     SESSION_SECRET: "bench-session-secret-0123456789abcdef",
     CLERK_JS: "/_clerk-js/clerk.browser.js",
+    TRUST_PROXY: "loopback",
   };
-  const app = start("app", ["build/server.js"], { ...keysEnv, PORT: String(ports.app) });
+  const app = start("app", ["build/server.js"], {
+    ...keysEnv,
+    PORT: String(ports.app),
+    PUBLIC_ORIGIN: `http://127.0.0.1:${ports.app}`,
+  });
   start("remix-serve", [join(ROOT, "node_modules/@remix-run/serve/dist/cli.js"), "build/index.js"], {
     ...keysEnv,
     PORT: String(ports.serve),
+    PUBLIC_ORIGIN: `http://127.0.0.1:${ports.serve}`,
   });
   start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));
   await Promise.all([

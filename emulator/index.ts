@@ -27,7 +27,10 @@ export type ClerkEmulatorOptions = {
 };
 
 export type ClerkEmulator = {
+  /** Clerk's Frontend API (`/v1/…`) and Backend API (`/api/v1/…`). */
   router: Router;
+  /** The control API for tests (`/_emulator/…`): reset, faults, calls, state, sessions. Mount it only where tests run. */
+  control: Router;
   store: Store;
   faults: Faults;
   key: SigningKey;
@@ -61,8 +64,9 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 60;
 
   const router = express.Router();
+  // The control API is mounted on its own (or not at all): leave its paths to it.
+  router.use("/_emulator", (_req, _res, next) => next("router"));
   router.use("/api", createBackendApi({ store, key, faults, secretKey: options.secretKey }));
-  router.use("/_emulator", createControlApi());
   router.use(
     createFrontendApi({
       store,
@@ -140,5 +144,5 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     return control;
   }
 
-  return { router, store, faults, key, close: () => store.flush() };
+  return { router, control: createControlApi(), store, faults, key, close: () => store.flush() };
 }

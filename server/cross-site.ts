@@ -17,9 +17,13 @@ export function isCrossSiteWrite(input: {
   return input.fetchSite === "cross-site";
 }
 
-export function refuseCrossSiteWrites(): RequestHandler {
+/**
+ * Writes may come only from `publicOrigin` (PUBLIC_ORIGIN, the address people
+ * use); without one (local mode), from the origin this request was sent to.
+ */
+export function refuseCrossSiteWrites(publicOrigin: string | null): RequestHandler {
   return (req, res, next) => {
-    const ownOrigin = `${req.protocol}://${req.get("host")}`;
+    const ownOrigin = publicOrigin ?? `${req.protocol}://${req.get("host")}`;
     if (
       isCrossSiteWrite({
         method: req.method,

@@ -69,12 +69,19 @@ export function securityHeaders(https: boolean): Record<string, string> {
  * Every response gets the security headers and a Content-Security-Policy with
  * a fresh nonce, which Remix renders into its scripts (`res.locals.cspNonce`).
  */
-export function securityHeadersFor(policy: { clerkOrigin: string | null; realClerk: boolean }): RequestHandler {
+export function securityHeadersFor(policy: {
+  clerkOrigin: string | null;
+  realClerk: boolean;
+  /** Whether the public origin is https (from PUBLIC_ORIGIN); null: judge each request (a trusted proxy's X-Forwarded-Proto). */
+  https: boolean | null;
+}): RequestHandler {
+  const { https, ...csp } = policy;
   return (req, res, next) => {
     const nonce = createNonce();
+    const secure = https ?? req.secure;
     res.locals.cspNonce = nonce;
-    res.set(securityHeaders(req.secure));
-    res.setHeader("Content-Security-Policy", contentSecurityPolicy({ nonce, ...policy, https: req.secure }));
+    res.set(securityHeaders(secure));
+    res.setHeader("Content-Security-Policy", contentSecurityPolicy({ nonce, ...csp, https: secure }));
     next();
   };
 }

@@ -1,18 +1,29 @@
 import { createAnalytics } from "../app/lib/analytics/analytics.server";
 import { createClerkBackend } from "../app/lib/clerk/client.server";
 import { isProduction, type Env } from "../app/lib/env.server";
-import { createMemoryRateLimiter } from "../app/lib/http/rate-limit.server";
+import { createRateLimiter } from "../app/lib/http/rate-limit.server";
 import type { AppServices } from "../app/lib/load-context.server";
 import { createMembershipCache } from "../app/lib/orgs/membership-cache.server";
 import { createThemeStore } from "../app/lib/theme/theme.server";
+import { connectRedis } from "./redis";
 
 /** The process-wide state every request shares, made once from the validated environment. */
-export function createServices(env: Env): AppServices {
-  return {
+export function createServices(env: Env) {
+  const redis = env.REDIS_URL ? connectRedis(env.REDIS_URL) : null;
+  const services: AppServices = {
     analytics: createAnalytics(env),
     clerk: createClerkBackend(env),
-    rateLimiter: createMemoryRateLimiter({ scale: env.RATE_LIMIT_SCALE }),
+    rateLimiter: createRateLimiter({ scale: env.RATE_LIMIT_SCALE, redis }),
     memberships: createMembershipCache(),
     theme: createThemeStore({ secret: env.SESSION_SECRET, secure: isProduction(env) }),
+  };
+  return {
+    services,
+    redis,
+    /** Sends queued analytics and closes connections (at shutdown). */
+    async close() {
+      await services.analytics?.shutdown();
+      await redis?.quit().catch(() => undefined);
+    },
   };
 }

@@ -9,6 +9,37 @@ const pem = (label: string) =>
 
 const absoluteUrl = z.string().url("must be an absolute URL");
 
+/** `https://teamwork.example.com`: a scheme and a host (and port), nothing after. */
+const origin = z
+  .string()
+  .refine((v) => /^https?:\/\/[^/?#\s]+$/.test(v.replace(/\/$/, "")) && URL.canParse(v), {
+    message: "must be an origin such as https://teamwork.example.com (no path)",
+  })
+  .transform((v) => new URL(v).origin);
+
+const TRUST_KEYWORDS = new Set(["loopback", "linklocal", "uniquelocal"]);
+const IPV4_CIDR = /^(\d{1,3})(\.\d{1,3}){3}(\/\d{1,2})?$/;
+const IPV6_CIDR = /^[0-9a-f:.]*:[0-9a-f:.]*(\/\d{1,3})?$/i;
+
+/**
+ * Which proxies to believe about the client's address and protocol: a hop
+ * count (`1` for one load balancer) or a comma list of addresses, CIDRs and
+ * Express's names (`loopback`, `uniquelocal`…). Passed to Express's `trust proxy`.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .refine(
+    (v) =>
+      /^\d{1,2}$/.test(v) ||
+      v.split(",").every((part) => {
+        const p = part.trim();
+        return TRUST_KEYWORDS.has(p) || IPV4_CIDR.test(p) || IPV6_CIDR.test(p);
+      }),
+    "must be a hop count (like 1) or a comma list of addresses, CIDRs, loopback, linklocal or uniquelocal",
+  )
+  .transform((v): number | string[] => (/^\d+$/.test(v) ? Number(v) : v.split(",").map((p) => p.trim())));
+
 const EnvSchema = z
   .object({
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
@@ -31,6 +62,13 @@ const EnvSchema = z
     HOST: z.string().min(1).default("0.0.0.0"),
     CLERK_LOCAL_EMULATOR: z.enum(["1"]).optional(),
     RATE_LIMIT_SCALE: z.coerce.number().positive("must be a positive number").max(1_000_000).default(1),
+    PUBLIC_ORIGIN: origin.optional(),
+    TRUST_PROXY: trustProxy.optional(),
+    REDIS_URL: z
+      .string()
+      .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), "must be a redis:// or rediss:// URL")
+      .optional(),
+    CLERK_EMULATOR_CONTROL: z.enum(["1"]).optional(),
   })
   .superRefine((env, ctx) => {
     const local = env.CLERK_LOCAL_EMULATOR === "1";
@@ -40,6 +78,15 @@ const EnvSchema = z
         path: ["CLERK_PUBLISHABLE_KEY"],
         message: "must be a production key (pk_live_…) when NODE_ENV=production",
       });
+    }
+    // With real Clerk the server is deployed: it must know its public origin
+    // (writes come only from there) and which proxies to believe.
+    if (!local) {
+      for (const name of ["PUBLIC_ORIGIN", "TRUST_PROXY"] as const) {
+        if (env[name] === undefined) {
+          ctx.addIssue({ code: "custom", path: [name], message: "is required when Clerk keys are set (production)" });
+        }
+      }
     }
   });
 

@@ -8,6 +8,11 @@ export function loader() {
   throw new Response("Not found", { status: 404 });
 }
 
+// A form posted to an address that does not exist is a 404 too, not a 405.
+export function action() {
+  throw new Response("Not found", { status: 404 });
+}
+
 export default function NotFound() {
   return null;
 }

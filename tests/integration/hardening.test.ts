@@ -35,7 +35,7 @@ function post(target: RunningServer, path: string, body: string, headers: Record
 /** Sends bytes as they are (fetch cannot send a bad target or Host) and resolves with the status line and body. */
 function rawRequest(target: RunningServer, head: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(target.port, "127.0.0.1", () => socket.end(`${head}\r\n\r\n`));
+    const socket = connect(target.port, "127.0.0.1", () => socket.write(`${head}\r\nConnection: close\r\n\r\n`));
     let data = "";
     socket.setEncoding("utf8");
     socket.on("data", (chunk: string) => (data += chunk));

@@ -56,7 +56,7 @@ function send(req: Raw): Promise<{ status: number; type: string; body: string }>
     const hasLength = req.headers.some(([name]) => /^(content-length|transfer-encoding)$/i.test(name));
     const head = [
       `${req.method} ${req.path} HTTP/1.1`,
-      "Host: 127.0.0.1",
+      `Host: 127.0.0.1:${port}`,
       "Connection: close",
       ...req.headers.map(([name, value]) => `${name}: ${value}`),
       ...(body && !hasLength ? [`Content-Length: ${body.length}`] : []),

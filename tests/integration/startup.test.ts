@@ -10,6 +10,19 @@ describe("start-up", () => {
     expect(output.trim().split("\n").at(-1)).toBe("Invalid environment: SESSION_SECRET is required but not set");
   });
 
+  it("with Clerk keys, stops with one line naming PUBLIC_ORIGIN when it is missing", async () => {
+    const { code, output } = await runServerExpectingExit({
+      CLERK_PUBLISHABLE_KEY: pk,
+      CLERK_SECRET_KEY: "sk_live_x",
+      SESSION_SECRET: "s".repeat(40),
+      TRUST_PROXY: "1",
+    });
+    expect(code).toBe(1);
+    expect(output.trim().split("\n")).toEqual([
+      "Invalid environment: PUBLIC_ORIGIN is required when Clerk keys are set (production)",
+    ]);
+  });
+
   it("stops with one line naming a malformed variable", async () => {
     const { code, output } = await runServerExpectingExit({
       CLERK_PUBLISHABLE_KEY: "pk_live_%%%",

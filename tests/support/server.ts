@@ -35,6 +35,8 @@ export function keysModeEnv(publicKeyPem: string): Record<string, string> {
     CLERK_JWT_KEY: publicKeyPem,
     CLERK_API_URL: "http://127.0.0.1:9/unreachable",
     SESSION_SECRET: "integration-tests-session-secret-0123456789",
+    TRUST_PROXY: "loopback",
+    // PUBLIC_ORIGIN: startServer fills in the server's own origin.
   };
 }
 
@@ -46,6 +48,9 @@ export function keysModeEnv(publicKeyPem: string): Record<string, string> {
  */
 export async function startServer(env: Record<string, string | undefined> = {}): Promise<RunningServer> {
   const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  // With keys, the server needs to know its public origin; here that is its own.
+  const publicOrigin = env.CLERK_SECRET_KEY && !("PUBLIC_ORIGIN" in env) ? { PUBLIC_ORIGIN: origin } : {};
   const dataDir = mkdtempSync(join(tmpdir(), "teamwork-test-"));
   let output = "";
   const child = spawn(process.execPath, ["build/server.js"], {
@@ -60,6 +65,9 @@ export async function startServer(env: Record<string, string | undefined> = {}):
       NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
       // Tests post the same forms many times from one address; the limits themselves are tested at scale 1.
       RATE_LIMIT_SCALE: "1000",
+      // The emulator's control API (faults, sessions, state) is for tests only.
+      CLERK_EMULATOR_CONTROL: "1",
+      ...publicOrigin,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -67,7 +75,6 @@ export async function startServer(env: Record<string, string | undefined> = {}):
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
-  const origin = `http://127.0.0.1:${port}`;
 
   const deadline = Date.now() + 20_000;
   for (;;) {

@@ -7,6 +7,8 @@ const valid = {
   CLERK_PUBLISHABLE_KEY: pk,
   CLERK_SECRET_KEY: "sk_live_abc",
   SESSION_SECRET: "x".repeat(32),
+  PUBLIC_ORIGIN: "https://teamwork.example.com",
+  TRUST_PROXY: "1",
 };
 
 function messageFor(env: Record<string, string>): string {
@@ -24,6 +26,24 @@ describe("parseEnv", () => {
     const env = parseEnv(valid);
     expect(env.PORT).toBe(3000);
     expect(env.HOST).toBe("0.0.0.0");
+    expect(env.PUBLIC_ORIGIN).toBe("https://teamwork.example.com");
+    expect(env.TRUST_PROXY).toBe(1);
+  });
+
+  it("reads TRUST_PROXY as a hop count or a list for Express, and PUBLIC_ORIGIN as a bare origin", () => {
+    expect(parseEnv({ ...valid, TRUST_PROXY: "loopback, 10.0.0.0/8, fd00::/8" }).TRUST_PROXY).toEqual([
+      "loopback",
+      "10.0.0.0/8",
+      "fd00::/8",
+    ]);
+    expect(parseEnv({ ...valid, PUBLIC_ORIGIN: "https://Teamwork.Example.com:8443/" }).PUBLIC_ORIGIN).toBe(
+      "https://teamwork.example.com:8443",
+    );
+  });
+
+  it("needs neither in local mode (the emulator fills the Clerk keys)", () => {
+    const { PUBLIC_ORIGIN: _o, TRUST_PROXY: _t, ...rest } = valid;
+    expect(parseEnv({ ...rest, CLERK_LOCAL_EMULATOR: "1" }).PUBLIC_ORIGIN).toBeUndefined();
   });
 
   it("names a missing variable in one line", () => {
@@ -48,6 +68,13 @@ describe("parseEnv", () => {
     [{ PORT: "eighty" }, /^Invalid environment: PORT /],
     [{ CLERK_JWT_KEY: "not a pem" }, /CLERK_JWT_KEY must be a PEM block/],
     [{ POSTHOG_HOST: "not a url" }, /POSTHOG_HOST must be an absolute URL/],
+    [{ PUBLIC_ORIGIN: "" }, /^Invalid environment: PUBLIC_ORIGIN is required when Clerk keys are set/],
+    [{ PUBLIC_ORIGIN: "https://teamwork.example.com/app" }, /PUBLIC_ORIGIN must be an origin/],
+    [{ PUBLIC_ORIGIN: "teamwork.example.com" }, /PUBLIC_ORIGIN must be an origin/],
+    [{ TRUST_PROXY: "" }, /^Invalid environment: TRUST_PROXY is required/],
+    [{ TRUST_PROXY: "everyone" }, /TRUST_PROXY must be a hop count/],
+    [{ TRUST_PROXY: "10.0.0.0/8, nonsense" }, /TRUST_PROXY must be a hop count/],
+    [{ REDIS_URL: "localhost:6379" }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
   ])("rejects %j", (override, pattern) => {
     const message = messageFor({ ...valid, ...override });
     expect(message).toMatch(pattern);

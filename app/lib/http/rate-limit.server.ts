@@ -1,4 +1,6 @@
 import { json, type AppLoadContext } from "@remix-run/node";
+import type { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 
 /** How often each action may be used, per signed-in person (or per address when signed out). */
 export const RATE_LIMITS = {
@@ -19,27 +21,41 @@ export type RateLimiter = {
 };
 
 /**
- * Fixed windows counted in this process's memory. `scale` multiplies every
- * limit (`RATE_LIMIT_SCALE`; the test servers raise it).
+ * Fixed windows, counted by rate-limiter-flexible: in Redis when a client is
+ * given (shared by every instance), else in this process's memory. With Redis,
+ * each limit has a memory "insurance" twin that counts while Redis is away, so
+ * requests are still served and still limited, per process. `scale`
+ * multiplies every limit (`RATE_LIMIT_SCALE`; the test servers raise it).
  */
-export function createMemoryRateLimiter({ scale = 1, now = Date.now, maxKeys = 10_000 } = {}): RateLimiter {
-  const windows = new Map<string, { resetAt: number; count: number }>();
+export function createRateLimiter({ scale = 1, redis }: { scale?: number; redis?: Redis | null } = {}): RateLimiter {
+  const limiters = new Map<RateLimitedAction, RateLimiterAbstract>();
+  for (const [action, rule] of Object.entries(RATE_LIMITS) as [
+    RateLimitedAction,
+    (typeof RATE_LIMITS)[RateLimitedAction],
+  ][]) {
+    const options = { points: Math.max(1, Math.floor(rule.limit * scale)), duration: rule.windowMs / 1000 };
+    limiters.set(
+      action,
+      redis
+        ? new RateLimiterRedis({
+            ...options,
+            storeClient: redis,
+            keyPrefix: `teamwork:rate:${action}`,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new RateLimiterMemory(options),
+          })
+        : new RateLimiterMemory(options),
+    );
+  }
   return {
     async consume(action, who) {
-      const rule = RATE_LIMITS[action];
-      const at = now();
-      if (windows.size >= maxKeys) {
-        for (const [key, window] of windows) if (window.resetAt <= at) windows.delete(key);
+      try {
+        await limiters.get(action)!.consume(who);
+        return { allowed: true };
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
       }
-      const key = `${action}|${who}`;
-      let window = windows.get(key);
-      if (!window || window.resetAt <= at) {
-        window = { resetAt: at + rule.windowMs, count: 0 };
-        windows.set(key, window);
-      }
-      window.count += 1;
-      if (window.count <= Math.max(1, Math.floor(rule.limit * scale))) return { allowed: true };
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - at) / 1000)) };
     },
   };
 }

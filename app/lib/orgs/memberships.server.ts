@@ -15,10 +15,18 @@ function toSummary(m: OrganizationMembership): OrgSummary {
   };
 }
 
-/** The signed-in user's organizations, by name (through the short per-user cache). */
-export function listMyOrganizations(context: AppLoadContext, userId: string): Promise<OrgSummary[]> {
+/**
+ * The signed-in user's organizations, by name, through the short per-user
+ * cache; `fresh` reads them again from Clerk (once per request).
+ */
+export function listMyOrganizations(
+  context: AppLoadContext,
+  userId: string,
+  { fresh = false } = {},
+): Promise<OrgSummary[]> {
+  if (fresh) context.memberships.forget(userId);
   return context.memberships.get(userId, () =>
-    clerkRead(context, "users.getOrganizationMembershipList", userId, (clerk) =>
+    clerkRead(context, "users.getOrganizationMembershipList", fresh ? `${userId}|fresh` : userId, (clerk) =>
       clerk.users.getOrganizationMembershipList({ userId, limit: 100 }),
     ).then(({ data }) => data.map(toSummary).sort((a, b) => a.name.localeCompare(b.name))),
   );

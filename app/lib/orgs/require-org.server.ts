@@ -20,8 +20,14 @@ export async function requireOrgMembership(args: LoaderFunctionArgs) {
   const userId = await requireUserId(args);
   const segment = args.params.slug ?? "";
   if (!ORG_SEGMENT.test(segment)) organizationNotFound();
-  const organizations = await listMyOrganizations(args.context, userId);
-  const org = findOrganization(organizations, segment);
+  let organizations = await listMyOrganizations(args.context, userId);
+  let org = findOrganization(organizations, segment);
+  if (!org) {
+    // The list may be this instance's cached copy from before the person
+    // joined or created it (on another instance): ask Clerk before a 404.
+    organizations = await listMyOrganizations(args.context, userId, { fresh: true });
+    org = findOrganization(organizations, segment);
+  }
   if (!org) organizationNotFound();
   return { userId, org, organizations };
 }

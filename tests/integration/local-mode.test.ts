@@ -1,0 +1,80 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../support/server";
+
+// Local mode runs on the emulator with no real sign-in: it must not be
+// reachable under other names, and its control API must not be a web page's.
+let withControl: RunningServer;
+let withoutControl: RunningServer;
+
+beforeAll(async () => {
+  [withControl, withoutControl] = await Promise.all([
+    startServer({ LOG_LEVEL: "silent" }),
+    startServer({ LOG_LEVEL: "silent", CLERK_EMULATOR_CONTROL: undefined }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([withControl.stop(), withoutControl.stop()]);
+});
+
+/** A GET with the Host header as written (fetch would not let a test choose it). */
+function getWithHost(server: RunningServer, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, "127.0.0.1", () =>
+      socket.write(`GET /sign-in HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+    );
+    let data = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (data += chunk));
+    socket.on("error", reject);
+    socket.on("close", () =>
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0),
+        body: data.slice(data.indexOf("\r\n\r\n")),
+      }),
+    );
+  });
+}
+
+describe("local mode answers only on this machine's names", () => {
+  it.each(["evil.example", `evil.example:PORT`, "127.0.0.1.nip.io:PORT", "localhost:1", "10.0.0.5:PORT"])(
+    "Host %s gets a 403 that says why",
+    async (host) => {
+      const { status, body } = await getWithHost(withControl, host.replace("PORT", String(withControl.port)));
+      expect(status).toBe(403);
+      expect(body).toContain("local mode");
+      expect(body).toContain(`http://localhost:${withControl.port}`);
+    },
+  );
+
+  it.each(["localhost:PORT", "127.0.0.1:PORT", "[::1]:PORT"])("Host %s is served", async (host) => {
+    expect((await getWithHost(withControl, host.replace("PORT", String(withControl.port)))).status).toBe(200);
+  });
+});
+
+describe("the emulator's control API", () => {
+  it("does not exist without CLERK_EMULATOR_CONTROL=1", async () => {
+    for (const [method, path] of [
+      ["POST", "/__clerk/_emulator/reset"],
+      ["GET", "/__clerk/_emulator/state"],
+      ["POST", "/__clerk/_emulator/sessions"],
+    ] as const) {
+      const res = await fetch(`${withoutControl.origin}${path}`, { method, redirect: "manual" });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    // Clerk's own APIs are still there.
+    expect((await fetch(`${withoutControl.origin}/__clerk/v1/environment`)).status).toBe(200);
+  });
+
+  it("refuses a cross-site POST (a web page trying to wipe local data) with 403", async () => {
+    const res = await fetch(`${withControl.origin}/__clerk/_emulator/reset`, {
+      method: "POST",
+      headers: { Origin: "https://evil.example", "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(403);
+    const sameSite = await fetch(`${withControl.origin}/__clerk/_emulator/calls`);
+    expect(sameSite.status).toBe(200);
+  });
+});
