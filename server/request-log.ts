@@ -15,7 +15,7 @@ const QUIET_PATHS = /^\/(healthz$|readyz$|build\/|_clerk-js\/|favicon)/;
 /**
  * Gives each request its id (echoed as `X-Request-Id`, kept in
  * `res.locals.requestId`) and writes one line when it is answered: method,
- * path without the query, status, duration.
+ * path without the query, client address, status, duration.
  */
 export function requestLog(): RequestHandler {
   return (req, res, next) => {
@@ -29,6 +29,8 @@ export function requestLog(): RequestHandler {
           request_id: requestId,
           method: req.method,
           path: req.path,
+          // Behind a trusted proxy (TRUST_PROXY), the address it forwarded.
+          client: req.ip,
           status: res.statusCode,
           duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10,
         });

@@ -32,9 +32,9 @@ export const test = base.extend<{ guard: void; offLoopback: string[] }>({
   ],
 });
 
-export async function guardContext(context: BrowserContext, record: string[]) {
+export async function guardContext(context: BrowserContext, record: string[], allowHosts: string[] = []) {
   await context.route(
-    (url) => !isLoopbackUrl(url.toString()),
+    (url) => !isLoopbackUrl(url.toString()) && !allowHosts.includes(new URL(url.toString()).hostname),
     (route) => {
       record.push(route.request().url());
       return route.abort("blockedbyclient");
@@ -63,10 +63,15 @@ export async function recordCspViolations(context: BrowserContext): Promise<stri
  * loopback only, and no CSP violation. `close()` closes it and fails the
  * test on either.
  */
-export async function openGuardedContext(browser: Browser, options: BrowserContextOptions) {
+export async function openGuardedContext(
+  browser: Browser,
+  options: BrowserContextOptions,
+  /** Names the test maps to 127.0.0.1 itself (Chromium's --host-resolver-rules). */
+  allowHosts: string[] = [],
+) {
   const context = await browser.newContext(options);
   const offLoopback: string[] = [];
-  await guardContext(context, offLoopback);
+  await guardContext(context, offLoopback, allowHosts);
   const violations = await recordCspViolations(context);
   return {
     context,

@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+# Teamwork's production image: built in one stage, run from a pruned copy as
+# an unprivileged user. See docs/deployment.md for the variables it needs.
+
+FROM node:20-bookworm-slim AS build
+# Production builds of React and Remix; the dev dependencies are still needed to build.
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --include=dev --no-audit --no-fund
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production PORT=3000
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json ./
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/build ./build
+COPY --from=build --chown=node:node /app/public ./public
+# The image's own unprivileged user (uid 1000).
+USER node
+EXPOSE 3000
+# Liveness only: readiness (/readyz) is for the load balancer or orchestrator.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Exec form: node is PID 1's only process and receives SIGTERM itself (graceful shutdown).
+CMD ["node", "build/server.js"]

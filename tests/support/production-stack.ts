@@ -1,0 +1,227 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPublicKey } from "node:crypto";
+import { freePort, startServer, type RunningServer } from "./server";
+
+/**
+ * Production as it is deployed, on loopback: Debian's nginx terminating TLS
+ * (a self-signed certificate made here) for `teamwork.test`, round-robin over
+ * two instances of the built server in keys mode, a real redis-server for
+ * their shared rate limits, and a third server in local mode standing in for
+ * Clerk (its /__clerk APIs, as the benchmark does).
+ */
+export const PUBLIC_HOST = "teamwork.test";
+
+export type ProductionStack = {
+  /** `https://teamwork.test:<port>`: what the browser and PUBLIC_ORIGIN use. */
+  origin: string;
+  nginxPort: number;
+  clerk: RunningServer;
+  instances: [RunningServer, RunningServer];
+  stopRedis(): Promise<void>;
+  startRedis(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/** A child in its own process group, so stopping it stops everything it started. */
+function spawnGroup(command: string, args: string[], cwd: string): ChildProcess {
+  const child = spawn(command, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  (child as ChildProcess & { output: () => string }).output = () => output;
+  return child;
+}
+
+async function stopGroup(child: ChildProcess | null, signal: NodeJS.Signals = "SIGTERM") {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once("exit", done));
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }, 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function waitForPort(port: number, what: string) {
+  const { connect } = await import("node:net");
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const open = await new Promise<boolean>((done) => {
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.destroy();
+        done(true);
+      });
+      socket.on("error", () => done(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not start on port ${port}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function nginxConfig(dir: string, ports: { nginx: number; clerk: number; a: number; b: number }) {
+  return `
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream teamwork { server 127.0.0.1:${ports.a}; server 127.0.0.1:${ports.b}; }
+  server {
+    listen 127.0.0.1:${ports.nginx} ssl;
+    server_name ${PUBLIC_HOST};
+    ssl_certificate ${dir}/cert.pem;
+    ssl_certificate_key ${dir}/key.pem;
+    proxy_http_version 1.1;
+    # (A location that sets any proxy_set_header inherits none from here: each sets all of them.)
+    # Clerk's Frontend API, reached through the app's proxy path (CLERK_PROXY_URL=/__clerk).
+    location /__clerk/ {
+      proxy_pass http://127.0.0.1:${ports.clerk};
+      proxy_set_header Host 127.0.0.1:${ports.clerk};
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto https;
+    }
+    location / {
+      proxy_pass http://teamwork;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto https;
+    }
+  }
+}
+`;
+}
+
+export async function startProductionStack(): Promise<ProductionStack> {
+  const dir = mkdtempSync(join(tmpdir(), "teamwork-prod-"));
+  // nginx's workers (nobody) write their temp files here.
+  chmodSync(dir, 0o777);
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      `/CN=${PUBLIC_HOST}`,
+      "-addext",
+      `subjectAltName=DNS:${PUBLIC_HOST}`,
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
+
+  const ports = { nginx: await freePort(), redis: await freePort(), clerk: 0, a: 0, b: 0 };
+  const origin = `https://${PUBLIC_HOST}:${ports.nginx}`;
+
+  let redis: ChildProcess | null = null;
+  const startRedis = async () => {
+    redis = spawnGroup(
+      "redis-server",
+      ["--port", String(ports.redis), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      dir,
+    );
+    await waitForPort(ports.redis, "redis-server");
+  };
+  await startRedis();
+
+  const clerk = await startServer({ LOG_LEVEL: "silent", CLERK_EMULATOR_TOKEN_TTL: "3600" });
+  ports.clerk = clerk.port;
+  const keysEnv = {
+    CLERK_PUBLISHABLE_KEY: `pk_live_${Buffer.from("clerk.emulator.invalid$").toString("base64")}`,
+    CLERK_SECRET_KEY: `sk_live_emulator_${readFileSync(join(clerk.dataDir, "clerk-emulator-secret"), "utf8")}`,
+    CLERK_API_URL: `${clerk.origin}/__clerk/api`,
+    CLERK_PROXY_URL: "/__clerk",
+    CLERK_JS: "/_clerk-js/clerk.browser.js",
+    CLERK_JWT_KEY: createPublicKey(readFileSync(join(clerk.dataDir, "clerk-emulator-key.pem"), "utf8"))
+      .export({ type: "spki", format: "pem" })
+      .toString(),
+    SESSION_SECRET: "production-stack-session-secret-0123456789",
+    PUBLIC_ORIGIN: origin,
+    // Exactly the proxy: a client on another loopback address is a client.
+    TRUST_PROXY: "127.0.0.1",
+    REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
+    RATE_LIMIT_SCALE: "1",
+    HOST: "127.0.0.1",
+  };
+  const instances = (await Promise.all([startServer(keysEnv), startServer(keysEnv)])) as [RunningServer, RunningServer];
+  [ports.a, ports.b] = [instances[0].port, instances[1].port];
+
+  writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, ports));
+  const nginx = spawnGroup("nginx", ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], dir);
+  await waitForPort(ports.nginx, "nginx");
+
+  return {
+    origin,
+    nginxPort: ports.nginx,
+    clerk,
+    instances,
+    stopRedis: () => stopGroup(redis, "SIGKILL"),
+    startRedis,
+    async stop() {
+      await stopGroup(nginx, "SIGQUIT");
+      await Promise.all([...instances.map((i) => i.stop()), clerk.stop()]);
+      await stopGroup(redis);
+    },
+  };
+}
+
+/**
+ * A request to the public origin as a client elsewhere would send it: over
+ * TLS to nginx, from its own loopback address (so the address the app logs
+ * can be told apart from nginx's), trusting the test certificate.
+ */
+export function publicRequest(
+  stack: ProductionStack,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: stack.nginxPort,
+        servername: PUBLIC_HOST,
+        localAddress: options.from ?? "127.0.0.1",
+        method: options.method ?? "GET",
+        path,
+        rejectUnauthorized: false,
+        headers: { Host: `${PUBLIC_HOST}:${stack.nginxPort}`, ...options.headers },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
