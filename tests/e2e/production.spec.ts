@@ -1,4 +1,5 @@
 import type { Browser, Response } from "@playwright/test";
+import { Redis } from "ioredis";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import { PUBLIC_HOST, publicRequest, startProductionStack, type ProductionStack } from "../support/production-stack";
 import { emulatorSession } from "../support/session";
@@ -169,6 +170,18 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
     expect(ready.body).toBe("not ready: redis\n");
 
     await stack.startRedis();
-    await expect.poll(async () => (await publicRequest(stack, "/readyz")).status, { timeout: 15_000 }).toBe(200);
+    // Both instances ready again (requests alternate between them)…
+    for (let n = 0; n < 2; n++) {
+      await expect.poll(async () => (await publicRequest(stack, "/readyz")).status, { timeout: 15_000 }).toBe(200);
+    }
+    // …and counting in Redis again: the next uses land there.
+    for (let n = 0; n < 2; n++) await send(1);
+    const redis = new Redis(stack.redisUrl, { lazyConnect: true });
+    try {
+      await redis.connect();
+      expect(Number(await redis.get(`teamwork:rate:theme:user:${s.userId}`))).toBe(2);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

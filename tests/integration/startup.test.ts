@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { runServerExpectingExit, startServer } from "../support/server";
+import { keysModeEnv, runServerExpectingExit, startServer } from "../support/server";
+import { createTestKeyPair } from "../support/session";
 
 const pk = `pk_live_${Buffer.from("clerk.teamwork.invalid$").toString("base64")}`;
 
@@ -76,5 +77,28 @@ describe("start-up", () => {
     const res = await slow;
     expect(res.status).toBe(200);
     expect(await code).toBe(0);
+  });
+
+  it("/readyz is 200 with a JWT key, and 503 naming the part (never a secret) when Clerk's JWKS cannot be read", async () => {
+    const { CLERK_JWT_KEY: _key, ...withoutKey } = keysModeEnv(createTestKeyPair().publicKeyPem);
+    const [withKey, jwksOnly] = await Promise.all([
+      startServer({ ...keysModeEnv(createTestKeyPair().publicKeyPem), LOG_LEVEL: "silent" }),
+      // CLERK_API_URL points at a closed port: the JWKS cannot be fetched.
+      startServer({ ...withoutKey, LOG_LEVEL: "silent" }),
+    ]);
+    try {
+      const ready = await fetch(`${withKey.origin}/readyz`);
+      expect([ready.status, await ready.text()]).toEqual([200, "ready\n"]);
+      expect((await fetch(`${withKey.origin}/healthz`)).status).toBe(200);
+
+      const notReady = await fetch(`${jwksOnly.origin}/readyz`);
+      const body = await notReady.text();
+      expect([notReady.status, body]).toEqual([503, "not ready: clerk-jwks\n"]);
+      expect(notReady.headers.get("cache-control")).toBe("no-store");
+      // Liveness does not depend on Clerk.
+      expect((await fetch(`${jwksOnly.origin}/healthz`)).status).toBe(200);
+    } finally {
+      await Promise.all([withKey.stop(), jwksOnly.stop()]);
+    }
   });
 });

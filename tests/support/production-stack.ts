@@ -19,6 +19,7 @@ export type ProductionStack = {
   /** `https://teamwork.test:<port>`: what the browser and PUBLIC_ORIGIN use. */
   origin: string;
   nginxPort: number;
+  redisUrl: string;
   clerk: RunningServer;
   instances: [RunningServer, RunningServer];
   stopRedis(): Promise<void>;
@@ -180,6 +181,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
   return {
     origin,
     nginxPort: ports.nginx,
+    redisUrl: `redis://127.0.0.1:${ports.redis}`,
     clerk,
     instances,
     stopRedis: () => stopGroup(redis, "SIGKILL"),
