@@ -26,7 +26,11 @@ if (built) {
   if (existsSync("test-results/vitest.json")) {
     const report = JSON.parse(readFileSync("test-results/vitest.json", "utf8"));
     totals.passed += report.numPassedTests;
-    totals.failed += report.numFailedTests + (report.numFailedTestSuites ?? 0);
+    // A file that failed without a failing test (an import or hook error) counts once; one whose tests failed, by its tests.
+    const brokenFiles = (report.testResults ?? []).filter(
+      (file) => file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed"),
+    ).length;
+    totals.failed += report.numFailedTests + brokenFiles;
     totals.skipped += report.numPendingTests + report.numTodoTests;
   } else {
     check("vitest report", false);

@@ -1,12 +1,15 @@
 import { ClerkLoading } from "@clerk/remix";
 import { Flex, Spinner, Text } from "@radix-ui/themes";
 import type { ReactNode } from "react";
+import { useHydrated } from "~/hooks/use-hydrated";
 
 /**
  * Centres one of Clerk's hosted components. Clerk's UI needs JavaScript, so
  * without it the person is told so instead of facing a blank page.
  */
 export function ClerkFrame({ label, children }: { label: string; children: ReactNode }) {
+  // A loading state only where something can load: not without JavaScript.
+  const hydrated = useHydrated();
   return (
     <div className="clerk-frame">
       <noscript>
@@ -14,14 +17,16 @@ export function ClerkFrame({ label, children }: { label: string; children: React
           {label} needs JavaScript. Please turn it on and reload this page.
         </Text>
       </noscript>
-      <ClerkLoading>
-        <Flex align="center" gap="2" role="status">
-          <Spinner />
-          <Text size="2" color="gray">
-            Loading {label.toLowerCase()}…
-          </Text>
-        </Flex>
-      </ClerkLoading>
+      {hydrated ? (
+        <ClerkLoading>
+          <Flex align="center" justify="center" gap="2" role="status">
+            <Spinner />
+            <Text size="2" color="gray">
+              Loading {label.toLowerCase()}…
+            </Text>
+          </Flex>
+        </ClerkLoading>
+      ) : null}
       {children}
     </div>
   );

@@ -2,6 +2,7 @@ import { Button, Flex } from "@radix-ui/themes";
 import { Link, NavLink } from "@remix-run/react";
 import type { Viewer } from "~/lib/clerk/viewer";
 import type { OrgSummary } from "~/lib/orgs/organizations";
+import { MobileMenu } from "./mobile-menu";
 import { OrgSwitcher } from "./org-switcher";
 import { ThemeMenu } from "./theme-menu";
 import { UserMenu } from "./user-menu";
@@ -67,6 +68,7 @@ export function NavBar({ viewer, organizations, activeOrgId, analyticsOptedOut, 
             </>
           )}
         </Flex>
+        <MobileMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} onSignOut={onSignOut} />
       </nav>
     </header>
   );

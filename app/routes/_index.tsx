@@ -38,7 +38,7 @@ export default function Landing() {
         <Text as="p" size="2" color="indigo" weight="medium" className="hero-kicker">
           For teams
         </Text>
-        <Heading as="h1" size="9" mt="2">
+        <Heading as="h1" size={{ initial: "7", xs: "8", sm: "9" }} mt="2">
           Your organizations, in one place.
         </Heading>
         <Text as="p" size="5" color="gray" mt="4">

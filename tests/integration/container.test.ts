@@ -30,7 +30,10 @@ describe("the container's steps", () => {
   it("npm ci, build, prune; the pruned image tree serves /healthz as an unprivileged user and exits 0 on SIGTERM", async () => {
     const source = join(work, "source");
     // The build context: the repository's files (.dockerignore leaves out the rest).
-    for (const file of run(ROOT, "git", ["ls-files"]).toString().split("\n").filter(Boolean)) {
+    for (const file of run(ROOT, "git", ["ls-files", "--cached", "--others", "--exclude-standard"])
+      .toString()
+      .split("\n")
+      .filter(Boolean)) {
       mkdirSync(join(source, dirname(file)), { recursive: true });
       cpSync(join(ROOT, file), join(source, file));
     }
