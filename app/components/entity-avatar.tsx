@@ -17,15 +17,13 @@ type EntityAvatarProps = {
 };
 
 /**
- * A person's or an organization's picture, or their initials as plain markup,
- * so that it shows before hydration and without JavaScript.
+ * A person's or an organization's picture, or their initials drawn from plain
+ * markup, so that it shows before hydration and without JavaScript.
  */
 export function EntityAvatar({ name, imageUrl, shape = "circle", size = "medium" }: EntityAvatarProps) {
   const className = `initials-avatar initials-avatar--${shape} initials-avatar--${size}`;
   if (imageUrl) return <img className={className} src={imageUrl} alt="" loading="lazy" decoding="async" />;
-  return (
-    <span className={className} aria-hidden="true">
-      {initials(name)}
-    </span>
-  );
+  // The initials are drawn by CSS (attr()), not written as text: they are a
+  // picture of the name, and a control's visible text should be its name alone.
+  return <span className={className} data-initials={initials(name)} aria-hidden="true" />;
 }

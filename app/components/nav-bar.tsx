@@ -25,9 +25,7 @@ export function NavBar({ viewer, organizations, activeOrgId, analyticsOptedOut, 
       </a>
       <nav aria-label="Main" className="nav-inner">
         <Link to="/" className="brand" aria-label="Teamwork, home">
-          <span className="brand-mark" aria-hidden="true">
-            T
-          </span>
+          <span className="brand-mark" data-initials="T" aria-hidden="true" />
           <span className="brand-name">Teamwork</span>
         </Link>
         {viewer ? <OrgSwitcher organizations={organizations} activeOrgId={activeOrgId} /> : null}

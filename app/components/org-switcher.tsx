@@ -56,7 +56,8 @@ export function OrgSwitcher(props: OrgSwitcherProps) {
   const hydrated = useHydrated();
   const [open, setOpen] = useState(false);
   const current = useCurrentOrganization(props);
-  const label = current ? `Switch organization (current: ${current.name})` : "Choose an organization";
+  // The visible name first: what people see is what they say to voice control.
+  const label = current ? `${current.name}, switch organization` : "Choose an organization";
 
   if (!hydrated || !props.organizations) {
     return (

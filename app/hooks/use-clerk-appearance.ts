@@ -10,5 +10,9 @@ const variables = {
 /** Clerk's components dressed to match the current light/dark theme. */
 export function useClerkAppearance() {
   const theme = useResolvedTheme();
-  return theme === "dark" ? { baseTheme: dark, variables: { ...variables, colorPrimary: "#7b93ff" } } : { variables };
+  // Danger actions (leave, delete) in reds that keep WCAG AA contrast: Radix's
+  // red 11 on Clerk's dark card, a deep red under white text in light.
+  return theme === "dark"
+    ? { baseTheme: dark, variables: { ...variables, colorPrimary: "#7b93ff", colorDanger: "#ff9592" } }
+    : { variables: { ...variables, colorDanger: "#c62a2f" } };
 }

@@ -1,6 +1,7 @@
 import type { MetaFunction } from "@remix-run/node";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
-export const meta: MetaFunction = () => [{ title: "Page not found — Teamwork" }];
+export const meta: MetaFunction = () => [{ title: "Page not found — Teamwork" }, NOT_INDEXED];
 
 // Any path no other route claims: a 404 rendered by the root error boundary,
 // inside the usual navigation bar and theme.

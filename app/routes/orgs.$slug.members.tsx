@@ -14,9 +14,11 @@ import { readInvite, readMembersQuery } from "~/lib/orgs/org-forms.server";
 import { inviteMember } from "~/lib/orgs/org-writes.server";
 import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/orgs/organizations";
 import { requireOrgMembership } from "~/lib/orgs/require-org.server";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `Members of ${data.org.name} — Teamwork` : "Members — Teamwork" },
+  NOT_INDEXED,
 ];
 
 export async function loader(args: LoaderFunctionArgs) {

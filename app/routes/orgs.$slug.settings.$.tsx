@@ -6,8 +6,9 @@ import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 import { orgPath } from "~/lib/orgs/organizations";
 import { requireOrgMembership } from "~/lib/orgs/require-org.server";
 import type { loader as orgLoader } from "./orgs.$slug";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
-export const meta: MetaFunction = () => [{ title: "Organization settings — Teamwork" }];
+export const meta: MetaFunction = () => [{ title: "Organization settings — Teamwork" }, NOT_INDEXED];
 
 export async function loader(args: LoaderFunctionArgs) {
   await requireOrgMembership(args);

@@ -3,9 +3,11 @@ import { Outlet, useLoaderData } from "@remix-run/react";
 import { OrgHeader } from "~/components/org-header";
 import { useActiveOrganization } from "~/hooks/use-active-organization";
 import { requireOrgMembership } from "~/lib/orgs/require-org.server";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.org.name} — Teamwork` : "Organization — Teamwork" },
+  NOT_INDEXED,
 ];
 
 export async function loader(args: LoaderFunctionArgs) {

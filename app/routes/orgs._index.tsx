@@ -6,8 +6,9 @@ import { RoleBadge } from "~/components/role-badge";
 import { requireUserId } from "~/lib/clerk/auth.server";
 import { listMyOrganizations } from "~/lib/orgs/memberships.server";
 import { orgPath } from "~/lib/orgs/organizations";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
-export const meta: MetaFunction = () => [{ title: "Your organizations — Teamwork" }];
+export const meta: MetaFunction = () => [{ title: "Your organizations — Teamwork" }, NOT_INDEXED];
 
 export async function loader(args: LoaderFunctionArgs) {
   const userId = await requireUserId(args);

@@ -11,8 +11,9 @@ import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { readNewOrganization } from "~/lib/orgs/org-forms.server";
 import { createOrganization } from "~/lib/orgs/org-writes.server";
 import { orgPath } from "~/lib/orgs/organizations";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
-export const meta: MetaFunction = () => [{ title: "Create an organization — Teamwork" }];
+export const meta: MetaFunction = () => [{ title: "Create an organization — Teamwork" }, NOT_INDEXED];
 
 export async function loader(args: LoaderFunctionArgs) {
   await requireUserId(args);

@@ -5,8 +5,9 @@ import { getRequestAuth } from "~/lib/clerk/auth.server";
 import { clerkWrite } from "~/lib/clerk/backend-calls.server";
 import { clearSessionCookies } from "~/lib/clerk/session-cookies.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
-export const meta: MetaFunction = () => [{ title: "Sign out — Teamwork" }];
+export const meta: MetaFunction = () => [{ title: "Sign out — Teamwork" }, NOT_INDEXED];
 
 export async function loader(args: LoaderFunctionArgs) {
   const { userId } = await getRequestAuth(args);

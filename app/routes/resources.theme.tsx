@@ -13,8 +13,9 @@ import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { safeRedirectPath } from "~/lib/http/safe-redirect";
 import { THEME_PREFERENCES, type ThemePreference } from "~/lib/theme/theme";
 import { readThemeSubmission } from "~/lib/theme/theme-submission.server";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
-export const meta: MetaFunction = () => [{ title: "Theme — Teamwork" }];
+export const meta: MetaFunction = () => [{ title: "Theme — Teamwork" }, NOT_INDEXED];
 
 // A document POST renders this page; the cookie the action set must reach it.
 export const headers: HeadersFunction = ({ actionHeaders, loaderHeaders }) =>

@@ -3,7 +3,10 @@ import type { MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 
-export const meta: MetaFunction = () => [{ title: "Sign in — Teamwork" }];
+export const meta: MetaFunction = () => [
+  { name: "description", content: "Sign in to Teamwork to reach your organizations." },
+  { title: "Sign in — Teamwork" },
+];
 
 export default function SignInPage() {
   const appearance = useClerkAppearance();

@@ -3,7 +3,10 @@ import type { MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 
-export const meta: MetaFunction = () => [{ title: "Sign up — Teamwork" }];
+export const meta: MetaFunction = () => [
+  { name: "description", content: "Create your Teamwork account and bring your team." },
+  { title: "Sign up — Teamwork" },
+];
 
 export default function SignUpPage() {
   const appearance = useClerkAppearance();

@@ -3,8 +3,9 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
 import { requireUserId } from "~/lib/clerk/auth.server";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
+import { NOT_INDEXED } from "~/lib/http/meta";
 
-export const meta: MetaFunction = () => [{ title: "Your profile — Teamwork" }];
+export const meta: MetaFunction = () => [{ title: "Your profile — Teamwork" }, NOT_INDEXED];
 
 export async function loader(args: LoaderFunctionArgs) {
   await requireUserId(args);

@@ -100,7 +100,7 @@ describe("membership decides what you see", () => {
   it("the switcher's no-JavaScript trigger links to /orgs and names the current organization", async () => {
     const html = await (await get("/orgs/difference-co", await as("ada"))).text();
     expect(html).toMatch(
-      /<a href="\/orgs" class="org-switcher-trigger" aria-label="Switch organization \(current: Difference &amp; Co\)"/,
+      /<a href="\/orgs" class="org-switcher-trigger" aria-label="Difference &amp; Co, switch organization"/,
     );
   });
 });
@@ -242,5 +242,21 @@ describe("creating an organization", () => {
     const res = await post("/orgs/new", { name: "Anonymous Org" }, "");
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toMatch(/^\/sign-in\?redirect_url=/);
+  });
+});
+
+describe("search engines", () => {
+  it("public pages may be indexed, signed-in pages may not, and robots.txt says which are which", async () => {
+    const landing = await (await get("/")).text();
+    expect(landing).not.toContain('name="robots"');
+    expect(landing).toMatch(/<meta name="description" content="[^"]+"/);
+    for (const path of ["/orgs", "/orgs/analytical-engines", "/orgs/analytical-engines/members", "/user"]) {
+      expect(await (await get(path, await as("ada"))).text(), path).toContain(
+        '<meta name="robots" content="noindex"/>',
+      );
+    }
+    const robots = await get("/robots.txt");
+    expect(robots.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(await robots.text()).toMatch(/Allow: \/\$[\s\S]*Disallow: \/$/m);
   });
 });
