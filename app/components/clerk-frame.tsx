@@ -1,18 +1,25 @@
 import { ClerkLoading } from "@clerk/remix";
-import { Flex, Spinner, Text } from "@radix-ui/themes";
+import { Flex, Heading, Spinner, Text } from "@radix-ui/themes";
 import type { ReactNode } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";
 
 /**
  * Centres one of Clerk's hosted components. Clerk's UI needs JavaScript, so
- * without it the person is told so instead of facing a blank page.
+ * without it the person is told so instead of facing a blank page, under the
+ * page's heading (`heading`, where the page has no other) that Clerk's
+ * component would otherwise give it.
  */
-export function ClerkFrame({ label, children }: { label: string; children: ReactNode }) {
+export function ClerkFrame({ label, heading, children }: { label: string; heading?: string; children: ReactNode }) {
   // A loading state only where something can load: not without JavaScript.
   const hydrated = useHydrated();
   return (
     <div className="clerk-frame">
       <noscript>
+        {heading ? (
+          <Heading as="h1" size="6" mb="2">
+            {heading}
+          </Heading>
+        ) : null}
         <Text as="p" size="3" color="gray">
           {label} needs JavaScript. Please turn it on and reload this page.
         </Text>

@@ -2,9 +2,10 @@ import AxeBuilder from "@axe-core/playwright";
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, openGuardedContext, signInAs, test } from "./fixtures";
 
-// axe-core, WCAG 2.2 A and AA, on every page: light and dark, desktop and
+// axe-core, WCAG 2.2 A and AA and its best practices, on every page: light and dark, desktop and
 // phone, with JavaScript on and off (the two projects).
-const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+// best-practice adds landmarks, one h1 per page and the like.
+const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
 const ROUTES = {
   signedOut: ["/", "/sign-in", "/sign-up", "/resources/theme", "/no/such/page"],

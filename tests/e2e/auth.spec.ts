@@ -117,3 +117,19 @@ test.describe("past a session token's lifetime", () => {
     await expect(page.getByLabel("Account menu for Donald Knuth")).toBeVisible();
   });
 });
+
+test("without JavaScript, Clerk's pages say so under their heading, with no spinner that never ends @nojs", async ({
+  page,
+}) => {
+  for (const [path, heading] of [
+    ["/sign-in", "Sign in"],
+    ["/sign-up", "Sign up"],
+  ]) {
+    await page.goto(path!);
+    await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+    // (Playwright's text matching skips <noscript>; the browser shows it with JavaScript off.)
+    expect(await page.locator("main").evaluate((main) => main.innerText)).toContain("needs JavaScript");
+    await expect(page.getByRole("status")).toHaveCount(0);
+    await expect(page.getByText(/Loading/)).toHaveCount(0);
+  }
+});
