@@ -3,22 +3,15 @@
 // an organization's home and its members page; mobile and desktop; light and
 // dark. Prints one table of scores. Not part of `npm test` (about 3 minutes).
 import { spawn, execSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_FLAGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-  "--disable-quic",
-];
+// The same flags as the tests' Chromium: it makes no connections of its own.
+const CHROMIUM_FLAGS = ["--headless=new", ...JSON.parse(readFileSync("tests/support/chromium-args.json", "utf8"))];
 const TARGETS = { performance: 95, accessibility: 100, "best-practices": 100, seo: 95 };
 
 const freePort = () =>

@@ -1,25 +1,12 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, openGuardedContext, signInAs, test } from "./fixtures";
+import { CLERK_PAGES, ROUTES } from "../support/routes";
 
 // axe-core, WCAG 2.2 A and AA and its best practices, on every page: light and dark, desktop and
 // phone, with JavaScript on and off (the two projects).
 // best-practice adds landmarks, one h1 per page and the like.
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
-
-const ROUTES = {
-  signedOut: ["/", "/sign-in", "/sign-up", "/resources/theme", "/no/such/page"],
-  signedIn: [
-    "/orgs",
-    "/orgs/new",
-    "/orgs/analytical-engines",
-    "/orgs/analytical-engines/members",
-    "/orgs/analytical-engines/settings",
-    "/user",
-  ],
-};
-
-const CLERK_PAGES = /^\/(sign-in|sign-up|user)|\/settings$/;
 
 /**
  * What a browser without JavaScript shows: each document as served, its

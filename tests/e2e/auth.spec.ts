@@ -128,7 +128,7 @@ test("without JavaScript, Clerk's pages say so under their heading, with no spin
     await page.goto(path!);
     await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
     // (Playwright's text matching skips <noscript>; the browser shows it with JavaScript off.)
-    expect(await page.locator("main").evaluate((main) => main.innerText)).toContain("needs JavaScript");
+    expect(await page.locator("main").innerText()).toContain("needs JavaScript");
     await expect(page.getByRole("status")).toHaveCount(0);
     await expect(page.getByText(/Loading/)).toHaveCount(0);
   }

@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
 import { expect, signInAs, test } from "./fixtures";
+import { CLERK_PAGES, ROUTES } from "../support/routes";
 
 // A phone: 390 × 844, touch, a mobile user agent. Runs with JavaScript on and off.
 const PHONE_UA =
@@ -96,19 +97,6 @@ test.describe("on a phone", () => {
 });
 
 // No page scrolls sideways at these widths, signed in or out, light or dark.
-const ROUTES = {
-  signedOut: ["/", "/sign-in", "/sign-up", "/resources/theme", "/no/such/page"],
-  signedIn: [
-    "/orgs",
-    "/orgs/new",
-    "/orgs/analytical-engines",
-    "/orgs/analytical-engines/members",
-    "/orgs/analytical-engines/settings",
-    "/user",
-  ],
-};
-
-const CLERK_PAGES = /^\/(sign-in|sign-up|user)|\/settings$/;
 
 for (const width of [320, 390, 768]) {
   for (const theme of width === 320 ? (["light", "dark"] as const) : (["light"] as const)) {

@@ -1,11 +1,5 @@
-/** Debian's Chromium, started so that it makes no connections of its own. */
+import args from "./chromium-args.json";
+
+/** Debian's Chromium, started so that it makes no connections of its own (the flags are shared with `npm run audit`). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-  "--disable-quic",
-  "--disable-domain-reliability",
-];
+export const CHROMIUM_ARGS: string[] = args;
