@@ -141,12 +141,16 @@ describe("emulator APIs", () => {
 
   it("state survives a restart in the same data folder", async () => {
     const other = await startServer();
-    const created = await fetch(`${other.origin}/__clerk/_emulator/sessions`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: "ada@example.com" }),
-    }).then((r) => r.json());
-    expect(await other.stop()).toBe(0);
+    let created: { sessionId: string; clientId: string };
+    try {
+      created = await fetch(`${other.origin}/__clerk/_emulator/sessions`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email: "ada@example.com" }),
+      }).then((r) => r.json());
+    } finally {
+      expect(await other.stop()).toBe(0);
+    }
     const again = await startServer({ CLERK_EMULATOR_DATA_DIR: other.dataDir });
     try {
       const state = JSON.parse(readFileSync(join(other.dataDir, "clerk-emulator.json"), "utf8"));

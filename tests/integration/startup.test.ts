@@ -57,26 +57,30 @@ describe("start-up", () => {
 
   it("finishes an open request on SIGTERM, then exits 0", async () => {
     const server = await startServer({ CLERK_EMULATOR_DATA_DIR: "memory" });
-    const slow = fetch(`${server.origin}/__clerk/_emulator/faults`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ endpoint: "fapi GET /v1/environment", mode: "slow", delayMs: 800 }),
-    }).then(() => fetch(`${server.origin}/__clerk/v1/environment`));
-    // SIGTERM once the slow call is in the server (the emulator has counted it).
-    await vi.waitFor(
-      async () => {
-        const calls = (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<
-          string,
-          number
-        >;
-        expect(calls["fapi GET /v1/environment"]).toBe(1);
-      },
-      { timeout: 5_000, interval: 20 },
-    );
-    const code = server.stop("SIGTERM");
-    const res = await slow;
-    expect(res.status).toBe(200);
-    expect(await code).toBe(0);
+    try {
+      const slow = fetch(`${server.origin}/__clerk/_emulator/faults`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ endpoint: "fapi GET /v1/environment", mode: "slow", delayMs: 800 }),
+      }).then(() => fetch(`${server.origin}/__clerk/v1/environment`));
+      // SIGTERM once the slow call is in the server (the emulator has counted it).
+      await vi.waitFor(
+        async () => {
+          const calls = (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<
+            string,
+            number
+          >;
+          expect(calls["fapi GET /v1/environment"]).toBe(1);
+        },
+        { timeout: 5_000, interval: 20 },
+      );
+      const code = server.stop("SIGTERM");
+      const res = await slow;
+      expect(res.status).toBe(200);
+      expect(await code).toBe(0);
+    } finally {
+      await server.stop();
+    }
   });
 
   it("/readyz is 200 with a JWT key, and 503 naming the part (never a secret) when Clerk's JWKS cannot be read", async () => {

@@ -27,9 +27,23 @@ export type ProductionStack = {
   stop(): Promise<void>;
 };
 
+// Process groups still running; none outlives the test process, even when a test fails half-way.
+const groups = new Set<number>();
+process.once("exit", () => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+
 /** A child in its own process group, so stopping it stops everything it started. */
 function spawnGroup(command: string, args: string[], cwd: string): ChildProcess {
   const child = spawn(command, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  if (child.pid) groups.add(child.pid);
+  child.once("exit", () => groups.delete(child.pid!));
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));

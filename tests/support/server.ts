@@ -18,6 +18,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
+// Every server this process started and has not yet stopped. A test stops its
+// own (in `finally` or `afterAll`); should one fail before it can, none
+// outlives the test process.
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 export type RunningServer = {
   origin: string;
   port: number;
@@ -72,9 +80,15 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.add(child);
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  const exited = new Promise<number | null>((done) =>
+    child.once("exit", (code) => {
+      running.delete(child);
+      done(code);
+    }),
+  );
 
   const deadline = Date.now() + 20_000;
   for (;;) {
