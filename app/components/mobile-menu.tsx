@@ -5,6 +5,7 @@ import { useHydrated } from "~/hooks/use-hydrated";
 import type { Viewer } from "~/lib/clerk/viewer";
 import { AccountActions, type AccountActionsProps } from "./account-actions";
 import { CloseIcon, MenuIcon } from "./icons";
+import { MenuDisclosure } from "./nav-menu";
 import { ThemeChoices } from "./theme-choices";
 
 type MobileMenuProps = { viewer: Viewer | null } & AccountActionsProps;
@@ -23,14 +24,9 @@ export function MobileMenu(props: MobileMenuProps) {
 
   if (!hydrated) {
     return (
-      <details className="mobile-menu menu-fallback" data-testid="mobile-menu-fallback">
-        <summary className="menu-fallback-trigger" aria-label="Menu">
-          <MenuIcon />
-        </summary>
-        <div className="menu-fallback-panel mobile-menu-panel">
-          <MenuSections {...props} />
-        </div>
-      </details>
+      <MenuDisclosure label="Menu" face={<MenuIcon />} testId="mobile-menu-fallback" className="mobile-menu">
+        <MenuSections {...props} />
+      </MenuDisclosure>
     );
   }
 

@@ -17,6 +17,30 @@ type NavMenuProps = {
   round?: boolean;
 };
 
+/** A menu without JavaScript: a disclosure whose panel holds plain links and forms. */
+export function MenuDisclosure({
+  label,
+  face,
+  testId,
+  className = "",
+  children,
+}: {
+  label: string;
+  face: ReactNode;
+  testId: string;
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    <details className={`menu-fallback ${className}`.trim()} data-testid={testId}>
+      <summary className="menu-fallback-trigger" aria-label={label} title={label}>
+        {face}
+      </summary>
+      <div className="menu-fallback-panel">{children}</div>
+    </details>
+  );
+}
+
 /**
  * A menu in the navigation bar. Without JavaScript (and until hydration) a
  * disclosure whose panel holds the fallback's links and forms; then a Radix
@@ -26,15 +50,10 @@ export function NavMenu({ label, face, heading, testId, fallback, children, roun
   const hydrated = useHydrated();
   if (!hydrated) {
     return (
-      <details className="menu-fallback" data-testid={`${testId}-fallback`}>
-        <summary className="menu-fallback-trigger" aria-label={label} title={label}>
-          {face}
-        </summary>
-        <div className="menu-fallback-panel">
-          <p className="menu-fallback-heading">{heading}</p>
-          {fallback}
-        </div>
-      </details>
+      <MenuDisclosure label={label} face={face} testId={`${testId}-fallback`}>
+        <p className="menu-fallback-heading">{heading}</p>
+        {fallback}
+      </MenuDisclosure>
     );
   }
   return (
