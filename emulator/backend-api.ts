@@ -1,15 +1,40 @@
+import { randomBytes } from "node:crypto";
 import express, { type Request, type Router } from "express";
 import type { Faults } from "./faults";
-import { newId } from "./ids";
-import { fullName, invitationJSON, membershipJSON, organizationJSON, sessionJSON, userJSON } from "./json";
+import {
+  createInvitation,
+  createSignInToken,
+  parseEmail,
+  revokeInvitation,
+  revokeSignInToken,
+  ticketUrl,
+} from "./invitations";
+import {
+  fullName,
+  invitationJSON,
+  membershipJSON,
+  organizationJSON,
+  sessionJSON,
+  signInTokenJSON,
+  userJSON,
+} from "./json";
+import { changeRole, membershipOf, parseRole, removeMember } from "./memberships";
 import { createOrganizationFor, validateOrganizationInput } from "./organizations";
 import { ApiError, clampInt, createRegistrar, notImplemented, paginate, str } from "./routing";
-import type { Role, Store } from "./store";
+import { hashPassword, type Store } from "./store";
 import { jwks, type SigningKey } from "./tokens";
 
-export type BackendApiOptions = { store: Store; key: SigningKey; faults: Faults; secretKey: string };
+export type BackendApiOptions = {
+  store: Store;
+  key: SigningKey;
+  faults: Faults;
+  secretKey: string;
+  /** Where browsers reach the Frontend API, for the links in invitations and sign-in tokens. */
+  frontendApiUrl: (req: Request) => string;
+};
 
-const ROLES: Role[] = ["org:admin", "org:member"];
+/** How long a testing token lasts: Clerk's last about an hour. */
+const TESTING_TOKEN_TTL_MS = 60 * 60_000;
 
 function asList(value: unknown): string[] {
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
@@ -17,7 +42,7 @@ function asList(value: unknown): string[] {
 }
 
 /** Clerk's Backend API, as much as the app's server uses. Bearer secret key required. */
-export function createBackendApi({ store, key, faults, secretKey }: BackendApiOptions): Router {
+export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl }: BackendApiOptions): Router {
   const router = express.Router();
   router.use(express.json({ limit: "64kb" }));
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
@@ -62,6 +87,34 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
     const user = store.user(String(req.params.id));
     if (!user) throw new ApiError(404, "resource_not_found", "User not found");
     return userJSON(store, user, { withMemberships: false });
+  });
+  route("POST", "/v1/users", (req) => {
+    const email = parseEmail(asList(req.body?.email_address)[0] ?? "", "email_address");
+    if (store.userByEmail(email)) {
+      throw new ApiError(422, "form_identifier_exists", "That email address is taken.", "email_address");
+    }
+    const password = str(req.body?.password);
+    if (password !== null && password.length < 8 && req.body?.skip_password_checks !== true) {
+      throw new ApiError(422, "form_password_length_too_short", "Passwords must be 8 characters or more.", "password");
+    }
+    const name = (value: unknown) => str(value)?.trim().slice(0, 100) || null;
+    const user = store.createUser({
+      email,
+      passwordHash: password ? hashPassword(password) : null,
+      firstName: name(req.body?.first_name),
+      lastName: name(req.body?.last_name),
+    });
+    return userJSON(store, user, { withMemberships: false });
+  });
+  route("DELETE", "/v1/users/:id", (req) => {
+    const user = store.user(String(req.params.id));
+    if (!user) throw new ApiError(404, "resource_not_found", "User not found");
+    for (const s of store.state.sessions)
+      if (s.userId === user.id && s.status === "active") store.endSession(s, "revoked");
+    store.state.memberships = store.state.memberships.filter((m) => m.userId !== user.id);
+    store.state.users = store.state.users.filter((u) => u !== user);
+    store.changed();
+    return { object: "user", id: user.id, deleted: true };
   });
   route("GET", "/v1/users/:id/organization_memberships", (req) => {
     const list = store.membershipsOfUser(String(req.params.id)).map((m) => membershipJSON(store, m));
@@ -108,61 +161,72 @@ export function createBackendApi({ store, key, faults, secretKey }: BackendApiOp
   route("POST", "/v1/organizations/:id/memberships", (req) => {
     const found = org(req);
     const userId = str(req.body?.user_id) ?? "";
-    const role = str(req.body?.role) as Role;
+    const role = parseRole(req.body?.role);
     if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
-    if (!ROLES.includes(role)) throw new ApiError(422, "form_param_value_invalid", "Unknown role", "role");
     if (store.membership(found.id, userId))
-      throw new ApiError(422, "already_a_member_in_organization", "Already a member", "user_id");
+      throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
     return membershipJSON(store, store.addMembership(found.id, userId, role));
   });
+  route("PATCH", "/v1/organizations/:id/memberships/:userId", (req) => {
+    const m = membershipOf(store, org(req), String(req.params.userId));
+    return membershipJSON(store, changeRole(store, m, parseRole(req.body?.role)));
+  });
+  route("DELETE", "/v1/organizations/:id/memberships/:userId", (req) => {
+    const m = membershipOf(store, org(req), String(req.params.userId));
+    const json = membershipJSON(store, m);
+    removeMember(store, m);
+    return json;
+  });
+
+  const invitationOut = (req: Request) => (inv: Parameters<typeof invitationJSON>[1]) =>
+    invitationJSON(store, inv, ticketUrl(frontendApiUrl(req), inv.ticket));
 
   route("GET", "/v1/organizations/:id/invitations", (req) => {
     const found = org(req);
     const statuses = asList(req.query.status);
     const list = store.state.invitations
       .filter((i) => i.orgId === found.id && (statuses.length === 0 || statuses.includes(i.status)))
-      .map(invitationJSON);
+      .filter((i) => !statuses.includes("pending") || i.status !== "pending" || i.expiresAt > Date.now())
+      .map(invitationOut(req));
     return paginate(list, req.query);
   });
   route("POST", "/v1/organizations/:id/invitations", (req) => {
-    const found = org(req);
-    const email = (str(req.body?.email_address) ?? "").trim().toLowerCase();
-    const role = str(req.body?.role) as Role;
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
-      throw new ApiError(
-        422,
-        "form_param_format_invalid",
-        "email_address must be a valid email address.",
-        "email_address",
-      );
-    }
-    if (!ROLES.includes(role)) throw new ApiError(422, "form_param_value_invalid", "Unknown role", "role");
-    const existingUser = store.userByEmail(email);
-    if (existingUser && store.membership(found.id, existingUser.id)) {
-      throw new ApiError(
-        422,
-        "already_a_member_in_organization",
-        `${email} is already a member of this organization.`,
-        "email_address",
-      );
-    }
-    if (store.state.invitations.some((i) => i.orgId === found.id && i.email === email && i.status === "pending")) {
-      throw new ApiError(422, "duplicate_record", `${email} has already been invited.`, "email_address");
-    }
-    const t = Date.now();
-    const invitation = {
-      id: newId("orginv"),
-      orgId: found.id,
-      email,
-      role,
-      status: "pending" as const,
+    const invitation = createInvitation(store, org(req), {
+      email: parseEmail(req.body?.email_address),
+      role: parseRole(req.body?.role),
       inviterUserId: str(req.body?.inviter_user_id),
-      createdAt: t,
-      updatedAt: t,
-    };
-    store.state.invitations.push(invitation);
-    store.changed();
-    return invitationJSON(invitation);
+      redirectUrl: str(req.body?.redirect_url),
+      expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
+    });
+    return invitationOut(req)(invitation);
+  });
+  route("GET", "/v1/organizations/:id/invitations/:invitationId", (req) => {
+    const found = org(req);
+    const invitation = store.state.invitations.find((i) => i.id === req.params.invitationId && i.orgId === found.id);
+    if (!invitation) throw new ApiError(404, "organization_invitation_not_found", "Invitation not found");
+    return invitationOut(req)(invitation);
+  });
+  route("POST", "/v1/organizations/:id/invitations/:invitationId/revoke", (req) =>
+    invitationOut(req)(revokeInvitation(store, org(req), String(req.params.invitationId))),
+  );
+
+  // Test helpers' endpoints (@clerk/testing) -----------------------------------
+  route("POST", "/v1/testing_tokens", () => {
+    const token = `${Date.now()}-${randomBytes(16).toString("hex")}`;
+    const expiresAt = Date.now() + TESTING_TOKEN_TTL_MS;
+    store.testingTokens.set(token, expiresAt);
+    return { object: "testing_token", token, expires_at: expiresAt };
+  });
+  route("POST", "/v1/sign_in_tokens", (req) => {
+    const userId = str(req.body?.user_id) ?? "";
+    if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
+    const seconds = clampInt(req.body?.expires_in_seconds, 30 * 86_400, 1, 315_360_000);
+    const record = createSignInToken(store, userId, seconds);
+    return signInTokenJSON(record, ticketUrl(frontendApiUrl(req), record.ticket));
+  });
+  route("POST", "/v1/sign_in_tokens/:id/revoke", (req) => {
+    const record = revokeSignInToken(store, String(req.params.id));
+    return signInTokenJSON(record, ticketUrl(frontendApiUrl(req), record.ticket));
   });
 
   // Sessions and clients -----------------------------------------------------

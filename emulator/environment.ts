@@ -3,6 +3,9 @@
  * password sign-in, email-code verification at sign-up, optional names, and
  * organizations on. Shapes follow Clerk's EnvironmentJSON.
  */
+export const SIGN_IN_URL = "/sign-in";
+export const SIGN_UP_URL = "/sign-up";
+
 function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
   return {
     enabled,
@@ -51,8 +54,8 @@ export function environmentJSON(applicationName: string, settings: { organizatio
       logo_image_url: "",
       favicon_image_url: "",
       home_url: "/",
-      sign_in_url: "/sign-in",
-      sign_up_url: "/sign-up",
+      sign_in_url: SIGN_IN_URL,
+      sign_up_url: SIGN_UP_URL,
       user_profile_url: "/user",
       waitlist_url: "/",
       after_sign_in_url: "/",

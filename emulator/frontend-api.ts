@@ -1,7 +1,19 @@
 import express, { type Request, type Response, type Router } from "express";
-import { environmentJSON } from "./environment";
+import { environmentJSON, SIGN_IN_URL, SIGN_UP_URL } from "./environment";
 import type { Faults } from "./faults";
 import { newId } from "./ids";
+import {
+  createInvitation,
+  lookUpTicket,
+  parseEmail,
+  pendingInvitations,
+  redeemTicket,
+  revokeInvitation,
+  ticketUser,
+  usableTicket,
+  type Ticket,
+} from "./invitations";
+import { changeRole, membershipOf, parseRole, removeMember, requireAdmin } from "./memberships";
 import {
   clientJSON,
   fullName,
@@ -14,7 +26,14 @@ import {
   userJSON,
 } from "./json";
 import { ApiError, createRegistrar, notImplemented, paginate, str } from "./routing";
-import { hashPassword, verifyPassword, type ClientRecord, type SessionRecord, type Store } from "./store";
+import {
+  hashPassword,
+  verifyPassword,
+  type ClientRecord,
+  type SessionRecord,
+  type SignUpRecord,
+  type Store,
+} from "./store";
 import { sessionClaims, signJwt, type SigningKey } from "./tokens";
 import { createOrganizationFor, validateOrganizationInput } from "./organizations";
 
@@ -96,8 +115,15 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     return client;
   };
 
+  /** Clerk's test helpers add a testing token to every Frontend API call; a valid one sets `captcha_bypass`. */
+  const carriesTestingToken = (req: Request) => {
+    const token = str(req.query.__clerk_testing_token);
+    const expiresAt = token ? store.testingTokens.get(token) : undefined;
+    return expiresAt !== undefined && expiresAt > Date.now();
+  };
+
   const clientPayload = (req: Request, client: ClientRecord | null) =>
-    client ? clientJSON(store, client, (s) => mintToken(req, s)) : null;
+    client ? clientJSON(store, client, (s) => mintToken(req, s), carriesTestingToken(req)) : null;
 
   /** `{response, client}`: clerk-js updates its client from every non-GET answer. */
   const envelope = (req: Request, res: Response, client: ClientRecord | null, response: unknown) => {
@@ -198,7 +224,21 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
       firstFactorStatus: null,
       createdAt: now,
     };
-    if (identifier) {
+    if (str(req.body?.strategy) === "ticket") {
+      // An invitation or sign-in link: the ticket alone signs its user in.
+      const ticket = usableTicket(store, str(req.body?.ticket));
+      const userId = ticketUser(store, ticket);
+      redeemTicket(store, ticket, userId);
+      const session = finishSignIn(client, userId);
+      Object.assign(client.signIn, {
+        identifier: store.user(userId)?.email ?? null,
+        userId,
+        status: "complete",
+        firstFactorStrategy: "ticket",
+        firstFactorStatus: "verified",
+        createdSessionId: session.id,
+      });
+    } else if (identifier) {
       const user = store.userByEmail(identifier);
       if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
       client.signIn.userId = user.id;
@@ -253,11 +293,37 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   });
 
   // Sign-up -------------------------------------------------------------------
+  const signUpTicket = (signUp: SignUpRecord): Ticket | null => {
+    if (!signUp.ticket) return null;
+    const ticket = usableTicket(store, signUp.ticket);
+    if (ticket.kind !== "invitation") {
+      throw new ApiError(400, "ticket_invalid_code", "This link signs in an existing account; it cannot sign up.");
+    }
+    return ticket;
+  };
+
   const applySignUpFields = (client: ClientRecord, body: Record<string, unknown>) => {
     const signUp = client.signUp;
     if (!signUp) throw new ApiError(404, "resource_not_found", "Sign-up not found");
+    if (str(body.strategy) === "ticket" && str(body.ticket) && !signUp.ticket) {
+      // An invitation link: its address is verified by the ticket itself.
+      const ticket = usableTicket(store, str(body.ticket));
+      if (ticket.kind !== "invitation") {
+        throw new ApiError(400, "ticket_invalid_code", "This link signs in an existing account; it cannot sign up.");
+      }
+      if (store.userByEmail(ticket.invitation.email)) {
+        throw new ApiError(
+          400,
+          "organization_invitation_identification_already_exists",
+          "The email address in this invitation already exists. If it belongs to you, try signing in instead.",
+        );
+      }
+      signUp.ticket = ticket.invitation.ticket;
+      signUp.email = ticket.invitation.email;
+      signUp.emailVerification = "verified";
+    }
     const email = str(body.email_address)?.trim().toLowerCase();
-    if (email !== undefined && email !== null) {
+    if (email !== undefined && email !== null && email !== signUp.email) {
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
         throw new ApiError(
           422,
@@ -274,7 +340,10 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
           "email_address",
         );
       }
+      // Another address than the invited one must be verified the usual way.
       signUp.email = email;
+      signUp.emailVerification = "none";
+      signUp.ticket = null;
     }
     const password = str(body.password);
     if (password !== null) {
@@ -293,7 +362,35 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     if (first !== null) signUp.firstName = first.trim().slice(0, 100) || null;
     if (last !== null) signUp.lastName = last.trim().slice(0, 100) || null;
     client.updatedAt = Date.now();
+    completeSignUpIfReady(client, signUp);
     store.changed();
+  };
+
+  /** A verified address and a password make the user; an invitation ticket then makes them a member. */
+  const completeSignUpIfReady = (client: ClientRecord, signUp: SignUpRecord) => {
+    if (!signUp.email || !signUp.passwordHash || signUp.emailVerification !== "verified" || signUp.createdUserId) {
+      return;
+    }
+    if (store.userByEmail(signUp.email)) {
+      throw new ApiError(
+        422,
+        "form_identifier_exists",
+        "That email address is taken. Please try another.",
+        "email_address",
+      );
+    }
+    const ticket = signUpTicket(signUp);
+    const user = store.createUser({
+      email: signUp.email,
+      passwordHash: signUp.passwordHash,
+      firstName: signUp.firstName,
+      lastName: signUp.lastName,
+    });
+    if (ticket) redeemTicket(store, ticket, user.id);
+    const session = finishSignIn(client, user.id);
+    signUp.status = "complete";
+    signUp.createdUserId = user.id;
+    signUp.createdSessionId = session.id;
   };
 
   route("POST", "/v1/client/sign_ups", (req, res) => {
@@ -305,6 +402,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
       firstName: null,
       lastName: null,
       emailVerification: "none",
+      ticket: null,
       status: "missing_requirements",
       createdUserId: null,
       createdSessionId: null,
@@ -336,7 +434,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   route("POST", "/v1/client/sign_ups/:id/prepare_verification", (req, res) => {
     const { client, signUp } = currentSignUp(req, res);
     if (!signUp.email) throw new ApiError(422, "form_param_missing", "Enter your email address.", "email_address");
-    signUp.emailVerification = "unverified";
+    if (signUp.emailVerification !== "verified") signUp.emailVerification = "unverified";
     return envelope(req, res, client, signUpJSON(signUp));
   });
 
@@ -346,28 +444,23 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
       throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
     }
     signUp.emailVerification = "verified";
-    if (signUp.email && signUp.passwordHash && !signUp.createdUserId) {
-      if (store.userByEmail(signUp.email)) {
-        throw new ApiError(
-          422,
-          "form_identifier_exists",
-          "That email address is taken. Please try another.",
-          "email_address",
-        );
-      }
-      const user = store.createUser({
-        email: signUp.email,
-        passwordHash: signUp.passwordHash,
-        firstName: signUp.firstName,
-        lastName: signUp.lastName,
-      });
-      const session = finishSignIn(client, user.id);
-      signUp.status = "complete";
-      signUp.createdUserId = user.id;
-      signUp.createdSessionId = session.id;
-    }
+    completeSignUpIfReady(client, signUp);
     store.changed();
     return envelope(req, res, client, signUpJSON(signUp));
+  });
+
+  // Tickets: the link in an invitation or sign-in token lands on the app's
+  // sign-up or sign-in page with the ticket, where Clerk's components redeem it.
+  route("GET", "/v1/tickets/accept", (req, res) => {
+    const ticket = str(req.query.ticket) ?? str(req.query.__clerk_ticket) ?? "";
+    const found = lookUpTicket(store, ticket);
+    const invitation = found?.kind === "invitation" ? found.invitation : null;
+    // An unknown or spent ticket goes to sign-in too, whose component shows Clerk's error.
+    const status = invitation && !store.userByEmail(invitation.email) ? "sign_up" : "sign_in";
+    const landing = invitation?.redirectUrl ?? (status === "sign_up" ? SIGN_UP_URL : SIGN_IN_URL);
+    const params = new URLSearchParams({ __clerk_ticket: ticket, __clerk_status: status });
+    res.setHeader("Cache-Control", "no-store");
+    res.redirect(303, `${landing}${landing.includes("?") ? "&" : "?"}${params}`);
   });
 
   // Sessions ------------------------------------------------------------------
@@ -443,12 +536,49 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     return envelope(req, res, currentClient(req), paginate(list, req.query));
   });
 
-  const emptyPage = (req: Request, res: Response) => {
+  route("DELETE", "/v1/me/organization_memberships/:orgId", (req, res) => {
+    const { user } = me(req);
+    const org = store.org(String(req.params.orgId));
+    const membership = org ? store.membership(org.id, user.id) : null;
+    if (!membership) throw new ApiError(404, "resource_not_found", "Organization not found");
+    removeMember(store, membership);
+    const deleted = { object: "organization_membership", id: membership.id, deleted: true };
+    return envelope(req, res, currentClient(req), deleted);
+  });
+
+  /** Invitations to the signed-in user's address: Clerk's switcher offers to accept them. */
+  const myInvitations = (email: string) =>
+    store.state.invitations.filter(
+      (i) => i.email === email && i.status === "pending" && i.expiresAt > Date.now() && store.org(i.orgId),
+    );
+
+  route("GET", "/v1/me/organization_invitations", (req, res) => {
+    const { user } = me(req);
+    const status = str(req.query.status);
+    const list = status && status !== "pending" ? [] : myInvitations(user.email);
+    return envelope(
+      req,
+      res,
+      currentClient(req),
+      paginate(
+        list.map((i) => invitationJSON(store, i, null)),
+        req.query,
+      ),
+    );
+  });
+
+  route("POST", "/v1/me/organization_invitations/:id/accept", (req, res) => {
+    const { user } = me(req);
+    const invitation = myInvitations(user.email).find((i) => i.id === req.params.id);
+    if (!invitation) throw new ApiError(404, "organization_invitation_not_found", "Invitation not found");
+    redeemTicket(store, { kind: "invitation", invitation }, user.id);
+    return envelope(req, res, currentClient(req), invitationJSON(store, invitation, null));
+  });
+
+  route("GET", "/v1/me/organization_suggestions", (req, res) => {
     me(req);
     return envelope(req, res, currentClient(req), { data: [], total_count: 0 });
-  };
-  route("GET", "/v1/me/organization_invitations", emptyPage);
-  route("GET", "/v1/me/organization_suggestions", emptyPage);
+  });
 
   route("GET", "/v1/me/sessions/active", (req, res) => {
     const { session } = me(req);
@@ -494,12 +624,60 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     return envelope(req, res, currentClient(req), paginate(list, req.query));
   });
 
+  // Managing members, as Clerk's OrganizationProfile does: admins only, and the last admin stays.
+  const adminOrg = (req: Request) => {
+    const found = memberOrg(req);
+    requireAdmin(found.membership);
+    return found;
+  };
+
+  route("PATCH", "/v1/organizations/:id/memberships/:userId", (req, res) => {
+    const { org } = adminOrg(req);
+    const m = changeRole(store, membershipOf(store, org, String(req.params.userId)), parseRole(req.body?.role));
+    return envelope(req, res, currentClient(req), membershipJSON(store, m));
+  });
+
+  route("DELETE", "/v1/organizations/:id/memberships/:userId", (req, res) => {
+    const { org } = adminOrg(req);
+    const m = membershipOf(store, org, String(req.params.userId));
+    const json = membershipJSON(store, m);
+    removeMember(store, m);
+    return envelope(req, res, currentClient(req), json);
+  });
+
   route("GET", "/v1/organizations/:id/invitations", (req, res) => {
-    const { org } = memberOrg(req);
-    const list = store.state.invitations
-      .filter((i) => i.orgId === org.id && i.status === "pending")
-      .map(invitationJSON);
+    const { org } = adminOrg(req);
+    const list = pendingInvitations(store, org.id).map((i) => invitationJSON(store, i, null));
     return envelope(req, res, currentClient(req), paginate(list, req.query));
+  });
+
+  const invite = (req: Request, email: unknown) => {
+    const { org, user } = adminOrg(req);
+    return createInvitation(store, org, {
+      email: parseEmail(email),
+      role: parseRole(req.body?.role),
+      inviterUserId: user.id,
+      redirectUrl: null,
+    });
+  };
+
+  route("POST", "/v1/organizations/:id/invitations", (req, res) =>
+    envelope(req, res, currentClient(req), invitationJSON(store, invite(req, req.body?.email_address), null)),
+  );
+
+  route("POST", "/v1/organizations/:id/invitations/bulk", (req, res) => {
+    const raw: unknown = req.body?.email_address;
+    const emails = Array.isArray(raw) ? raw : [raw];
+    // Every address is checked for its form before any invitation is made.
+    emails.forEach((email) => parseEmail(email));
+    const created = emails.map((email) => invitationJSON(store, invite(req, email), null));
+    return envelope(req, res, currentClient(req), created);
+  });
+
+  route("POST", "/v1/organizations/:id/invitations/:invitationId/revoke", (req, res) => {
+    const { org } = adminOrg(req);
+    const invitation = revokeInvitation(store, org, String(req.params.invitationId));
+    return envelope(req, res, currentClient(req), invitationJSON(store, invitation, null));
   });
 
   route("GET", "/v1/organizations/:id/membership_requests", (req, res) => {

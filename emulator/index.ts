@@ -24,6 +24,12 @@ export type ClerkEmulatorOptions = {
   applicationName?: string;
   /** Clerk's "organization slugs" instance setting; off means organizations have none. */
   organizationSlugs?: boolean;
+  /**
+   * Where browsers reach the Frontend API (the app's origin plus the mount
+   * path), for the links in invitations and sign-in tokens. Without it, the
+   * origin of the Backend API request that asks for the link is used.
+   */
+  frontendApiUrl?: string;
 };
 
 export type ClerkEmulator = {
@@ -66,7 +72,9 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const router = express.Router();
   // The control API is mounted on its own (or not at all): leave its paths to it.
   router.use("/_emulator", (_req, _res, next) => next("router"));
-  router.use("/api", createBackendApi({ store, key, faults, secretKey: options.secretKey }));
+  const frontendApiUrl = (req: express.Request) =>
+    options.frontendApiUrl ?? `${req.protocol}://${req.get("host")}${options.mountPath}`;
+  router.use("/api", createBackendApi({ store, key, faults, secretKey: options.secretKey, frontendApiUrl }));
   router.use(
     createFrontendApi({
       store,
@@ -109,6 +117,15 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     control.get("/state", (_req, res) =>
       sendJson(res, 200, { ...store.state, users: store.state.users.map(({ passwordHash: _, ...user }) => user) }),
     );
+    // Clerk's invitations last 30 days; tests make one expire now.
+    control.post("/invitations/:id/expire", (req, res) => {
+      const invitation = store.state.invitations.find((i) => i.id === req.params.id);
+      if (!invitation)
+        return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such invitation").toJSON());
+      invitation.expiresAt = Date.now() - 1;
+      store.changed();
+      sendJson(res, 200, { ok: true });
+    });
     // A signed-in browser without going through the sign-in screens: the
     // cookies a real sign-in would leave, for tests and demos.
     control.post("/sessions", (req, res) => {

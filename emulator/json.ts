@@ -5,6 +5,7 @@ import type {
   OrgRecord,
   SessionRecord,
   SignInRecord,
+  SignInTokenRecord,
   SignUpRecord,
   Store,
   UserRecord,
@@ -115,7 +116,12 @@ export function membershipJSON(store: Store, m: MembershipRecord) {
   };
 }
 
-export function invitationJSON(inv: InvitationRecord) {
+/**
+ * An invitation as the Backend API shows it: `url` is the link that redeems
+ * it. The Frontend API passes null, since its readers need no secret.
+ */
+export function invitationJSON(store: Store, inv: InvitationRecord, url: string | null) {
+  const org = store.org(inv.orgId);
   return {
     object: "organization_invitation",
     id: inv.id,
@@ -126,10 +132,26 @@ export function invitationJSON(inv: InvitationRecord) {
     status: inv.status,
     public_metadata: {},
     private_metadata: {},
-    url: null,
-    expires_at: inv.createdAt + 30 * 86_400_000,
+    public_organization_data: org
+      ? { id: org.id, name: org.name, slug: org.slug, image_url: "", has_image: false }
+      : null,
+    url,
+    expires_at: inv.expiresAt,
     created_at: inv.createdAt,
     updated_at: inv.updatedAt,
+  };
+}
+
+export function signInTokenJSON(record: SignInTokenRecord, url: string) {
+  return {
+    object: "sign_in_token",
+    id: record.id,
+    user_id: record.userId,
+    token: record.ticket,
+    status: record.status,
+    url,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
   };
 }
 
@@ -236,7 +258,7 @@ export function signUpJSON(signUp: SignUpRecord) {
     signUp.emailVerification === "none"
       ? null
       : {
-          ...verificationJSON(signUp.emailVerification, "email_code"),
+          ...verificationJSON(signUp.emailVerification, signUp.ticket ? "ticket" : "email_code"),
           next_action: signUp.emailVerification === "verified" ? "" : "needs_attempt",
           supported_strategies: ["email_code"],
         };
@@ -275,7 +297,13 @@ export function signUpJSON(signUp: SignUpRecord) {
   };
 }
 
-export function clientJSON(store: Store, client: ClientRecord, tokenFor: (s: SessionRecord) => string | null) {
+/** `captchaBypass`: the request carried a testing token (`__clerk_testing_token`), as Clerk's test helpers send. */
+export function clientJSON(
+  store: Store,
+  client: ClientRecord,
+  tokenFor: (s: SessionRecord) => string | null,
+  captchaBypass = false,
+) {
   const sessions = store.activeSessions(client);
   return {
     object: "client",
@@ -288,7 +316,7 @@ export function clientJSON(store: Store, client: ClientRecord, tokenFor: (s: Ses
       : null,
     last_authentication_strategy: null,
     cookie_expires_at: null,
-    captcha_bypass: true,
+    captcha_bypass: captchaBypass,
     created_at: client.createdAt,
     updated_at: client.updatedAt,
   };

@@ -43,6 +43,8 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     issuer: `https://${EMULATOR_FRONTEND_HOST}`,
     tokenTtlSeconds: Number.isFinite(ttl) && ttl >= 5 ? ttl : 60,
     organizationSlugs: env.CLERK_EMULATOR_ORG_SLUGS !== "off",
+    // Invitation links name the address people open the app at.
+    frontendApiUrl: `${env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}${EMULATOR_MOUNT_PATH}`,
   });
 
   env.CLERK_LOCAL_EMULATOR = "1";

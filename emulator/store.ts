@@ -44,6 +44,22 @@ export type InvitationRecord = {
   role: Role;
   status: "pending" | "accepted" | "revoked";
   inviterUserId: string | null;
+  /** The secret the invitation link carries (`__clerk_ticket`). */
+  ticket: string;
+  /** Where the link lands; null means the instance's sign-up or sign-in page. */
+  redirectUrl: string | null;
+  expiresAt: number;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** A one-time sign-in link for a user, made with the Backend API (`/v1/sign_in_tokens`). */
+export type SignInTokenRecord = {
+  id: string;
+  userId: string;
+  ticket: string;
+  status: "pending" | "accepted" | "revoked";
+  expiresAt: number;
   createdAt: number;
   updatedAt: number;
 };
@@ -80,6 +96,8 @@ export type SignUpRecord = {
   firstName: string | null;
   lastName: string | null;
   emailVerification: "none" | "unverified" | "verified";
+  /** The invitation ticket the sign-up started with: it verifies the email and is redeemed on completion. */
+  ticket?: string | null;
   status: "missing_requirements" | "complete";
   createdUserId: string | null;
   createdSessionId: string | null;
@@ -104,6 +122,7 @@ export type State = {
   organizations: OrgRecord[];
   memberships: MembershipRecord[];
   invitations: InvitationRecord[];
+  signInTokens: SignInTokenRecord[];
   sessions: SessionRecord[];
   clients: ClientRecord[];
   handshakes: HandshakeRecord[];
@@ -206,8 +225,35 @@ export function seedState(): State {
     membership("org_seed_difference", "user_seed_ada", "org:member", 1),
     ...users.slice(1).map((u, i) => membership("org_seed_engines", u.id, "org:member", i + 1)),
   ];
-  return { version: 1, users, organizations, memberships, invitations: [], sessions: [], clients: [], handshakes: [] };
+  return {
+    version: 1,
+    users,
+    organizations,
+    memberships,
+    invitations: [],
+    signInTokens: [],
+    sessions: [],
+    clients: [],
+    handshakes: [],
+  };
 }
+
+/** Fills in what state files written by earlier emulator versions lack. */
+function upgrade(state: State): State {
+  state.signInTokens ??= [];
+  for (const invitation of state.invitations) {
+    invitation.ticket ??= newTicket();
+    invitation.redirectUrl ??= null;
+    invitation.expiresAt ??= invitation.createdAt + INVITATION_LIFETIME_MS;
+  }
+  return state;
+}
+
+/** Clerk's invitations stay valid for 30 days. */
+export const INVITATION_LIFETIME_MS = 30 * 86_400_000;
+
+/** An unguessable ticket for an invitation or sign-in link. */
+export const newTicket = () => newId("tkt", 43);
 
 /**
  * Holds the state in memory; in local mode also in a JSON file, written a
@@ -215,6 +261,8 @@ export function seedState(): State {
  */
 export class Store {
   state: State;
+  /** Testing tokens (`POST /v1/testing_tokens`) and when each expires; kept in memory only. */
+  readonly testingTokens = new Map<string, number>();
   private saveTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -229,7 +277,7 @@ export class Store {
     if (this.file && existsSync(this.file)) {
       try {
         const parsed = JSON.parse(readFileSync(this.file, "utf8")) as State;
-        if (parsed.version === 1) return parsed;
+        if (parsed.version === 1) return upgrade(parsed);
       } catch {
         // A damaged file is replaced by a fresh seed rather than stopping start-up.
       }
@@ -239,6 +287,7 @@ export class Store {
 
   reset(): void {
     this.state = seedState();
+    this.testingTokens.clear();
     this.changed();
   }
 
@@ -326,6 +375,15 @@ export class Store {
     this.state.memberships.push(m);
     this.changed();
     return m;
+  }
+
+  removeMembership(m: MembershipRecord) {
+    this.state.memberships = this.state.memberships.filter((other) => other !== m);
+    // A session whose active organization this was has none now, as in Clerk.
+    for (const s of this.state.sessions) {
+      if (s.userId === m.userId && s.lastActiveOrganizationId === m.orgId) s.lastActiveOrganizationId = null;
+    }
+    this.changed();
   }
 
   createClient() {

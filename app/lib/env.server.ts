@@ -126,6 +126,11 @@ export function getEnv(): Env {
   return cached;
 }
 
+/** Local mode: the bundled Clerk emulator stands in for Clerk, and no email is ever sent. */
+export function isLocalEmulator(env: Env = getEnv()): boolean {
+  return env.CLERK_LOCAL_EMULATOR === "1";
+}
+
 export function isProduction(env: Env = getEnv()): boolean {
   return env.NODE_ENV === "production" && env.CLERK_LOCAL_EMULATOR !== "1";
 }

@@ -5,13 +5,15 @@ import { useEffect, useRef } from "react";
 import { FormError } from "~/components/form-error";
 import { FormField } from "~/components/form-field";
 import { MemberRow } from "~/components/member-row";
-import { clerkFieldErrors } from "~/lib/clerk/field-errors.server";
+import { PendingInvitations } from "~/components/pending-invitations";
+import { clerkErrorCode, clerkFieldErrors } from "~/lib/clerk/field-errors.server";
+import { isLocalEmulator } from "~/lib/env.server";
 import { formFailure, formOutage } from "~/lib/http/form-reply.server";
 import { readFormData } from "~/lib/http/forms.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
-import { MEMBERS_PAGE_SIZE, listMembers, pendingInvitations } from "~/lib/orgs/members.server";
-import { readInvite, readMembersQuery } from "~/lib/orgs/org-forms.server";
-import { inviteMember } from "~/lib/orgs/org-writes.server";
+import { MEMBERS_PAGE_SIZE, listMembers, pendingInvitations, type PendingInvitation } from "~/lib/orgs/members.server";
+import { readInvite, readMembersQuery, readRevokeInvitation } from "~/lib/orgs/org-forms.server";
+import { inviteMember, revokeInvitation } from "~/lib/orgs/org-writes.server";
 import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/orgs/organizations";
 import { requireOrgMembership } from "~/lib/orgs/require-org.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
@@ -26,7 +28,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const { query, page } = readMembersQuery(new URL(args.request.url));
   const [directory, invitations] = await Promise.all([
     listMembers(args.context, org.id, { query, page }),
-    isAdmin(org.role) ? pendingInvitations(args.context, org.id) : null,
+    isAdmin(org.role) ? pendingInvitations(args.context, org.id, { withLinks: isLocalEmulator() }) : null,
   ]);
   return {
     org,
@@ -35,21 +37,34 @@ export async function loader(args: LoaderFunctionArgs) {
     pageCount: Math.max(1, Math.ceil(directory.total / MEMBERS_PAGE_SIZE)),
     ...directory,
     invitations,
+    emailsSent: !isLocalEmulator(),
   };
 }
 
+/** Invites someone (the default) or, with `intent=revoke`, revokes a pending invitation. Admins only. */
 export async function action(args: ActionFunctionArgs) {
   const { org, userId } = await requireOrgMembership(args);
   if (!isAdmin(org.role)) {
     throw json(
       {
-        message: `Only admins of ${org.name} can invite people. Ask an admin to send the invitation, or to make you an admin.`,
+        message: `Only admins of ${org.name} can invite people or revoke invitations. Ask an admin, or ask to be made one.`,
       },
       { status: 403 },
     );
   }
+  const form = await readFormData(args.request);
+  if (form.get("intent") === "revoke") {
+    await enforceRateLimit(args.context, "revoke-invitation", userId);
+    return revoke(args, org, userId, form);
+  }
   await enforceRateLimit(args.context, "invite", userId);
-  const submission = readInvite(await readFormData(args.request));
+  return invite(args, org, userId, form);
+}
+
+type AdminOrg = { id: string; name: string };
+
+async function invite(args: ActionFunctionArgs, org: AdminOrg, userId: string, form: FormData) {
+  const submission = readInvite(form);
   if (!submission.ok) return formFailure(submission.values, submission.errors);
   const values: Record<string, string> = { emailAddress: submission.data.emailAddress, role: submission.data.role };
   try {
@@ -70,6 +85,29 @@ export async function action(args: ActionFunctionArgs) {
   }
 }
 
+async function revoke(args: ActionFunctionArgs, org: AdminOrg, userId: string, form: FormData) {
+  const invitationId = readRevokeInvitation(form);
+  const values: Record<string, string> = { invitationId: invitationId ?? "" };
+  const refuse = (message: string, status: number) => formFailure(values, { revoke: message }, { status });
+  if (!invitationId) return refuse("That is not an invitation of this organization.", 400);
+  try {
+    const invitation = await revokeInvitation(args.context, { orgId: org.id, invitationId, requestingUserId: userId });
+    args.context.analytics?.capture(args.request, "invitation revoked", { userId, orgId: org.id });
+    return json({ ok: true as const, revoked: invitation.emailAddress });
+  } catch (error) {
+    const outage = formOutage(error, values, "The invitation was not revoked.", "revoke");
+    if (outage) return outage;
+    switch (clerkErrorCode(error)) {
+      case "organization_invitation_not_pending":
+        return refuse("That invitation is no longer pending: it was accepted, revoked or has expired.", 409);
+      case "organization_invitation_not_found":
+        return refuse("That is not an invitation of this organization.", 404);
+      default:
+        throw error;
+    }
+  }
+}
+
 function pageLink(query: string, page: number) {
   const params = new URLSearchParams();
   if (query) params.set("q", query);
@@ -79,7 +117,7 @@ function pageLink(query: string, page: number) {
 }
 
 export default function Members() {
-  const { org, query, page, pageCount, members, total, invitations } = useLoaderData<typeof loader>();
+  const { org, query, page, pageCount, members, total, invitations, emailsSent } = useLoaderData<typeof loader>();
   return (
     <Flex direction="column" gap="5">
       <Flex justify="between" align="end" gap="4" wrap="wrap">
@@ -142,23 +180,25 @@ export default function Members() {
           </nav>
         ) : null}
       </Card>
-      {invitations ? <InviteSection pending={invitations} /> : null}
+      {invitations ? <InviteSection pending={invitations} emailsSent={emailsSent} /> : null}
     </Flex>
   );
 }
 
-function InviteSection({ pending }: { pending: { id: string; emailAddress: string; role: string }[] }) {
+function InviteSection({ pending, emailsSent }: { pending: PendingInvitation[]; emailsSent: boolean }) {
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const form = useRef<HTMLFormElement>(null);
   const { pathname } = useLocation();
-  const busy = navigation.state === "submitting" && navigation.formMethod === "POST";
-  const failed = result && !result.ok ? result : null;
+  const busy =
+    navigation.state === "submitting" && navigation.formMethod === "POST" && !navigation.formData?.has("intent");
+  const invited = result && "invited" in result ? result.invited : null;
+  const failed = result && "values" in result ? result : null;
   const errors: Record<string, string | undefined> = failed?.errors ?? {};
 
   useEffect(() => {
-    if (result?.ok) form.current?.reset();
-  }, [result]);
+    if (invited) form.current?.reset();
+  }, [invited, result]);
 
   return (
     <Card size="3" id="invite">
@@ -166,11 +206,15 @@ function InviteSection({ pending }: { pending: { id: string; emailAddress: strin
         Invite someone
       </Heading>
       <Text as="p" size="2" color="gray" mb="4">
-        They get an email with a link to join.
+        {emailsSent
+          ? "They get an email with a link to join."
+          : "Local mode sends no email: each pending invitation's link is listed below, to open in another browser."}
       </Text>
-      {result?.ok ? (
+      {invited ? (
         <Callout.Root color="green" mb="4" role="status" data-testid="invite-sent">
-          <Callout.Text>Invitation sent to {result.invited}.</Callout.Text>
+          <Callout.Text>
+            {emailsSent ? `Invitation sent to ${invited}.` : `Invitation made for ${invited}: its link is below.`}
+          </Callout.Text>
         </Callout.Root>
       ) : null}
       {/* The fragment brings the answer (and any error) into view after a full-page post. */}
@@ -219,23 +263,11 @@ function InviteSection({ pending }: { pending: { id: string; emailAddress: strin
           </Flex>
         </Flex>
       </Form>
-      {pending.length > 0 ? (
-        <>
-          <Heading as="h4" size="3" mt="5" mb="2">
-            Pending invitations
-          </Heading>
-          <ul className="plain-list" data-testid="pending-invitations">
-            {pending.map((invitation) => (
-              <li key={invitation.id}>
-                <Text size="2">{invitation.emailAddress}</Text>{" "}
-                <Text size="1" color="gray">
-                  · {roleLabel(invitation.role)}
-                </Text>
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
+      <PendingInvitations
+        pending={pending}
+        revoked={result && "revoked" in result ? result.revoked : null}
+        revokeError={errors.revoke ?? null}
+      />
     </Card>
   );
 }

@@ -142,7 +142,7 @@ test.describe("organizations without JavaScript @nojs", () => {
     const address = `invitee-${unique()}@example.com`;
     await email.fill(address);
     await page.getByRole("button", { name: "Send invitation" }).click();
-    await expect(page.getByTestId("invite-sent")).toHaveText(`Invitation sent to ${address}.`);
+    await expect(page.getByTestId("invite-sent")).toHaveText(`Invitation made for ${address}: its link is below.`);
     await expect(page.getByTestId("pending-invitations")).toContainText(address);
   });
 

@@ -152,7 +152,7 @@ describe("inviting members", () => {
       await as("grace"),
     );
     expect(res.status).toBe(200);
-    expect((await res.text()).replaceAll("<!-- -->", "")).toContain("Invitation sent to new.person@example.com");
+    expect((await res.text()).replaceAll("<!-- -->", "")).toContain("Invitation made for new.person@example.com: its link is below.");
     const state = await emulatorState();
     const org = state.organizations.find((o) => o.slug === "difference-co")!;
     expect(state.invitations).toContainEqual(
@@ -196,7 +196,7 @@ describe("inviting members", () => {
     expect(await again.text()).toContain("twice@example.com has already been invited.");
     const member = await post(invitePath, { emailAddress: "ada@example.com", role: "org:member" }, grace);
     expect(member.status).toBe(400);
-    expect(await member.text()).toContain("ada@example.com is already a member of this organization.");
+    expect(await member.text()).toContain("ada@example.com is already a member of the organization.");
   });
 });
 

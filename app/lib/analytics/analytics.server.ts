@@ -4,7 +4,7 @@ import { logEvent } from "../log.server";
 import { analyticsAllowed } from "./privacy.server";
 
 /** The events the server reports: the actions that matter, nothing else. */
-export type ServerEvent = "organization created" | "member invited" | "theme changed";
+export type ServerEvent = "organization created" | "member invited" | "invitation revoked" | "theme changed";
 
 export const DEFAULT_POSTHOG_HOST = "https://us.i.posthog.com";
 

@@ -17,3 +17,10 @@ export function clerkFieldErrors(error: unknown, fields: Record<string, string>)
   }
   return Object.keys(messages).length ? messages : { form: "Clerk refused this request. Please check the values." };
 }
+
+/** The code of a Backend API error (`organization_invitation_not_pending`…), or null for anything else. */
+export function clerkErrorCode(error: unknown): string | null {
+  if (typeof error !== "object" || error === null || (error as { clerkError?: unknown }).clerkError !== true)
+    return null;
+  return (error as { errors?: ClerkErrorEntry[] }).errors?.[0]?.code ?? null;
+}

@@ -14,14 +14,15 @@ export function formFailure<Values>(
 
 /**
  * When an upstream write gave up: the form comes back as it was typed, with
- * `whatFailed` and the catalogue's 503 message, and the upstream's
- * `Retry-After`. `null` for any other error, which the caller handles.
+ * `whatFailed` and the catalogue's 503 message (under `key`, "form" unless the
+ * page has several forms), and the upstream's `Retry-After`. `null` for any
+ * other error, which the caller handles.
  */
-export function formOutage<Values>(error: unknown, values: Values, whatFailed: string) {
+export function formOutage<Values>(error: unknown, values: Values, whatFailed: string, key = "form") {
   if (!isUnavailable(error)) return null;
   return formFailure(
     values,
-    { form: `${whatFailed} ${UNAVAILABLE_MESSAGE}` },
+    { [key]: `${whatFailed} ${UNAVAILABLE_MESSAGE}` },
     { status: 503, headers: { "Retry-After": error.headers.get("Retry-After") ?? "5" } },
   );
 }

@@ -7,6 +7,7 @@ export const RATE_LIMITS = {
   theme: { limit: 30, windowMs: 60_000 },
   "sign-out": { limit: 10, windowMs: 60_000 },
   invite: { limit: 20, windowMs: 10 * 60_000 },
+  "revoke-invitation": { limit: 20, windowMs: 10 * 60_000 },
   "create-organization": { limit: 10, windowMs: 60 * 60_000 },
 } as const;
 

@@ -53,9 +53,22 @@ export async function latestMembers(context: AppLoadContext, orgId: string) {
   return { members: data.map(toMember), total: totalCount };
 }
 
-export async function pendingInvitations(context: AppLoadContext, orgId: string) {
+/**
+ * The organization's pending invitations, newest last. `withLinks` keeps each
+ * one's link (it holds the invitation's secret ticket): only for admins in
+ * local mode, where no email carries it.
+ */
+export async function pendingInvitations(context: AppLoadContext, orgId: string, { withLinks = false } = {}) {
   const { data } = await clerkRead(context, "organizations.getOrganizationInvitationList", orgId, (clerk) =>
     clerk.organizations.getOrganizationInvitationList({ organizationId: orgId, status: ["pending"], limit: 20 }),
   );
-  return data.map((i) => ({ id: i.id, emailAddress: i.emailAddress, role: i.role as OrgRole, createdAt: i.createdAt }));
+  return data.map((i) => ({
+    id: i.id,
+    emailAddress: i.emailAddress,
+    role: i.role as OrgRole,
+    createdAt: i.createdAt,
+    url: withLinks ? (i.url ?? null) : null,
+  }));
 }
+
+export type PendingInvitation = Awaited<ReturnType<typeof pendingInvitations>>[number];

@@ -70,3 +70,9 @@ export function readMembersQuery(url: URL): { query: string; page: number } {
   const page = Number(url.searchParams.get("page") ?? "1");
   return { query, page: Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1 };
 }
+
+/** The invitation a revoke form names: a Clerk id, or nothing usable. */
+export function readRevokeInvitation(form: FormData): string | null {
+  const id = text(form, "invitationId");
+  return /^orginv_[A-Za-z0-9]{1,64}$/.test(id) ? id : null;
+}

@@ -16,6 +16,19 @@ export function inviteMember(
   );
 }
 
+export function revokeInvitation(
+  context: AppLoadContext,
+  input: { orgId: string; invitationId: string; requestingUserId: string },
+) {
+  return clerkWrite(context, "organizations.revokeOrganizationInvitation", (clerk) =>
+    clerk.organizations.revokeOrganizationInvitation({
+      organizationId: input.orgId,
+      invitationId: input.invitationId,
+      requestingUserId: input.requestingUserId,
+    }),
+  );
+}
+
 /** Creates the organization with the user as its admin; their cached list is forgotten. */
 export async function createOrganization(
   context: AppLoadContext,

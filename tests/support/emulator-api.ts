@@ -1,0 +1,55 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The local-mode secret key the server made in its data folder (what a Clerk app's CLERK_SECRET_KEY holds). */
+export function emulatorSecretKey(dataDir: string): string {
+  return `sk_live_emulator_${readFileSync(join(dataDir, "clerk-emulator-secret"), "utf8").trim()}`;
+}
+
+export type ApiReply = { status: number; body: any; headers: Headers }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
+
+async function reply(res: Response): Promise<ApiReply> {
+  const json = (res.headers.get("content-type") ?? "").startsWith("application/json");
+  return { status: res.status, body: json ? await res.json() : await res.text(), headers: res.headers };
+}
+
+/** Clerk's Backend API on the emulator, called as @clerk/backend calls it: JSON bodies, the secret key as bearer. */
+export function backendApi(origin: string, dataDir: string) {
+  const secret = emulatorSecretKey(dataDir);
+  return async (method: string, path: string, body?: Record<string, unknown>) =>
+    reply(
+      await fetch(`${origin}/__clerk/api${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined,
+      }),
+    );
+}
+
+/**
+ * One browser's view of Clerk's Frontend API, as clerk-js calls it: form
+ * bodies, and the `__client` cookie kept between calls.
+ */
+export function frontendClient(origin: string) {
+  let client = "";
+  return async (method: string, path: string, form?: Record<string, string>) => {
+    const res = await fetch(`${origin}/__clerk${path}`, {
+      method,
+      headers: {
+        Cookie: client ? `__client=${client}` : "",
+        ...(form ? { "Content-Type": "application/x-www-form-urlencoded" } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+      redirect: "manual",
+    });
+    for (const cookie of res.headers.getSetCookie()) {
+      const match = /^__client=([^;]*)/.exec(cookie);
+      if (match) client = match[1] ?? "";
+    }
+    return reply(res);
+  };
+}
+
+/** Clerk's first error code in a reply, for assertions. */
+export const errorCode = (r: ApiReply): string | undefined =>
+  (r.body as { errors?: { code: string }[] }).errors?.[0]?.code;
