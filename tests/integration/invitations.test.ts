@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backendApi, errorCode, frontendClient } from "../support/emulator-api";
+import { backendApi, errorCode, frontendClient, newTeam, uniqueEmail } from "../support/emulator-api";
 import { startServer, type RunningServer } from "../support/server";
 import { emulatorSession } from "../support/session";
 
@@ -16,21 +16,12 @@ afterAll(async () => {
   expect(await server.stop()).toBe(0);
 });
 
-let counter = 0;
-const unique = (name: string) => `${name}.${Date.now().toString(36)}${++counter}@example.com`;
+const unique = uniqueEmail;
 
-/** A new organization with a fresh admin (and, when asked, a plain member), made through the Backend API. */
+/** A new organization with a fresh admin and, when asked, a plain member. */
 async function newOrganization({ withMember = false } = {}) {
-  const admin = await bapi("POST", "/v1/users", { email_address: [unique("admin")], password: "admin-password" });
-  const org = await bapi("POST", "/v1/organizations", { name: `Team ${++counter}`, created_by: admin.body.id });
-  let member: { id: string; email: string } | null = null;
-  if (withMember) {
-    const email = unique("member");
-    const user = await bapi("POST", "/v1/users", { email_address: [email], password: "member-password" });
-    await bapi("POST", `/v1/organizations/${org.body.id}/memberships`, { user_id: user.body.id, role: "org:member" });
-    member = { id: user.body.id, email };
-  }
-  return { org: org.body as { id: string; slug: string }, admin: admin.body as { id: string }, member };
+  const team = await newTeam(bapi, { members: withMember ? 1 : 0 });
+  return { org: team.org, admin: team.admin, member: team.members[0] ?? null };
 }
 
 const invite = (orgId: string, email: string, role = "org:member") =>

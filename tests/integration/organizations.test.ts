@@ -152,7 +152,9 @@ describe("inviting members", () => {
       await as("grace"),
     );
     expect(res.status).toBe(200);
-    expect((await res.text()).replaceAll("<!-- -->", "")).toContain("Invitation made for new.person@example.com: its link is below.");
+    expect((await res.text()).replaceAll("<!-- -->", "")).toContain(
+      "Invitation made for new.person@example.com: its link is below.",
+    );
     const state = await emulatorState();
     const org = state.organizations.find((o) => o.slug === "difference-co")!;
     expect(state.invitations).toContainEqual(

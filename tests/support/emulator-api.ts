@@ -53,3 +53,45 @@ export function frontendClient(origin: string) {
 /** Clerk's first error code in a reply, for assertions. */
 export const errorCode = (r: ApiReply): string | undefined =>
   (r.body as { errors?: { code: string }[] }).errors?.[0]?.code;
+
+let counter = 0;
+
+/** A fresh address on each call, so tests sharing one emulator never meet. */
+export const uniqueEmail = (name: string) =>
+  `${name}.${Date.now().toString(36)}${(++counter).toString(36)}${process.pid}@example.com`;
+
+export const TEAM_PASSWORD = "team-password-1";
+
+/**
+ * A new organization with a new admin and `members` plain members, made
+ * through the Backend API as a Clerk app's test setup would. Everyone's
+ * password is TEAM_PASSWORD.
+ */
+export async function newTeam(bapi: ReturnType<typeof backendApi>, { members = 0 } = {}) {
+  const person = async (name: string) => {
+    const email = uniqueEmail(name);
+    const user = await bapi("POST", "/v1/users", {
+      email_address: [email],
+      password: TEAM_PASSWORD,
+      first_name: name[0]!.toUpperCase() + name.slice(1),
+      last_name: "Tester",
+    });
+    return { id: user.body.id as string, email };
+  };
+  const admin = await person("admin");
+  const org = await bapi("POST", "/v1/organizations", {
+    name: `Team ${Date.now().toString(36)}${(++counter).toString(36)}${process.pid}`,
+    created_by: admin.id,
+  });
+  const others = [];
+  for (let i = 0; i < members; i++) {
+    const member = await person(`member${i + 1}`);
+    await bapi("POST", `/v1/organizations/${org.body.id}/memberships`, { user_id: member.id, role: "org:member" });
+    others.push(member);
+  }
+  return {
+    org: { id: org.body.id as string, slug: org.body.slug as string, name: org.body.name as string },
+    admin,
+    members: others,
+  };
+}
