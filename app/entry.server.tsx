@@ -17,8 +17,14 @@ function addRetryAfter(context: AppLoadContext, status: number, headers: Headers
   headers.set("Retry-After", String(context.retryAfter.seconds ?? fallback));
 }
 
+function addServerTiming(context: AppLoadContext, headers: Headers, extra?: Record<string, number>) {
+  const value = context.timing.header(extra);
+  if (value) headers.append("Server-Timing", value);
+}
+
 export const handleDataRequest: HandleDataRequestFunction = (response, { context }) => {
   addRetryAfter(context, response.status, response.headers);
+  addServerTiming(context, response.headers);
   return response;
 };
 
@@ -41,6 +47,7 @@ export default function handleRequest(
   remixContext: EntryContext,
   loadContext: AppLoadContext,
 ) {
+  const renderStart = performance.now();
   const nonce = loadContext.cspNonce;
   // Ask Chromium for the OS colour scheme, so "system" paints right with
   // JavaScript off; Critical-CH makes it retry the first request with the hint.
@@ -63,6 +70,7 @@ export default function handleRequest(
           shellRendered = true;
           const body = new PassThrough();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+          addServerTiming(loadContext, responseHeaders, { render: performance.now() - renderStart });
           resolve(
             new Response(createReadableStreamFromReadable(body), {
               headers: responseHeaders,

@@ -68,6 +68,9 @@ function rssMb(pid: number): number {
 type Load = { rps: number; p50: number; p99: number; errors: number };
 type Target = { url: string; headers?: Record<string, string> };
 
+/** What every browser sends: the load targets ask for compressed bodies too. */
+const BROWSER_HEADERS = { "Accept-Encoding": "gzip, br" };
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
@@ -76,6 +79,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * alike instead of whichever happened to be running.
  */
 async function loadInTurns(targets: Target[]): Promise<Load[]> {
+  targets = targets.map((t) => ({ ...t, headers: { ...BROWSER_HEADERS, ...t.headers } }));
   for (const t of targets) await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: 2 }); // warm-up
   const runs: Load[][] = targets.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {

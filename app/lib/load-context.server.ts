@@ -1,6 +1,7 @@
 import type { Analytics } from "./analytics/analytics.server";
 import type { ClerkClient } from "./clerk/client.server";
 import type { RateLimiter } from "./http/rate-limit.server";
+import { createServerTiming, type ServerTiming } from "./http/server-timing.server";
 import type { MembershipCache } from "./orgs/membership-cache.server";
 import type { ThemeStore } from "./theme/theme.server";
 import { createUpstreamScope, type UpstreamScope } from "./upstream/request-scope.server";
@@ -35,10 +36,17 @@ export type LoadContext = AppServices &
     upstream: UpstreamScope;
     /** Set by whatever answered 429 or 503, so the document or data response can say when to come back. */
     retryAfter: { seconds: number | null };
+    timing: ServerTiming;
   };
 
 export function createLoadContext(services: AppServices, facts: RequestFacts): LoadContext {
-  return { ...services, ...facts, upstream: createUpstreamScope(), retryAfter: { seconds: null } };
+  return {
+    ...services,
+    ...facts,
+    upstream: createUpstreamScope(),
+    retryAfter: { seconds: null },
+    timing: createServerTiming(),
+  };
 }
 
 declare module "@remix-run/node" {

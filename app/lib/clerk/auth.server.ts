@@ -10,7 +10,7 @@ type Auth = Awaited<ReturnType<typeof getAuth>>;
 
 /** Clerk's `getAuth`, once per request however many loaders ask (they share the load context). */
 export function getRequestAuth(args: LoaderFunctionArgs): Promise<Auth> {
-  return args.context.upstream.once("clerk.getAuth", () => getAuth(args));
+  return args.context.upstream.once("clerk.getAuth", () => args.context.timing.time("auth", () => getAuth(args)));
 }
 
 /** The signed-in user's id, or a redirect to sign-in that comes back here. */

@@ -14,7 +14,7 @@ export function createUpstreamScope(now = Date.now()): UpstreamScope {
   return { deadline: now + UPSTREAM_POLICY.deadlineMs, once: createDeduper() };
 }
 
-type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter">;
+type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing">;
 
 export const UNAVAILABLE_MESSAGE = "This service is temporarily unavailable. Please try again in a moment.";
 
@@ -46,14 +46,14 @@ export function readUpstream<T>(
   read: () => Promise<T>,
 ): Promise<T> {
   const { deadline, once } = context.upstream;
-  return once(`${upstream} ${key}`, () => callUpstream(upstream, read, { deadline })).catch((error: unknown) =>
-    unavailable(context, error),
-  );
+  return once(`${upstream} ${key}`, () =>
+    context.timing.time("upstream", () => callUpstream(upstream, read, { deadline })),
+  ).catch((error: unknown) => unavailable(context, error));
 }
 
 /** A write: tried once (it has no idempotency key), a 503 response if the upstream fails. */
 export function writeUpstream<T>(context: ScopedContext, upstream: string, write: () => Promise<T>): Promise<T> {
-  return callUpstream(upstream, write, { retry: false, deadline: context.upstream.deadline }).catch((error: unknown) =>
-    unavailable(context, error),
-  );
+  return context.timing
+    .time("upstream", () => callUpstream(upstream, write, { retry: false, deadline: context.upstream.deadline }))
+    .catch((error: unknown) => unavailable(context, error));
 }

@@ -1,0 +1,61 @@
+import type { NextFunction, Request, Response } from "express";
+import { describe, expect, it, vi } from "vitest";
+import { createServerTiming } from "../../app/lib/http/server-timing.server";
+import { coalesceFlushes } from "../../server/compress";
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("coalesced flushes", () => {
+  function responseWithFlush() {
+    const flush = vi.fn();
+    const res = { flush, writableEnded: false } as unknown as Response & { flush: () => void; writableEnded: boolean };
+    coalesceFlushes({} as Request, res, (() => undefined) as NextFunction);
+    return { res, flush };
+  }
+
+  it("a burst of chunk flushes in one turn of the event loop costs one zlib flush", async () => {
+    const { res, flush } = responseWithFlush();
+    for (let i = 0; i < 14; i++) res.flush();
+    expect(flush).not.toHaveBeenCalled();
+    await nextTurn();
+    expect(flush).toHaveBeenCalledTimes(1);
+    // A later chunk (deferred data) is flushed on its own turn.
+    res.flush();
+    await nextTurn();
+    expect(flush).toHaveBeenCalledTimes(2);
+  });
+
+  it("nothing is flushed once the response has ended", async () => {
+    const { res, flush } = responseWithFlush();
+    res.flush();
+    res.writableEnded = true;
+    await nextTurn();
+    expect(flush).not.toHaveBeenCalled();
+  });
+});
+
+describe("Server-Timing", () => {
+  it("sums each metric's calls and adds the extra ones", async () => {
+    let clock = 0;
+    const timing = createServerTiming(() => clock);
+    await timing.time("upstream", async () => {
+      clock += 40;
+    });
+    await timing.time("upstream", async () => {
+      clock += 2.5;
+    });
+    await timing.time("auth", async () => {
+      clock += 3;
+    });
+    await expect(
+      timing.time("auth", async () => {
+        clock += 1;
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
+    expect(timing.header({ render: 7.25 })).toBe(
+      'upstream;dur=42.5;desc="2 calls", auth;dur=4.0;desc="2 calls", render;dur=7.3',
+    );
+    expect(createServerTiming().header()).toBe("");
+  });
+});
