@@ -293,9 +293,9 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   });
 
   // Sign-up -------------------------------------------------------------------
-  const signUpTicket = (signUp: SignUpRecord): Ticket | null => {
-    if (!signUp.ticket) return null;
-    const ticket = usableTicket(store, signUp.ticket);
+  /** Only an invitation's ticket can sign someone up; a sign-in token's cannot. */
+  const invitationTicket = (value: string | null): Extract<Ticket, { kind: "invitation" }> => {
+    const ticket = usableTicket(store, value);
     if (ticket.kind !== "invitation") {
       throw new ApiError(400, "ticket_invalid_code", "This link signs in an existing account; it cannot sign up.");
     }
@@ -307,10 +307,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     if (!signUp) throw new ApiError(404, "resource_not_found", "Sign-up not found");
     if (str(body.strategy) === "ticket" && str(body.ticket) && !signUp.ticket) {
       // An invitation link: its address is verified by the ticket itself.
-      const ticket = usableTicket(store, str(body.ticket));
-      if (ticket.kind !== "invitation") {
-        throw new ApiError(400, "ticket_invalid_code", "This link signs in an existing account; it cannot sign up.");
-      }
+      const ticket = invitationTicket(str(body.ticket));
       if (store.userByEmail(ticket.invitation.email)) {
         throw new ApiError(
           400,
@@ -379,7 +376,8 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
         "email_address",
       );
     }
-    const ticket = signUpTicket(signUp);
+    // Checked again now: the invitation may have been revoked since the sign-up began.
+    const ticket = signUp.ticket ? invitationTicket(signUp.ticket) : null;
     const user = store.createUser({
       email: signUp.email,
       passwordHash: signUp.passwordHash,
