@@ -186,6 +186,7 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
     const statuses = asList(req.query.status);
     const list = store.state.invitations
       .filter((i) => i.orgId === found.id && (statuses.length === 0 || statuses.includes(i.status)))
+      // Asked for pending ones, an expired invitation is not among them.
       .filter((i) => !statuses.includes("pending") || i.status !== "pending" || i.expiresAt > Date.now())
       .map(invitationOut(req));
     return paginate(list, req.query);

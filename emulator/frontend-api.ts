@@ -4,6 +4,7 @@ import type { Faults } from "./faults";
 import { newId } from "./ids";
 import {
   createInvitation,
+  EMAIL,
   lookUpTicket,
   parseEmail,
   pendingInvitations,
@@ -321,7 +322,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
     }
     const email = str(body.email_address)?.trim().toLowerCase();
     if (email !== undefined && email !== null && email !== signUp.email) {
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+      if (!EMAIL.test(email)) {
         throw new ApiError(
           422,
           "form_param_format_invalid",

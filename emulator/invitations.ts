@@ -10,7 +10,8 @@ import {
   type Store,
 } from "./store";
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** What Clerk accepts as an email address (the emulator's one check, for sign-ups and invitations). */
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function parseEmail(value: unknown, param = "email_address"): string {
   const email = (typeof value === "string" ? value : "").trim().toLowerCase();
@@ -50,7 +51,6 @@ export function createInvitation(
     );
   }
   const t = Date.now();
-  const days = input.expiresInDays && input.expiresInDays > 0 ? Math.min(input.expiresInDays, 365) : null;
   const invitation: InvitationRecord = {
     id: newId("orginv"),
     orgId: org.id,
@@ -60,7 +60,7 @@ export function createInvitation(
     inviterUserId: input.inviterUserId,
     ticket: newTicket(),
     redirectUrl: input.redirectUrl,
-    expiresAt: t + (days ? days * 86_400_000 : INVITATION_LIFETIME_MS),
+    expiresAt: t + (input.expiresInDays ? input.expiresInDays * 86_400_000 : INVITATION_LIFETIME_MS),
     createdAt: t,
     updatedAt: t,
   };

@@ -26,9 +26,11 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader(args: LoaderFunctionArgs) {
   const { org } = await requireOrgMembership(args);
   const { query, page } = readMembersQuery(new URL(args.request.url));
+  // Local mode sends no email, so admins see each invitation's link instead.
+  const local = isLocalEmulator();
   const [directory, invitations] = await Promise.all([
     listMembers(args.context, org.id, { query, page }),
-    isAdmin(org.role) ? pendingInvitations(args.context, org.id, { withLinks: isLocalEmulator() }) : null,
+    isAdmin(org.role) ? pendingInvitations(args.context, org.id, { withLinks: local }) : null,
   ]);
   return {
     org,
@@ -37,7 +39,7 @@ export async function loader(args: LoaderFunctionArgs) {
     pageCount: Math.max(1, Math.ceil(directory.total / MEMBERS_PAGE_SIZE)),
     ...directory,
     invitations,
-    emailsSent: !isLocalEmulator(),
+    emailsSent: !local,
   };
 }
 

@@ -14,6 +14,10 @@ import { expect, test } from "./fixtures";
 const PASSWORD = "helpers-password-1";
 let people: { password: string; emailCode: string; ticketUserId: string };
 
+/** Clerk's Backend SDK, pointed at the emulator by the same environment. */
+const backendClient = () =>
+  createClerkClient({ secretKey: process.env.CLERK_SECRET_KEY, apiUrl: process.env.CLERK_API_URL });
+
 test.beforeAll(async ({}, workerInfo) => {
   const baseURL = workerInfo.project.use.baseURL!;
   // What a Clerk app keeps in .env (clerkSetup would read it from there).
@@ -23,10 +27,7 @@ test.beforeAll(async ({}, workerInfo) => {
   await clerkSetup({ dotenv: false, frontendApiUrl: `${new URL(baseURL).host}/__clerk` });
 
   // Test users, made with Clerk's Backend SDK as a suite's setup would.
-  const backend = createClerkClient({
-    secretKey: process.env.CLERK_SECRET_KEY,
-    apiUrl: process.env.CLERK_API_URL,
-  });
+  const backend = backendClient();
   const stamp = `${Date.now().toString(36)}${process.pid}`;
   const make = (name: string) =>
     backend.users.createUser({ emailAddress: [`${name}.${stamp}@example.com`], password: PASSWORD, firstName: name });
@@ -77,8 +78,10 @@ test.describe("Clerk's test helpers against the emulator @js", () => {
   });
 
   test("clerk.signIn with a ticket from the Backend API's sign-in tokens", async ({ page }) => {
-    const backend = createClerkClient({ secretKey: process.env.CLERK_SECRET_KEY, apiUrl: process.env.CLERK_API_URL });
-    const token = await backend.signInTokens.createSignInToken({ userId: people.ticketUserId, expiresInSeconds: 300 });
+    const token = await backendClient().signInTokens.createSignInToken({
+      userId: people.ticketUserId,
+      expiresInSeconds: 300,
+    });
     await clerk.signIn({ page, signInParams: { strategy: "ticket", ticket: token.token } });
     await page.goto("/orgs");
     await expect(page.getByRole("heading", { name: "Your organizations" })).toBeVisible();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCaptureSink, type CaptureSink, type CapturedEvent } from "../support/capture-sink";
 import { startServer, type RunningServer } from "../support/server";
-import { emulatorSession } from "../support/session";
+import { emulatorCookie } from "../support/session";
 
 // Server-side analytics and the /ingest proxy, against a local capture sink
 // standing in for PostHog.
@@ -19,8 +19,7 @@ afterAll(async () => {
 });
 
 async function signedIn(person: string) {
-  const s = await emulatorSession(server.origin, `${person}@example.com`);
-  return `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
+  return emulatorCookie(server.origin, `${person}@example.com`);
 }
 
 const post = (path: string, fields: Record<string, string>, headers: Record<string, string>) =>

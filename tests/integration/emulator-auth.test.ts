@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signingKeyFromPem, signJwt, sessionClaims } from "../../emulator/tokens";
-import { startServer, type RunningServer } from "../support/server";
-import { emulatorSession } from "../support/session";
+import { postForm, startServer, type RunningServer } from "../support/server";
+import { emulatorCookie, emulatorSession, sessionCookieHeader } from "../support/session";
 
 // Local mode: no CLERK_JWT_KEY, so @clerk/remix fetches the emulator's JWKS
 // through CLERK_API_URL, exactly as it would fetch Clerk's.
@@ -29,8 +29,7 @@ async function calls(): Promise<Record<string, number>> {
 
 describe("server-side auth against the emulator", () => {
   it("verifies an emulator-issued session through the emulator's JWKS", async () => {
-    const s = await emulatorSession(server.origin, "ada@example.com");
-    const res = await page("/orgs", `__session=${s.sessionToken}; __client_uat=${s.clientUat}`);
+    const res = await page("/orgs", await emulatorCookie(server.origin, "ada@example.com"));
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('aria-label="Account menu for Ada Lovelace"');
     expect((await calls())["bapi GET /v1/jwks"]).toBeGreaterThanOrEqual(1);
@@ -78,16 +77,7 @@ describe("server-side auth against the emulator", () => {
 
   it("signing out without JavaScript revokes the session and clears the cookies", async () => {
     const s = await emulatorSession(server.origin, "alan@example.com");
-    const res = await fetch(`${server.origin}/resources/sign-out`, {
-      method: "POST",
-      headers: {
-        Cookie: `__session=${s.sessionToken}; __client_uat=${s.clientUat}`,
-        "Content-Type": "application/x-www-form-urlencoded",
-        Origin: server.origin,
-      },
-      body: "",
-      redirect: "manual",
-    });
+    const res = await postForm(server, "/resources/sign-out", {}, sessionCookieHeader(s.sessionToken, s.clientUat));
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/");
     const cleared = res.headers.getSetCookie().join("\n");

@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { keysModeEnv, startServer, type RunningServer } from "../support/server";
-import { createTestKeyPair, emulatorSession } from "../support/session";
+import { createTestKeyPair, emulatorCookie } from "../support/session";
 
 // Production hardening: headers, CSP, cross-site writes, body limits, request
 // logs and rate limits, against the built server.
@@ -242,13 +242,11 @@ describe("rate limits (at their real values)", () => {
   });
 
   it("invitations are limited per person: one admin's limit does not stop another", async () => {
-    const ada = await emulatorSession(strict.origin, "ada@example.com");
-    const grace = await emulatorSession(strict.origin, "grace@example.com");
-    const cookie = (s: { sessionToken: string; clientUat: number }) =>
-      `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
-    const invite = (s: typeof ada, slug: string, n: number) =>
+    const ada = await emulatorCookie(strict.origin, "ada@example.com");
+    const grace = await emulatorCookie(strict.origin, "grace@example.com");
+    const invite = (cookie: string, slug: string, n: number) =>
       post(strict, `/orgs/${slug}/members`, form({ emailAddress: `limit-${n}@example.com`, role: "org:member" }), {
-        Cookie: cookie(s),
+        Cookie: cookie,
       });
     for (let n = 0; n < 20; n++) expect((await invite(ada, "analytical-engines", n)).status).toBe(200);
     expect((await invite(ada, "analytical-engines", 20)).status).toBe(429);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendApi, errorCode, frontendClient, newTeam, uniqueEmail } from "../support/emulator-api";
-import { startServer, type RunningServer } from "../support/server";
-import { emulatorSession } from "../support/session";
+import { postForm, startServer, type RunningServer } from "../support/server";
+import { emulatorCookie } from "../support/session";
 
 // Local mode: the app's server and the emulator's Frontend and Backend APIs, over real HTTP.
 let server: RunningServer;
@@ -220,17 +220,8 @@ describe("the last admin stays", () => {
 });
 
 describe("the members page's revoke form", () => {
-  const post = (path: string, fields: Record<string, string>, cookie: string) =>
-    fetch(server.origin + path, {
-      method: "POST",
-      headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
-      body: new URLSearchParams(fields).toString(),
-      redirect: "manual",
-    });
-  const cookieFor = async (email: string) => {
-    const s = await emulatorSession(server.origin, email);
-    return `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
-  };
+  const post = (path: string, fields: Record<string, string>, cookie: string) => postForm(server, path, fields, cookie);
+  const cookieFor = (email: string) => emulatorCookie(server.origin, email);
 
   it("revokes for an admin, refuses a member (403) and a stranger (404), and explains a second try", async () => {
     const made = await invite("org_seed_engines", unique("to-revoke"));

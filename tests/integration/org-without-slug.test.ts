@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../support/server";
-import { emulatorSession } from "../support/session";
+import { postForm, startServer, type RunningServer } from "../support/server";
+import { emulatorCookie } from "../support/session";
 
 // Clerk lets an instance turn organization slugs off; its organizations then
 // have none, and the app addresses them by id.
@@ -10,10 +10,8 @@ let grace: string;
 
 beforeAll(async () => {
   server = await startServer({ LOG_LEVEL: "silent", CLERK_EMULATOR_ORG_SLUGS: "off" });
-  const cookie = (s: { sessionToken: string; clientUat: number }) =>
-    `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
-  ada = cookie(await emulatorSession(server.origin, "ada@example.com"));
-  grace = cookie(await emulatorSession(server.origin, "grace@example.com"));
+  ada = await emulatorCookie(server.origin, "ada@example.com");
+  grace = await emulatorCookie(server.origin, "grace@example.com");
 });
 
 afterAll(async () => {
@@ -25,12 +23,7 @@ const get = (path: string, cookie: string) =>
 
 describe("an organization without a slug", () => {
   it("is created, opened, listed and switched to by its id", async () => {
-    const created = await fetch(`${server.origin}/orgs/new`, {
-      method: "POST",
-      headers: { Cookie: ada, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
-      body: new URLSearchParams({ name: "Slugless Labs", slug: "" }).toString(),
-      redirect: "manual",
-    });
+    const created = await postForm(server, "/orgs/new", { name: "Slugless Labs", slug: "" }, ada);
     expect(created.status).toBe(303);
     const location = created.headers.get("location") ?? "";
     expect(location).toMatch(/^\/orgs\/org_[A-Za-z0-9]+$/);
@@ -45,12 +38,7 @@ describe("an organization without a slug", () => {
   });
 
   it("is a 404 for someone who is not a member, like any other", async () => {
-    const created = await fetch(`${server.origin}/orgs/new`, {
-      method: "POST",
-      headers: { Cookie: ada, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
-      body: new URLSearchParams({ name: "Ada's Private Lab" }).toString(),
-      redirect: "manual",
-    });
+    const created = await postForm(server, "/orgs/new", { name: "Ada's Private Lab" }, ada);
     const location = created.headers.get("location") ?? "";
     expect((await get(location, grace)).status).toBe(404);
     expect((await get("/orgs/org_doesnotexist", ada)).status).toBe(404);

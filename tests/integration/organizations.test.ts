@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../support/server";
-import { emulatorSession } from "../support/session";
+import { postForm, startServer, type RunningServer } from "../support/server";
+import { emulatorCookie } from "../support/session";
 
 // Local mode: real @clerk/remix on the server, the emulator as Clerk's APIs.
 let server: RunningServer;
@@ -22,8 +22,7 @@ beforeEach(async () => {
 async function as(person: string, orgId?: string): Promise<string> {
   const key = `${person}|${orgId ?? ""}`;
   if (!cookies.has(key)) {
-    const s = await emulatorSession(server.origin, `${person}@example.com`, orgId);
-    cookies.set(key, `__session=${s.sessionToken}; __client_uat=${s.clientUat}`);
+    cookies.set(key, await emulatorCookie(server.origin, `${person}@example.com`, orgId));
   }
   return cookies.get(key)!;
 }
@@ -31,13 +30,7 @@ async function as(person: string, orgId?: string): Promise<string> {
 const get = (path: string, cookie = "") =>
   fetch(server.origin + path, { headers: { Cookie: cookie, Accept: "text/html" }, redirect: "manual" });
 
-const post = (path: string, fields: Record<string, string>, cookie: string) =>
-  fetch(server.origin + path, {
-    method: "POST",
-    headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
-    body: new URLSearchParams(fields).toString(),
-    redirect: "manual",
-  });
+const post = (path: string, fields: Record<string, string>, cookie: string) => postForm(server, path, fields, cookie);
 
 async function emulatorState() {
   return (await fetch(`${server.origin}/__clerk/_emulator/state`)).json() as Promise<{

@@ -5,7 +5,7 @@ import autocannon from "autocannon";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionClaims, signJwt, signingKeyFromPem } from "../../emulator/tokens";
 import { startServer, type RunningServer } from "../support/server";
-import { createTestKeyPair, emulatorSession, mintSessionToken } from "../support/session";
+import { createTestKeyPair, emulatorSession, mintSessionToken, sessionCookieHeader } from "../support/session";
 
 // Load and bad input, bounded and on loopback: no request may produce a 5xx,
 // and nothing a request carries may come back unescaped.
@@ -16,7 +16,7 @@ let expired = "";
 beforeAll(async () => {
   server = await startServer({ LOG_LEVEL: "silent" });
   const s = await emulatorSession(server.origin, "ada@example.com", "org_seed_engines");
-  signedIn = `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
+  signedIn = sessionCookieHeader(s.sessionToken, s.clientUat);
   const key = signingKeyFromPem(readFileSync(join(server.dataDir, "clerk-emulator-key.pem"), "utf8"), "ins_emulator");
   const claims = sessionClaims({
     issuer: "https://clerk.emulator.invalid",

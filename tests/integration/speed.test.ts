@@ -2,15 +2,14 @@ import { request } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../support/server";
-import { emulatorSession } from "../support/session";
+import { emulatorCookie } from "../support/session";
 
 let server: RunningServer;
 let cookie: string;
 
 beforeAll(async () => {
   server = await startServer({ LOG_LEVEL: "silent" });
-  const s = await emulatorSession(server.origin, "ada@example.com", "org_seed_engines");
-  cookie = `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
+  cookie = await emulatorCookie(server.origin, "ada@example.com", "org_seed_engines");
 });
 
 afterAll(async () => {

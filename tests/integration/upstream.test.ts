@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../support/server";
-import { emulatorSession } from "../support/session";
+import { emulatorCookie } from "../support/session";
 
 // The error catalogue's upstream rows, against the built server and the
 // emulator's fault injection: what the person sees and how often Clerk is called.
@@ -23,8 +23,7 @@ beforeEach(async () => {
 });
 
 async function signedIn(person: string) {
-  const s = await emulatorSession(server.origin, `${person}@example.com`);
-  return `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
+  return emulatorCookie(server.origin, `${person}@example.com`);
 }
 
 async function arm(fault: Record<string, unknown>) {

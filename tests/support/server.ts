@@ -123,6 +123,16 @@ export async function startServer(env: Record<string, string | undefined> = {}):
   };
 }
 
+/** A same-origin form POST, as a browser sends it (redirects left for the test to read). */
+export function postForm(server: RunningServer, path: string, fields: Record<string, string>, cookie: string) {
+  return fetch(server.origin + path, {
+    method: "POST",
+    headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
+    body: new URLSearchParams(fields).toString(),
+    redirect: "manual",
+  });
+}
+
 /** Runs the server expecting it to refuse to start; resolves with its exit code and output. */
 export async function runServerExpectingExit(env: Record<string, string | undefined>) {
   const port = await freePort();

@@ -45,6 +45,12 @@ export function sessionCookieHeader(token: string, iat: number): string {
   return `__session=${token}; __client_uat=${iat}`;
 }
 
+/** A seeded user's signed-in Cookie header, from a session the emulator's control API makes. */
+export async function emulatorCookie(origin: string, email: string, organizationId?: string): Promise<string> {
+  const s = await emulatorSession(origin, email, organizationId);
+  return sessionCookieHeader(s.sessionToken, s.clientUat);
+}
+
 /** Asks the emulator's control API for a signed-in session of a seeded user. */
 export async function emulatorSession(origin: string, email: string, organizationId?: string) {
   const res = await fetch(`${origin}/__clerk/_emulator/sessions`, {
