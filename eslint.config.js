@@ -59,7 +59,19 @@ export default tseslint.config(
     // Test doubles and the emulator never reach the app.
     files: ["app/**/*.{ts,tsx}"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: ["**/emulator/**", "**/tests/**"] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: ["**/emulator/**", "**/tests/**"],
+          // rootAuthLoader and getAuth each check the session again; ~/lib/clerk/auth.server checks it once per request.
+          paths: [
+            {
+              name: "@clerk/remix/ssr.server",
+              message: "Use authenticate/getRequestAuth from ~/lib/clerk/auth.server.",
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -1,5 +1,4 @@
 import { ClerkApp, useAuth, useClerk } from "@clerk/remix";
-import { rootAuthLoader } from "@clerk/remix/ssr.server";
 import interLatin from "@fontsource-variable/inter/files/inter-latin-wght-normal.woff2";
 import groteskLatin from "@fontsource-variable/space-grotesk/files/space-grotesk-latin-wght-normal.woff2";
 import { Theme as RadixTheme } from "@radix-ui/themes";
@@ -27,9 +26,11 @@ import { useRevalidateOnAuthChange } from "~/hooks/use-revalidate-on-auth-change
 import { useRootData } from "~/hooks/use-root-data";
 import { useResolvedTheme, useThemeAcrossTabs } from "~/hooks/use-theme";
 import { browserAnalytics } from "~/lib/analytics/settings.server";
+import { authenticate, getRequestAuth } from "~/lib/clerk/auth.server";
+import { withClerkState } from "~/lib/clerk/clerk-state.server";
+import { SIGN_IN_URL, SIGN_UP_URL } from "~/lib/clerk/urls";
 import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
-import { switcherOrganizations } from "~/lib/orgs/switcher.server";
 import appStyles from "~/styles/app.css";
 import fontStyles from "~/styles/fonts.css";
 
@@ -47,26 +48,18 @@ export const meta: MetaFunction = () => [
   { name: "description", content: "Teamwork: organizations, members and shared work in one place." },
 ];
 
-export const loader = (args: LoaderFunctionArgs) =>
-  rootAuthLoader(
-    args,
-    async ({ request, context }) => {
-      const { userId, orgId, sessionClaims } = request.auth;
-      const [theme, organizations] = await Promise.all([
-        context.theme.resolve(request),
-        // The switcher's list; null when signed out or while Clerk is unavailable.
-        userId ? switcherOrganizations(request, context, userId) : null,
-      ]);
-      return {
-        theme,
-        viewer: viewerFromClaims(userId, sessionClaims),
-        organizations,
-        activeOrgId: orgId ?? null,
-        analytics: browserAnalytics(request, context.analytics),
-      };
-    },
-    { signInUrl: "/sign-in", signUpUrl: "/sign-up" },
-  );
+export async function loader(args: LoaderFunctionArgs) {
+  const { request, context } = args;
+  const state = await authenticate(args);
+  const { userId, orgId, sessionClaims } = await getRequestAuth(args);
+  // Nothing here asks Clerk: the switcher loads its list itself, off every page's path.
+  return withClerkState(state, {
+    theme: await context.theme.resolve(request),
+    viewer: viewerFromClaims(userId, sessionClaims),
+    activeOrgId: orgId ?? null,
+    analytics: browserAnalytics(request, context.analytics),
+  });
+}
 
 export function Layout({ children }: { children: ReactNode }) {
   const theme = useRootData()?.theme;
@@ -97,7 +90,7 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 function App() {
-  const { viewer, organizations, activeOrgId, analytics } = useLoaderData<typeof loader>();
+  const { viewer, activeOrgId, analytics } = useLoaderData<typeof loader>();
   const clerk = useClerk();
   const { isLoaded, userId } = useAuth();
   useRevalidateOnAuthChange({
@@ -114,7 +107,6 @@ function App() {
       <Analytics settings={analytics} userId={viewer?.id ?? null} />
       <NavBar
         viewer={viewer}
-        organizations={organizations}
         activeOrgId={activeOrgId}
         analyticsOptedOut={analytics.available ? analytics.optedOut : undefined}
         onSignOut={() => void clerk.signOut({ redirectUrl: "/" })}
@@ -127,8 +119,8 @@ function App() {
 }
 
 export default ClerkApp(App, {
-  signInUrl: "/sign-in",
-  signUpUrl: "/sign-up",
+  signInUrl: SIGN_IN_URL,
+  signUpUrl: SIGN_UP_URL,
   signInFallbackRedirectUrl: "/",
   signUpFallbackRedirectUrl: "/",
 });
@@ -139,11 +131,7 @@ export function ErrorBoundary() {
   return (
     <>
       <ProgressBar />
-      <NavBar
-        viewer={data?.viewer ?? null}
-        organizations={data?.organizations ?? null}
-        activeOrgId={data?.activeOrgId ?? null}
-      />
+      <NavBar viewer={data?.viewer ?? null} activeOrgId={data?.activeOrgId ?? null} />
       <main id="main">
         <ErrorPage error={error} />
       </main>

@@ -3,7 +3,7 @@ import { createClerkBackend } from "../app/lib/clerk/client.server";
 import { isProduction, type Env } from "../app/lib/env.server";
 import { createRateLimiter } from "../app/lib/http/rate-limit.server";
 import type { AppServices } from "../app/lib/load-context.server";
-import { createMembershipCache } from "../app/lib/orgs/membership-cache.server";
+import { createOrgCaches } from "../app/lib/orgs/org-caches.server";
 import { createThemeStore } from "../app/lib/theme/theme.server";
 import { connectRedis } from "./redis";
 
@@ -14,7 +14,7 @@ export function createServices(env: Env) {
     analytics: createAnalytics(env),
     clerk: createClerkBackend(env),
     rateLimiter: createRateLimiter({ scale: env.RATE_LIMIT_SCALE, redis }),
-    memberships: createMembershipCache(),
+    orgs: createOrgCaches(),
     theme: createThemeStore({ secret: env.SESSION_SECRET, secure: isProduction(env) }),
   };
   return {

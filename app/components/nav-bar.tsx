@@ -1,7 +1,6 @@
 import { Button, Flex } from "@radix-ui/themes";
 import { Link, NavLink } from "@remix-run/react";
 import type { Viewer } from "~/lib/clerk/viewer";
-import type { OrgSummary } from "~/lib/orgs/organizations";
 import { MobileMenu } from "./mobile-menu";
 import { OrgSwitcher } from "./org-switcher";
 import { ThemeMenu } from "./theme-menu";
@@ -9,7 +8,6 @@ import { UserMenu } from "./user-menu";
 
 type NavBarProps = {
   viewer: Viewer | null;
-  organizations: OrgSummary[] | null;
   activeOrgId: string | null;
   /** `undefined` when the app has no analytics: then the menu offers no switch. */
   analyticsOptedOut?: boolean;
@@ -17,7 +15,7 @@ type NavBarProps = {
 };
 
 /** The sticky top bar; its height is `--nav-height` (4rem) in app.css. */
-export function NavBar({ viewer, organizations, activeOrgId, analyticsOptedOut, onSignOut }: NavBarProps) {
+export function NavBar({ viewer, activeOrgId, analyticsOptedOut, onSignOut }: NavBarProps) {
   return (
     <header className="nav-bar">
       <a href="#main" className="skip-link">
@@ -28,7 +26,7 @@ export function NavBar({ viewer, organizations, activeOrgId, analyticsOptedOut, 
           <span className="brand-mark" data-initials="T" aria-hidden="true" />
           <span className="brand-name">Teamwork</span>
         </Link>
-        {viewer ? <OrgSwitcher organizations={organizations} activeOrgId={activeOrgId} /> : null}
+        {viewer ? <OrgSwitcher activeOrgId={activeOrgId} /> : null}
         <ul className="nav-links">
           {viewer ? (
             <>

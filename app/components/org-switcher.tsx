@@ -1,30 +1,53 @@
 import { Popover, Separator, Text } from "@radix-ui/themes";
-import { Link, useParams } from "@remix-run/react";
-import { useState, type KeyboardEvent } from "react";
+import { Link, useFetcher, useParams, useRouteLoaderData } from "@remix-run/react";
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";
+import { whenIdle } from "~/lib/when-idle";
+import type { loader as orgLayoutLoader } from "~/routes/orgs.$slug";
 import { findOrganization, orgPath, roleLabel, type OrgSummary } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";
 import { ChevronIcon } from "./icons";
 
-type OrgSwitcherProps = {
-  organizations: OrgSummary[] | null;
-  activeOrgId: string | null;
-};
+type OrgFace = Pick<OrgSummary, "id" | "name" | "imageUrl">;
+type SwitcherList = { organizations: OrgSummary[] | null };
 
-/** The organization the page is about: the URL's, else the session's active one. */
-function useCurrentOrganization({ organizations, activeOrgId }: OrgSwitcherProps) {
+const LIST_URL = "/resources/organizations";
+
+/**
+ * The organization the page is about: the one the organization pages loaded
+ * (already on the page, no request), else the session's active one once the
+ * list is in.
+ */
+function useCurrentOrganization(organizations: OrgSummary[] | null, activeOrgId: string | null): OrgFace | null {
   const { slug } = useParams();
+  const page = useRouteLoaderData<typeof orgLayoutLoader>("routes/orgs.$slug")?.org;
+  if (page) return page;
   if (!organizations) return null;
   return (
     (slug ? findOrganization(organizations, slug) : null) ?? organizations.find((o) => o.id === activeOrgId) ?? null
   );
 }
 
-function TriggerFace({ current }: { current: OrgSummary | null }) {
+/** The switcher's list, fetched when the browser is idle or on first use (whichever comes first); again after a failure. */
+function useSwitcherList() {
+  const { load, state, data } = useFetcher<SwitcherList>({ key: "org-switcher" });
+  const failed = !!data && !data.organizations;
+  const asked = useRef({ requested: false, failed });
+  asked.current.failed = failed;
+  const request = useCallback(() => {
+    if (asked.current.requested && !asked.current.failed) return;
+    asked.current = { requested: true, failed: false };
+    void load(LIST_URL);
+  }, [load]);
+  useEffect(() => whenIdle(request), [request]);
+  return { organizations: data?.organizations ?? null, loading: !data || state === "loading", failed, request };
+}
+
+function TriggerFace({ current }: { current: OrgFace | null }) {
   return (
     <>
       {current ? <EntityAvatar name={current.name} imageUrl={current.imageUrl} shape="square" size="small" /> : null}
-      <span className="org-switcher-name">{current?.name ?? "Choose an organization"}</span>
+      <span className="org-switcher-name">{current?.name ?? "Organizations"}</span>
       <ChevronIcon />
     </>
   );
@@ -52,14 +75,15 @@ function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
  * is a link to /orgs, which lists the same choices; with it, a Radix popover
  * whose links navigate client-side.
  */
-export function OrgSwitcher(props: OrgSwitcherProps) {
+export function OrgSwitcher({ activeOrgId }: { activeOrgId: string | null }) {
   const hydrated = useHydrated();
   const [open, setOpen] = useState(false);
-  const current = useCurrentOrganization(props);
+  const list = useSwitcherList();
+  const current = useCurrentOrganization(list.organizations, activeOrgId);
   // The visible name first: what people see is what they say to voice control.
-  const label = current ? `${current.name}, switch organization` : "Choose an organization";
+  const label = current ? `${current.name}, switch organization` : "Organizations, switch organization";
 
-  if (!hydrated || !props.organizations) {
+  if (!hydrated) {
     return (
       <a href="/orgs" className="org-switcher-trigger" aria-label={label} data-testid="org-switcher-link">
         <TriggerFace current={current} />
@@ -67,12 +91,26 @@ export function OrgSwitcher(props: OrgSwitcherProps) {
     );
   }
 
-  const others = props.organizations.filter((o) => o.id !== current?.id);
+  const others = list.organizations?.filter((o) => o.id !== current?.id) ?? [];
+  const currentItem = list.organizations?.find((o) => o.id === current?.id) ?? null;
   const close = () => setOpen(false);
   return (
-    <Popover.Root open={open} onOpenChange={setOpen}>
+    <Popover.Root
+      open={open}
+      onOpenChange={(next) => {
+        if (next) list.request();
+        setOpen(next);
+      }}
+    >
       <Popover.Trigger>
-        <button type="button" className="org-switcher-trigger" aria-label={label} data-testid="org-switcher-trigger">
+        <button
+          type="button"
+          className="org-switcher-trigger"
+          aria-label={label}
+          data-testid="org-switcher-trigger"
+          onPointerEnter={list.request}
+          onFocus={list.request}
+        >
           <TriggerFace current={current} />
         </button>
       </Popover.Trigger>
@@ -81,21 +119,22 @@ export function OrgSwitcher(props: OrgSwitcherProps) {
         size="1"
         className="org-switcher-panel"
         aria-label="Organizations"
+        aria-busy={list.loading}
         onKeyDown={moveFocus}
         data-testid="org-switcher-panel"
       >
-        {current ? (
+        {currentItem ? (
           <>
             <Text as="p" size="1" color="gray" className="org-switcher-heading">
               Current organization
             </Text>
-            <OrgItem org={current} current onChoose={close} />
+            <OrgItem org={currentItem} current onChoose={close} />
           </>
         ) : null}
         {others.length > 0 ? (
           <>
             <Text as="p" size="1" color="gray" className="org-switcher-heading">
-              {current ? "Switch to" : "Your organizations"}
+              {currentItem ? "Switch to" : "Your organizations"}
             </Text>
             <ul className="org-switcher-list">
               {others.map((org) => (
@@ -106,6 +145,13 @@ export function OrgSwitcher(props: OrgSwitcherProps) {
             </ul>
           </>
         ) : null}
+        <Text as="p" size="1" color="gray" role="status" className="org-switcher-status">
+          {list.failed
+            ? "Your organizations could not be loaded just now."
+            : !list.organizations
+              ? "Loading your organizations…"
+              : null}
+        </Text>
         <Separator size="4" my="2" />
         <Link to="/orgs/new" className="org-switcher-item" data-switcher-item onClick={close}>
           <span aria-hidden="true" className="org-switcher-plus">

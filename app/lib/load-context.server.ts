@@ -2,7 +2,7 @@ import type { Analytics } from "./analytics/analytics.server";
 import type { ClerkClient } from "./clerk/client.server";
 import type { RateLimiter } from "./http/rate-limit.server";
 import { createServerTiming, type ServerTiming } from "./http/server-timing.server";
-import type { MembershipCache } from "./orgs/membership-cache.server";
+import type { OrgCaches } from "./orgs/org-caches.server";
 import type { ThemeStore } from "./theme/theme.server";
 import { createUpstreamScope, type UpstreamScope } from "./upstream/request-scope.server";
 
@@ -14,7 +14,7 @@ export type AppServices = {
   analytics: Analytics | null;
   clerk: ClerkClient;
   rateLimiter: RateLimiter;
-  memberships: MembershipCache;
+  orgs: OrgCaches;
   theme: ThemeStore;
 };
 

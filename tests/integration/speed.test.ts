@@ -2,7 +2,8 @@ import { request } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../support/server";
-import { emulatorCookie } from "../support/session";
+import { backendApi, frontendClient, newTeam, TEAM_PASSWORD } from "../support/emulator-api";
+import { emulatorCookie, sessionCookieHeader } from "../support/session";
 
 let server: RunningServer;
 let cookie: string;
@@ -66,7 +67,8 @@ describe("Server-Timing", () => {
       .map((m) => m.split(";")[0]);
 
   it("documents say how long the session check, the upstream calls and the render took", async () => {
-    const res = await rawGet("/orgs/analytical-engines", { Cookie: cookie });
+    // The members directory reads Clerk on every view (the organization's home is served from short caches).
+    const res = await rawGet("/orgs/analytical-engines/members?q=ada", { Cookie: cookie });
     expect(metrics(res.headers["server-timing"])).toEqual(expect.arrayContaining(["auth", "upstream", "render"]));
     expect(String(res.headers["server-timing"])).toMatch(/upstream;dur=\d+\.\d;desc="\d+ calls?"/);
   });
@@ -77,5 +79,117 @@ describe("Server-Timing", () => {
     });
     expect(res.status).toBe(200);
     expect(metrics(res.headers["server-timing"])).toEqual(expect.arrayContaining(["auth", "upstream"]));
+  });
+});
+
+describe("one authentication and no Clerk read to authorize the active organization", () => {
+  const bapi = () => backendApi(server.origin, server.dataDir);
+  const calls = async () =>
+    (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
+  /** Backend API calls made while `work` runs, by endpoint. */
+  async function backendCallsDuring(work: () => Promise<unknown>) {
+    const before = await calls();
+    await work();
+    const after = await calls();
+    return Object.fromEntries(
+      Object.entries(after)
+        .filter(([endpoint, n]) => endpoint.startsWith("bapi ") && n !== (before[endpoint] ?? 0))
+        .map(([endpoint, n]) => [endpoint, n - (before[endpoint] ?? 0)]),
+    );
+  }
+  const total = (byEndpoint: Record<string, number>) => Object.values(byEndpoint).reduce((a, b) => a + b, 0);
+  const MEMBERSHIPS = "bapi GET /v1/users/:id/organization_memberships";
+
+  /** A team's admin, signed in with the team active in their session token. */
+  async function activeAdmin() {
+    const team = await newTeam(bapi());
+    return { team, cookie: await emulatorCookie(server.origin, team.admin.email, team.org.id) };
+  }
+
+  it("a document checks the session once, across the root, layout and page loaders", async () => {
+    const { team, cookie: admin } = await activeAdmin();
+    for (const path of [`/orgs/${team.org.slug}`, `/orgs/${team.org.slug}/members`]) {
+      const res = await rawGet(path, { Cookie: admin });
+      expect(res.status).toBe(200);
+      expect(String(res.headers["server-timing"])).toMatch(/(^|, )auth;dur=[\d.]+;desc="1 call"/);
+    }
+  });
+
+  it("viewing the active organization makes no Backend API call to authorize, and at most one in all", async () => {
+    const { team, cookie: admin } = await activeAdmin();
+    let res: Awaited<ReturnType<typeof rawGet>> | undefined;
+    const first = await backendCallsDuring(
+      async () => (res = await rawGet(`/orgs/${team.org.slug}`, { Cookie: admin })),
+    );
+    expect(res?.status).toBe(200);
+    expect(first[MEMBERSHIPS]).toBeUndefined();
+    // Its name and its newest members, read side by side on a cold cache…
+    expect(total(first)).toBeLessThanOrEqual(2);
+    // …and from this instance's short caches on the next views.
+    const again = await backendCallsDuring(() => rawGet(`/orgs/${team.org.slug}`, { Cookie: admin }));
+    expect(total(again)).toBe(0);
+  });
+
+  it("another organization is checked against one memberships read", async () => {
+    const { team, cookie: admin } = await activeAdmin();
+    const other = await newTeam(bapi());
+    await bapi()("POST", `/v1/organizations/${other.org.id}/memberships`, {
+      user_id: team.admin.id,
+      role: "org:member",
+    });
+    let status = 0;
+    const byEndpoint = await backendCallsDuring(
+      async () => (status = (await rawGet(`/orgs/${other.org.slug}`, { Cookie: admin })).status),
+    );
+    expect(status).toBe(200);
+    expect(byEndpoint[MEMBERSHIPS]).toBe(1);
+  });
+
+  it("a signed-in / goes to the active organization without asking Clerk", async () => {
+    const { team, cookie: admin } = await activeAdmin();
+    let res: Awaited<ReturnType<typeof rawGet>> | undefined;
+    const byEndpoint = await backendCallsDuring(async () => (res = await rawGet("/", { Cookie: admin })));
+    expect(res?.status).toBe(302);
+    expect(res?.headers.location).toBe(`/orgs/${team.org.slug}`);
+    expect(total(byEndpoint)).toBe(0);
+  });
+
+  it("a removed member keeps access only until their session token refreshes", async () => {
+    const team = await newTeam(bapi(), { members: 1 });
+    const member = team.members[0]!;
+    const fapi = frontendClient(server.origin);
+    const signIn = await fapi("POST", "/v1/client/sign_ins", { identifier: member.email, password: TEAM_PASSWORD });
+    const sessionId = signIn.body.response.created_session_id as string;
+    await fapi("POST", `/v1/client/sessions/${sessionId}/touch`, { active_organization_id: team.org.id });
+    const tokenCookie = async () => {
+      const { body } = await fapi("POST", `/v1/client/sessions/${sessionId}/tokens`);
+      const { iat } = JSON.parse(Buffer.from(String(body.jwt).split(".")[1]!, "base64url").toString()) as {
+        iat: number;
+      };
+      return sessionCookieHeader(body.jwt as string, iat);
+    };
+    const before = await tokenCookie();
+    expect((await rawGet(`/orgs/${team.org.slug}`, { Cookie: before })).status).toBe(200);
+
+    const removed = await bapi()("DELETE", `/v1/organizations/${team.org.id}/memberships/${member.id}`);
+    expect(removed.status).toBe(200);
+    // The token they hold still names the organization (it lives a minute at most)…
+    expect((await rawGet(`/orgs/${team.org.slug}`, { Cookie: before })).status).toBe(200);
+    // …the next one Clerk gives them does not, and the page is gone.
+    expect((await rawGet(`/orgs/${team.org.slug}`, { Cookie: await tokenCookie() })).status).toBe(404);
+  });
+});
+
+describe("the switcher's list", () => {
+  it("comes from its own route, private and briefly cacheable, and no page waits on it", async () => {
+    const res = await rawGet("/resources/organizations", { Cookie: cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers["cache-control"]).toBe("private, max-age=5");
+    const { organizations } = JSON.parse(res.body.toString()) as { organizations: { name: string }[] };
+    expect(organizations.map((o) => o.name)).toEqual(["Analytical Engines", "Difference & Co"]);
+
+    const signedOut = await rawGet("/resources/organizations", {});
+    expect(signedOut.status).toBe(401);
+    expect(signedOut.headers["cache-control"]).toBe("no-store");
   });
 });

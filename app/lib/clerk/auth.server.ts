@@ -1,20 +1,55 @@
-import { getAuth } from "@clerk/remix/ssr.server";
+import type { RequestState } from "@clerk/backend/internal";
 import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
+import { getEnv } from "../env.server";
+import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
 export function signInPath(request: Request): string {
   const url = new URL(request.url);
   return `/sign-in?redirect_url=${encodeURIComponent(url.pathname + url.search)}`;
 }
 
-type Auth = Awaited<ReturnType<typeof getAuth>>;
+type Args = Pick<LoaderFunctionArgs, "request" | "context">;
 
-/** Clerk's `getAuth`, once per request however many loaders ask (they share the load context). */
-export function getRequestAuth(args: LoaderFunctionArgs): Promise<Auth> {
-  return args.context.upstream.once("clerk.getAuth", () => args.context.timing.time("auth", () => getAuth(args)));
+/** `CLERK_PROXY_URL` as Clerk's SDKs want it: absolute, a path resolved against the request's origin. */
+function proxyUrlFor(request: Request): string | undefined {
+  const proxy = getEnv().CLERK_PROXY_URL;
+  return proxy?.startsWith("/") ? new URL(proxy, request.url).toString() : proxy;
+}
+
+/**
+ * Clerk's session check, made once per request: the root loader, the page's
+ * loaders and its action share it through the load context. (@clerk/remix's
+ * `rootAuthLoader` and `getAuth` each make their own, so a document paid for
+ * two or three.) Like them, it answers Clerk's handshake with a redirect.
+ */
+export function authenticate({ request, context }: Args): Promise<RequestState> {
+  return context.upstream.once("clerk.authenticate", () =>
+    context.timing.time("auth", async () => {
+      // Clerk reads the body of nothing it is given; a copy without one leaves the action's intact.
+      const copy = new Request(request.url, { method: request.method, headers: request.headers });
+      const state = await context.clerk.authenticateRequest(copy, {
+        proxyUrl: proxyUrlFor(request),
+        signInUrl: SIGN_IN_URL,
+        signUpUrl: SIGN_UP_URL,
+      });
+      if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
+      if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
+      return state;
+    }),
+  );
+}
+
+export type Auth = ReturnType<RequestState["toAuth"]> & {};
+
+/** The request's auth object (user, session, active organization and its role). */
+export async function getRequestAuth(args: Args): Promise<Auth> {
+  const auth = (await authenticate(args)).toAuth();
+  if (!auth) throw new Error("Clerk: no auth object after a completed handshake");
+  return auth;
 }
 
 /** The signed-in user's id, or a redirect to sign-in that comes back here. */
-export async function requireUserId(args: LoaderFunctionArgs): Promise<string> {
+export async function requireUserId(args: Args): Promise<string> {
   const { userId } = await getRequestAuth(args);
   if (!userId) throw redirect(signInPath(args.request));
   return userId;

@@ -24,3 +24,13 @@ export function clerkErrorCode(error: unknown): string | null {
     return null;
   return (error as { errors?: ClerkErrorEntry[] }).errors?.[0]?.code ?? null;
 }
+
+/** True for a Backend API 404 (a resource that no longer exists). */
+export function isClerkNotFound(error: unknown): boolean {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as { clerkError?: unknown }).clerkError === true &&
+    (error as { status?: unknown }).status === 404
+  );
+}

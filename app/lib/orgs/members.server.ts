@@ -1,6 +1,7 @@
 import type { OrganizationMembership } from "@clerk/backend";
 import type { AppLoadContext } from "@remix-run/node";
 import { clerkRead } from "../clerk/backend-calls.server";
+import type { LatestMembers } from "./org-caches.server";
 import type { Member, OrgRole } from "./organizations";
 
 export const MEMBERS_PAGE_SIZE = 10;
@@ -37,20 +38,17 @@ export async function listMembers(context: AppLoadContext, orgId: string, option
   return { members: data.map(toMember), total: totalCount };
 }
 
-/** The newest members and the member count, for the organization's home. */
-export async function latestMembers(context: AppLoadContext, orgId: string) {
-  const { data, totalCount } = await clerkRead(
-    context,
-    "organizations.getOrganizationMembershipList",
-    `${orgId}|latest`,
-    (clerk) =>
+/** The newest members and the member count, for the organization's home (kept a few seconds per organization). */
+export function latestMembers(context: AppLoadContext, orgId: string): Promise<LatestMembers> {
+  return context.orgs.latestMembers.get(orgId, () =>
+    clerkRead(context, "organizations.getOrganizationMembershipList", `${orgId}|latest`, (clerk) =>
       clerk.organizations.getOrganizationMembershipList({
         organizationId: orgId,
         limit: LATEST_MEMBERS,
         orderBy: "-created_at",
       }),
+    ).then(({ data, totalCount }) => ({ members: data.map(toMember), total: totalCount })),
   );
-  return { members: data.map(toMember), total: totalCount };
 }
 
 /**

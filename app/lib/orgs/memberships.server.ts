@@ -1,18 +1,30 @@
-import type { OrganizationMembership } from "@clerk/backend";
+import type { Organization, OrganizationMembership } from "@clerk/backend";
 import type { AppLoadContext } from "@remix-run/node";
 import { clerkRead } from "../clerk/backend-calls.server";
+import type { OrgProfile } from "./org-caches.server";
 import type { OrgRole, OrgSummary } from "./organizations";
 
-function toSummary(m: OrganizationMembership): OrgSummary {
-  const org = m.organization;
+function toProfile(org: Organization): OrgProfile {
   return {
     id: org.id,
     name: org.name,
     slug: org.slug || null,
     imageUrl: org.hasImage ? org.imageUrl : null,
     membersCount: org.membersCount ?? null,
-    role: m.role as OrgRole,
   };
+}
+
+function toSummary(m: OrganizationMembership): OrgSummary {
+  return { ...toProfile(m.organization), role: m.role as OrgRole };
+}
+
+/** An organization's name, image and member count (kept a few seconds per organization). */
+export function organizationProfile(context: AppLoadContext, orgId: string): Promise<OrgProfile> {
+  return context.orgs.profiles.get(orgId, () =>
+    clerkRead(context, "organizations.getOrganization", orgId, (clerk) =>
+      clerk.organizations.getOrganization({ organizationId: orgId, includeMembersCount: true }),
+    ).then(toProfile),
+  );
 }
 
 /**
@@ -24,8 +36,8 @@ export function listMyOrganizations(
   userId: string,
   { fresh = false } = {},
 ): Promise<OrgSummary[]> {
-  if (fresh) context.memberships.forget(userId);
-  return context.memberships.get(userId, () =>
+  if (fresh) context.orgs.memberships.forget(userId);
+  return context.orgs.memberships.get(userId, () =>
     clerkRead(context, "users.getOrganizationMembershipList", fresh ? `${userId}|fresh` : userId, (clerk) =>
       clerk.users.getOrganizationMembershipList({ userId, limit: 100 }),
     ).then(({ data }) => data.map(toSummary).sort((a, b) => a.name.localeCompare(b.name))),

@@ -37,6 +37,6 @@ export async function createOrganization(
   const org = await clerkWrite(context, "organizations.createOrganization", (clerk) =>
     clerk.organizations.createOrganization({ name: input.name, slug: input.slug, createdBy: input.userId }),
   );
-  context.memberships.forget(input.userId);
+  context.orgs.memberships.forget(input.userId);
   return { id: org.id, slug: org.slug || null };
 }

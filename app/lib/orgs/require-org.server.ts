@@ -1,7 +1,8 @@
-import { json, type LoaderFunctionArgs } from "@remix-run/node";
-import { requireUserId } from "../clerk/auth.server";
-import { listMyOrganizations } from "./memberships.server";
-import { findOrganization } from "./organizations";
+import { json, redirect, type LoaderFunctionArgs } from "@remix-run/node";
+import { getRequestAuth, signInPath } from "../clerk/auth.server";
+import { isClerkNotFound } from "../clerk/field-errors.server";
+import { listMyOrganizations, organizationProfile } from "./memberships.server";
+import { findOrganization, type OrgSummary } from "./organizations";
 
 // A slug as Clerk allows it, or an organization id (for organizations without a slug).
 const ORG_SEGMENT = /^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?|org_[A-Za-z0-9]{1,64})$/;
@@ -11,23 +12,34 @@ export function organizationNotFound(): never {
   throw json({ message: "Not found" }, { status: 404 });
 }
 
+const isView = (request: Request) => request.method === "GET" || request.method === "HEAD";
+
 /**
  * The organization the URL names (by slug or id), if the signed-in user
  * belongs to it: signed out → redirect to sign-in; not a member or no such
  * organization → 404.
+ *
+ * Viewing the session's active organization asks Clerk nothing to authorize:
+ * the verified session token names it and the person's role in it (a token
+ * lives 60 seconds, so a removed member's access ends within that). Writes,
+ * and any other organization, are checked against the person's memberships.
  */
-export async function requireOrgMembership(args: LoaderFunctionArgs) {
-  const userId = await requireUserId(args);
+export async function requireOrgMembership(args: LoaderFunctionArgs): Promise<{ userId: string; org: OrgSummary }> {
+  const { userId, orgId, orgSlug, orgRole } = await getRequestAuth(args);
+  if (!userId) throw redirect(signInPath(args.request));
   const segment = args.params.slug ?? "";
   if (!ORG_SEGMENT.test(segment)) organizationNotFound();
-  let organizations = await listMyOrganizations(args.context, userId);
-  let org = findOrganization(organizations, segment);
-  if (!org) {
-    // The list may be this instance's cached copy from before the person
-    // joined or created it (on another instance): ask Clerk before a 404.
-    organizations = await listMyOrganizations(args.context, userId, { fresh: true });
-    org = findOrganization(organizations, segment);
+  if (orgId && orgRole && isView(args.request) && (segment === orgId || segment === orgSlug)) {
+    // Deleted since the token was made: the same 404 as for any other organization.
+    const profile = await organizationProfile(args.context, orgId).catch((error: unknown) =>
+      isClerkNotFound(error) ? organizationNotFound() : Promise.reject(error),
+    );
+    return { userId, org: { ...profile, role: orgRole } };
   }
+  let org = findOrganization(await listMyOrganizations(args.context, userId), segment);
+  // The list may be this instance's cached copy from before the person
+  // joined or created it (on another instance): ask Clerk before a 404.
+  org ??= findOrganization(await listMyOrganizations(args.context, userId, { fresh: true }), segment);
   if (!org) organizationNotFound();
-  return { userId, org, organizations };
+  return { userId, org };
 }

@@ -1,0 +1,27 @@
+import { createShortCache, type ShortCache } from "../short-cache.server";
+import type { Member, OrgSummary } from "./organizations";
+
+export type OrgProfile = Omit<OrgSummary, "role">;
+export type LatestMembers = { members: Member[]; total: number };
+
+/**
+ * What pages read from Clerk again and again, kept a few seconds on this
+ * instance: never shared between people where it is theirs (memberships are
+ * per user), forgotten on this instance's own writes.
+ */
+export type OrgCaches = {
+  /** A person's organizations, by user id. */
+  memberships: ShortCache<OrgSummary[]>;
+  /** An organization's name, image and member count, by organization id. */
+  profiles: ShortCache<OrgProfile>;
+  /** An organization's newest members and member count, by organization id. */
+  latestMembers: ShortCache<LatestMembers>;
+};
+
+export function createOrgCaches({ ttlMs = 5_000 } = {}): OrgCaches {
+  return {
+    memberships: createShortCache({ ttlMs: Math.min(ttlMs, 2_000) }),
+    profiles: createShortCache({ ttlMs }),
+    latestMembers: createShortCache({ ttlMs }),
+  };
+}

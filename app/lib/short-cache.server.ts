@@ -1,0 +1,51 @@
+/**
+ * Answers kept a few seconds per key (a user id, an organization id): a
+ * document load and the browser's first data requests would otherwise read
+ * the same thing from Clerk several times. Concurrent misses share one read;
+ * a failed read is not kept. Callers forget a key after this instance's own
+ * writes; other instances' writes show within the lifetime.
+ */
+export type ShortCache<Value> = {
+  get(key: string, load: () => Promise<Value>): Promise<Value>;
+  forget(key: string): void;
+};
+
+export function createShortCache<Value>({
+  ttlMs,
+  maxEntries = 1_000,
+  now = Date.now,
+}: {
+  ttlMs: number;
+  maxEntries?: number;
+  now?: () => number;
+}): ShortCache<Value> {
+  const entries = new Map<string, { expires: number; promise: Promise<Value> }>();
+
+  function prune(at: number) {
+    if (entries.size < maxEntries) return;
+    for (const [key, entry] of entries) if (entry.expires <= at) entries.delete(key);
+    // Still full of live entries: drop the oldest (Maps keep insertion order).
+    for (const key of entries.keys()) {
+      if (entries.size < maxEntries) break;
+      entries.delete(key);
+    }
+  }
+
+  return {
+    get(key, load) {
+      const at = now();
+      const cached = entries.get(key);
+      if (cached && cached.expires > at) return cached.promise;
+      prune(at);
+      const entry = { expires: at + ttlMs, promise: load() };
+      entries.set(key, entry);
+      entry.promise.catch(() => {
+        if (entries.get(key) === entry) entries.delete(key);
+      });
+      return entry.promise;
+    },
+    forget(key) {
+      entries.delete(key);
+    },
+  };
+}
