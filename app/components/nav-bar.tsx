@@ -26,7 +26,7 @@ export function NavBar({ viewer, activeOrgId, analyticsOptedOut, onSignOut }: Na
           <span className="brand-mark" data-initials="T" aria-hidden="true" />
           <span className="brand-name">Teamwork</span>
         </Link>
-        {viewer ? <OrgSwitcher activeOrgId={activeOrgId} /> : null}
+        {viewer ? <OrgSwitcher key={viewer.id} activeOrgId={activeOrgId} /> : null}
         <ul className="nav-links">
           {viewer ? (
             <>

@@ -1,46 +1,31 @@
 import { Popover, Separator, Text } from "@radix-ui/themes";
-import { Link, useFetcher, useParams, useRouteLoaderData } from "@remix-run/react";
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { Link, useParams, useRouteLoaderData } from "@remix-run/react";
+import { useState, type KeyboardEvent } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";
-import { whenIdle } from "~/lib/when-idle";
+import { useSwitcherList } from "~/hooks/use-switcher-list";
 import type { loader as orgLayoutLoader } from "~/routes/orgs.$slug";
 import { findOrganization, orgPath, roleLabel, type OrgSummary } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";
 import { ChevronIcon } from "./icons";
 
 type OrgFace = Pick<OrgSummary, "id" | "name" | "imageUrl">;
-type SwitcherList = { organizations: OrgSummary[] | null };
-
-const LIST_URL = "/resources/organizations";
 
 /**
  * The organization the page is about: the one the organization pages loaded
  * (already on the page, no request), else the session's active one once the
  * list is in.
  */
-function useCurrentOrganization(organizations: OrgSummary[] | null, activeOrgId: string | null): OrgFace | null {
+function useCurrentOrganization(
+  page: OrgFace | null,
+  organizations: OrgSummary[] | null,
+  activeOrgId: string | null,
+): OrgFace | null {
   const { slug } = useParams();
-  const page = useRouteLoaderData<typeof orgLayoutLoader>("routes/orgs.$slug")?.org;
   if (page) return page;
   if (!organizations) return null;
   return (
     (slug ? findOrganization(organizations, slug) : null) ?? organizations.find((o) => o.id === activeOrgId) ?? null
   );
-}
-
-/** The switcher's list, fetched when the browser is idle or on first use (whichever comes first); again after a failure. */
-function useSwitcherList() {
-  const { load, state, data } = useFetcher<SwitcherList>({ key: "org-switcher" });
-  const failed = !!data && !data.organizations;
-  const asked = useRef({ requested: false, failed });
-  asked.current.failed = failed;
-  const request = useCallback(() => {
-    if (asked.current.requested && !asked.current.failed) return;
-    asked.current = { requested: true, failed: false };
-    void load(LIST_URL);
-  }, [load]);
-  useEffect(() => whenIdle(request), [request]);
-  return { organizations: data?.organizations ?? null, loading: !data || state === "loading", failed, request };
 }
 
 function TriggerFace({ current }: { current: OrgFace | null }) {
@@ -78,8 +63,9 @@ function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
 export function OrgSwitcher({ activeOrgId }: { activeOrgId: string | null }) {
   const hydrated = useHydrated();
   const [open, setOpen] = useState(false);
-  const list = useSwitcherList();
-  const current = useCurrentOrganization(list.organizations, activeOrgId);
+  const page = useRouteLoaderData<typeof orgLayoutLoader>("routes/orgs.$slug")?.org ?? null;
+  const list = useSwitcherList(page?.id ?? null);
+  const current = useCurrentOrganization(page, list.organizations, activeOrgId);
   // The visible name first: what people see is what they say to voice control.
   const label = current ? `${current.name}, switch organization` : "Organizations, switch organization";
 
@@ -119,7 +105,7 @@ export function OrgSwitcher({ activeOrgId }: { activeOrgId: string | null }) {
         size="1"
         className="org-switcher-panel"
         aria-label="Organizations"
-        aria-busy={list.loading}
+        aria-busy={list.status === "loading"}
         onKeyDown={moveFocus}
         data-testid="org-switcher-panel"
       >
@@ -146,11 +132,11 @@ export function OrgSwitcher({ activeOrgId }: { activeOrgId: string | null }) {
           </>
         ) : null}
         <Text as="p" size="1" color="gray" role="status" className="org-switcher-status">
-          {list.failed
-            ? "Your organizations could not be loaded just now."
-            : !list.organizations
-              ? "Loading your organizations…"
-              : null}
+          {list.organizations
+            ? null
+            : list.status === "failed"
+              ? "Your organizations could not be loaded just now. Try again in a moment."
+              : "Loading your organizations…"}
         </Text>
         <Separator size="4" my="2" />
         <Link to="/orgs/new" className="org-switcher-item" data-switcher-item onClick={close}>

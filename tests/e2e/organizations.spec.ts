@@ -86,6 +86,39 @@ test.describe("switching organizations with JavaScript @js", () => {
     await expect(panel).toBeHidden();
   });
 
+  test("the list loads off the page's path; a dropped connection is said in the panel, and the next opening retries", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    await signInAs(context, baseURL!, "ada@example.com");
+    // The document itself carries only the organization it is about.
+    const html = await (await context.request.get("/orgs/analytical-engines")).text();
+    expect(html).toContain("Analytical Engines");
+    expect(html).not.toContain("Difference &amp; Co");
+
+    let drop = true;
+    await page.route("**/resources/organizations", (route) =>
+      drop ? route.abort("connectionreset") : route.continue(),
+    );
+    await page.goto("/orgs/analytical-engines");
+    const trigger = page.getByTestId("org-switcher-trigger");
+    await expect(trigger).toHaveAccessibleName("Analytical Engines, switch organization");
+    await trigger.click();
+    const panel = page.getByTestId("org-switcher-panel");
+    await expect(panel.getByRole("status")).toHaveText(/could not be loaded/);
+    // The page and the panel's own links are untouched.
+    await expect(page.getByTestId("org-name")).toHaveText("Analytical Engines");
+    await expect(panel.getByRole("link", { name: "All organizations" })).toBeVisible();
+
+    drop = false;
+    await page.keyboard.press("Escape");
+    await trigger.click();
+    await expect(panel.locator('[aria-current="true"]')).toContainText("Analytical Engines");
+    await expect(panel.getByRole("link", { name: /Difference & Co/ })).toBeVisible();
+    await expect(panel.getByRole("status")).toHaveText("");
+  });
+
   test("the members directory searches and pages without reloading", async ({ page, context, baseURL }) => {
     await signInAs(context, baseURL!, "frances@example.com");
     await page.goto("/orgs/analytical-engines/members");
