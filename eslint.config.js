@@ -8,6 +8,7 @@ export default tseslint.config(
       "build/**",
       "public/build/**",
       "bench/baseline/**",
+      "bench/peer/**",
       "**/.cache/**",
       "node_modules/**",
       "test-results/**",

@@ -65,8 +65,21 @@ function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-type Load = { rps: number; p50: number; p99: number; errors: number };
-type Target = { url: string; headers?: Record<string, string> };
+type Load = { rps: number; p50: number; p99: number; errors: number; cpuMs: number; clerkCalls: number };
+/** A load target: the process that serves it (for its CPU time) and the Clerk stand-in it calls, if any. */
+type Target = { url: string; headers?: Record<string, string>; pid: number; clerk?: string };
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Backend API calls the stand-in at `clerk` has answered so far. */
+async function backendCalls(clerk: string): Promise<number> {
+  const calls = (await (await fetch(`${clerk}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
+  return Object.entries(calls).reduce((sum, [endpoint, n]) => (endpoint.startsWith("bapi ") ? sum + n : sum), 0);
+}
 
 /** What every browser sends: the load targets ask for compressed bodies too. */
 const BROWSER_HEADERS = { "Accept-Encoding": "gzip, br" };
@@ -84,12 +97,17 @@ async function loadInTurns(targets: Target[]): Promise<Load[]> {
   const runs: Load[][] = targets.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, t] of targets.entries()) {
+      const [cpuBefore, callsBefore] = [cpuMs(t.pid), t.clerk ? await backendCalls(t.clerk) : 0];
       const r = await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: DURATION_S });
+      const [cpuAfter, callsAfter] = [cpuMs(t.pid), t.clerk ? await backendCalls(t.clerk) : 0];
+      const requests = Math.max(1, r.requests.total);
       runs[i]!.push({
         rps: r.requests.average,
         p50: r.latency.p50,
         p99: r.latency.p99,
         errors: r.errors + r.non2xx + r.timeouts,
+        cpuMs: (cpuAfter - cpuBefore) / requests,
+        clerkCalls: (callsAfter - callsBefore) / requests,
       });
     }
   }
@@ -98,10 +116,12 @@ async function loadInTurns(targets: Target[]): Promise<Load[]> {
     p50: median(r.map((x) => x.p50)),
     p99: median(r.map((x) => x.p99)),
     errors: r.reduce((sum, x) => sum + x.errors, 0),
+    cpuMs: median(r.map((x) => x.cpuMs)),
+    clerkCalls: median(r.map((x) => x.clerkCalls)),
   }));
 }
 
-type PageMetrics = { jsKb: number; lcp: number; cls: number; tbt: number };
+type PageMetrics = { jsKb: number; lcp: number; cls: number; tbt: number; scripts: string[] };
 
 const OBSERVE = () => {
   const m = { lcp: 0, cls: 0, tasks: [] as [number, number][] };
@@ -146,10 +166,12 @@ async function pageMetrics(
   await context.addInitScript(OBSERVE);
   const page = await context.newPage();
   const scripts: Promise<number>[] = [];
+  const paths: string[] = [];
   page.on("response", (response) => {
     const url = new URL(response.url());
     // First-load JavaScript, without clerk-js (it loads asynchronously, from its own path).
     if (url.pathname.endsWith(".js") && !url.pathname.startsWith("/_clerk-js/")) {
+      paths.push(url.pathname);
       scripts.push(
         response.body().then(
           (b) => gzipSync(b).length,
@@ -169,87 +191,173 @@ async function pageMetrics(
   });
   const jsBytes = (await Promise.all(scripts)).reduce((a, b) => a + b, 0);
   await context.close();
-  return { jsKb: jsBytes / 1024, ...result };
+  return { jsKb: jsBytes / 1024, ...result, scripts: paths };
+}
+
+type Metafile = { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
+
+const GROUPS: [string, RegExp][] = [
+  [
+    "framework (React, Remix, React Router)",
+    /^(react|react-dom|scheduler|@remix-run\/.*|react-router.*|turbo-stream|@web3-storage\/.*)$/,
+  ],
+  ["Clerk React SDK (@clerk/*)", /^@clerk\//],
+  [
+    "Radix (@radix-ui/*, radix-ui)",
+    /^(@radix-ui\/.*|radix-ui|@floating-ui\/.*|aria-hidden|react-remove-scroll.*|use-callback-ref|use-sidecar|react-style-singleton|get-nonce|detect-node-es|tslib|classnames)$/,
+  ],
+  ["nprogress", /^nprogress$/],
+  ["this app (app/)", /^app\//],
+];
+
+/**
+ * First-load JavaScript by package, from the client build's esbuild metafile:
+ * minified bytes of each package in the scripts the page loaded.
+ */
+function jsByPackage(loaded: string[]): Map<string, number> {
+  const meta = JSON.parse(readFileSync(join(ROOT, "build/metafile.js.json"), "utf8")) as Metafile;
+  const byPackage = new Map<string, number>();
+  for (const [output, { inputs }] of Object.entries(meta.outputs)) {
+    if (!loaded.some((path) => output === `public${path}`)) continue;
+    for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+      const pkg =
+        /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? (input.startsWith("app/") ? "app/" : input);
+      byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + bytesInOutput);
+    }
+  }
+  return byPackage;
+}
+
+/** Time to the response headers of `url`, one request at a time: the first (cold caches) and the median. */
+async function timeToFirstByte(url: string, cookie: string, n = 25) {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    const res = await fetch(url, { headers: { ...BROWSER_HEADERS, Cookie: cookie }, redirect: "manual" });
+    times.push(performance.now() - start);
+    if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+    await res.arrayBuffer();
+  }
+  return { first: times[0]!, p50: median(times) };
+}
+
+async function emulatorCookie(clerk: string) {
+  const res = await fetch(`${clerk}/__clerk/_emulator/sessions`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: "ada@example.com", organizationId: "org_seed_engines" }),
+  });
+  const session = (await res.json()) as { sessionToken: string; clientUat: number };
+  return `__session=${session.sessionToken}; __client_uat=${session.clientUat}`;
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
 
-async function main() {
-  console.log("Building the app and the baseline…");
-  execSync("npm run build", { cwd: ROOT, stdio: "ignore" });
-  execSync(`${join(ROOT, "node_modules/.bin/remix")} build`, { cwd: join(ROOT, "bench/baseline"), stdio: "ignore" });
-
-  const ports = { clerk: 4701, app: 4702, serve: 4703, baseline: 4704 };
-  const clerkData = mkdtempSync(join(tmpdir(), "teamwork-bench-clerk-"));
-  // Clerk's stand-in: the app in local mode, used only for its /__clerk APIs (and for the browser metrics).
+/** A Clerk stand-in: the app in local mode, used only for its /__clerk APIs (and for the browser metrics). */
+async function startClerk(port: number, latencyMs = 0) {
+  const dataDir = mkdtempSync(join(tmpdir(), "teamwork-bench-clerk-"));
   start("clerk", ["build/server.js"], {
-    PORT: String(ports.clerk),
-    CLERK_EMULATOR_DATA_DIR: clerkData,
+    PORT: String(port),
+    CLERK_EMULATOR_DATA_DIR: dataDir,
     CLERK_EMULATOR_TOKEN_TTL: "3600",
+    CLERK_EMULATOR_LATENCY_MS: String(latencyMs),
     LOG_LEVEL: "silent",
     RATE_LIMIT_SCALE: "1000",
     CLERK_EMULATOR_CONTROL: "1",
   });
-  await waitFor(`http://127.0.0.1:${ports.clerk}/healthz`);
-
-  const keysEnv = {
-    HOST: "127.0.0.1",
+  const origin = `http://127.0.0.1:${port}`;
+  await waitFor(`${origin}/healthz`);
+  // What a Clerk app is configured with to use it (as with a real Clerk instance's keys).
+  const keys = {
     CLERK_PUBLISHABLE_KEY: `pk_live_${Buffer.from("clerk.emulator.invalid$").toString("base64")}`,
-    CLERK_SECRET_KEY: `sk_live_emulator_${readFileSync(join(clerkData, "clerk-emulator-secret"), "utf8")}`,
-    CLERK_API_URL: `http://127.0.0.1:${ports.clerk}/__clerk/api`,
-    CLERK_JWT_KEY: createPublicKey(readFileSync(join(clerkData, "clerk-emulator-key.pem"), "utf8"))
+    CLERK_SECRET_KEY: `sk_live_emulator_${readFileSync(join(dataDir, "clerk-emulator-secret"), "utf8")}`,
+    CLERK_API_URL: `${origin}/__clerk/api`,
+    CLERK_JWT_KEY: createPublicKey(readFileSync(join(dataDir, "clerk-emulator-key.pem"), "utf8"))
       .export({ type: "spki", format: "pem" })
       .toString(),
-    SESSION_SECRET: "bench-session-secret-0123456789abcdef",
-    CLERK_JS: "/_clerk-js/clerk.browser.js",
-    TRUST_PROXY: "loopback",
   };
-  const app = start("app", ["build/server.js"], {
-    ...keysEnv,
-    PORT: String(ports.app),
-    PUBLIC_ORIGIN: `http://127.0.0.1:${ports.app}`,
-  });
-  start("remix-serve", [join(ROOT, "node_modules/@remix-run/serve/dist/cli.js"), "build/index.js"], {
-    ...keysEnv,
-    PORT: String(ports.serve),
-    PUBLIC_ORIGIN: `http://127.0.0.1:${ports.serve}`,
-  });
-  start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));
-  await Promise.all([
-    waitFor(`http://127.0.0.1:${ports.app}/healthz`),
-    waitFor(`http://127.0.0.1:${ports.serve}/`),
-    waitFor(`http://127.0.0.1:${ports.baseline}/`),
-  ]);
+  return { origin, keys, cookie: await emulatorCookie(origin) };
+}
 
-  const session = (await (
-    await fetch(`http://127.0.0.1:${ports.clerk}/__clerk/_emulator/sessions`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: "ada@example.com", organizationId: "org_seed_engines" }),
-    })
-  ).json()) as { sessionToken: string; clientUat: number; clientId: string };
-  const cookie = `__session=${session.sessionToken}; __client_uat=${session.clientUat}`;
+const COMMON_ENV = {
+  HOST: "127.0.0.1",
+  SESSION_SECRET: "bench-session-secret-0123456789abcdef",
+  CLERK_JS: "/_clerk-js/clerk.browser.js",
+  TRUST_PROXY: "loopback",
+};
+
+function startApp(port: number, keys: Record<string, string>) {
+  return start("app", ["build/server.js"], {
+    ...COMMON_ENV,
+    ...keys,
+    PORT: String(port),
+    PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
+  });
+}
+
+const LATENCY_MS = 80;
+
+async function main() {
+  console.log("Building the app, the baseline and the peer…");
+  execSync("npm run build", { cwd: ROOT, stdio: "ignore" });
+  for (const dir of ["bench/baseline", "bench/peer"])
+    execSync(`${join(ROOT, "node_modules/.bin/remix")} build`, { cwd: join(ROOT, dir), stdio: "ignore" });
+
+  const ports = { clerk: 4701, app: 4702, baseline: 4704, peer: 4705, farClerk: 4706, farApp: 4707 };
+  const clerk = await startClerk(ports.clerk);
+  const farClerk = await startClerk(ports.farClerk, LATENCY_MS);
+  const app = startApp(ports.app, clerk.keys);
+  startApp(ports.farApp, farClerk.keys);
+  const baseline = start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));
+  const peer = start(
+    "peer",
+    ["server.mjs"],
+    { ...clerk.keys, PORT: String(ports.peer), APP_DIR: "../peer" },
+    join(ROOT, "bench/baseline"),
+  );
+  const url = (port: number, path = "/") => `http://127.0.0.1:${port}${path}`;
+  await Promise.all([
+    waitFor(url(ports.app, "/healthz")),
+    waitFor(url(ports.farApp, "/healthz")),
+    waitFor(url(ports.baseline)),
+    waitFor(url(ports.peer)),
+  ]);
   const orgHome = "/orgs/analytical-engines";
+  const members = `${orgHome}/members`;
+
+  // First, against a Clerk 80 ms away, on a fresh server (cold caches), one request at a time.
+  console.log(`Latency: the stand-in adds ${LATENCY_MS} ms to each Backend API answer; 25 requests each, in turn…`);
+  const latency: [string, { first: number; p50: number }, { first: number; p50: number }][] = [];
+  for (const [name, path] of [
+    ["organization home", orgHome],
+    ["members", members],
+  ] as const) {
+    const far = await timeToFirstByte(url(ports.farApp, path), farClerk.cookie);
+    const near = await timeToFirstByte(url(ports.app, path), clerk.cookie);
+    latency.push([name, near, far]);
+  }
 
   console.log(
     `Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per target, taking turns (medians)…`,
   );
-  const [landing, home, baseline, remixServe] = (await loadInTurns([
-    { url: `http://127.0.0.1:${ports.app}/` },
-    { url: `http://127.0.0.1:${ports.app}${orgHome}`, headers: { Cookie: cookie } },
-    { url: `http://127.0.0.1:${ports.baseline}/` },
-    { url: `http://127.0.0.1:${ports.serve}/` },
-  ])) as [Load, Load, Load, Load];
+  const signedIn = { Cookie: clerk.cookie };
+  const [landing, home, membersLoad, hello, quickstart] = (await loadInTurns([
+    { url: url(ports.app), pid: app.pid!, clerk: clerk.origin },
+    { url: url(ports.app, orgHome), headers: signedIn, pid: app.pid!, clerk: clerk.origin },
+    { url: url(ports.app, members), headers: signedIn, pid: app.pid!, clerk: clerk.origin },
+    { url: url(ports.baseline), pid: baseline.pid! },
+    { url: url(ports.peer), headers: signedIn, pid: peer.pid!, clerk: clerk.origin },
+  ])) as [Load, Load, Load, Load, Load];
 
   console.log("Memory: 2 × 10,000 requests (landing and organization home, alternating)…");
   const memoryRun = () =>
     autocannon({
-      url: `http://127.0.0.1:${ports.app}`,
+      url: url(ports.app),
       connections: CONNECTIONS,
       amount: 10_000,
       requests: [
         { method: "GET", path: "/" },
-        { method: "GET", path: orgHome, headers: { Cookie: cookie } },
+        { method: "GET", path: orgHome, headers: signedIn },
       ],
     });
   await memoryRun();
@@ -259,19 +367,16 @@ async function main() {
 
   console.log("Browser: Chromium, 1280×800, no throttling…");
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-  const localSession = (await (
-    await fetch(`http://127.0.0.1:${ports.clerk}/__clerk/_emulator/sessions`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: "ada@example.com", organizationId: "org_seed_engines" }),
-    })
-  ).json()) as typeof session;
-  const browserCookie = `__session=${localSession.sessionToken}; __client_uat=${localSession.clientUat}`;
-  const clerkOrigin = `http://localhost:${ports.clerk}`;
+  // The browser uses the stand-in's own app (local mode: clerk-js and its Frontend API on the same origin).
+  const browserOrigin = `http://localhost:${ports.clerk}`;
+  const browserCookie = await emulatorCookie(clerk.origin);
   const pages: [string, PageMetrics][] = [];
   for (const theme of ["light", "dark"] as const) {
-    pages.push([`landing, ${theme}`, await pageMetrics(browser, clerkOrigin, "/", theme, null)]);
-    pages.push([`organization home, ${theme}`, await pageMetrics(browser, clerkOrigin, orgHome, theme, browserCookie)]);
+    pages.push([`landing, ${theme}`, await pageMetrics(browser, browserOrigin, "/", theme, null)]);
+    pages.push([
+      `organization home, ${theme}`,
+      await pageMetrics(browser, browserOrigin, orgHome, theme, browserCookie),
+    ]);
   }
   await browser.close();
   stopAll();
@@ -279,23 +384,54 @@ async function main() {
   const rows = [
     ["(a) landing, signed out", landing],
     ["(b) organization home, signed in", home],
-    ["(c) bare Remix 2 page (hello world)", baseline],
-    ["(d) landing on remix-serve, same build", remixServe],
+    ["(b′) members, signed in", membersLoad],
+    ["(c) bare Remix 2 page (hello world)", hello],
+    ["(e) peer: Clerk's Remix quickstart, signed in (<UserButton/>)", quickstart],
   ] as const;
-  console.log("\n| server (loopback) | req/s | p50 ms | p99 ms | errors |\n| --- | ---: | ---: | ---: | ---: |");
-  for (const [name, r] of rows)
-    console.log(`| ${name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} |`);
-  console.log("\n| ratio | value |\n| --- | ---: |");
-  console.log(`| (a)/(c) landing vs hello world | ${fmt(landing.rps / baseline.rps, 2)} |`);
-  console.log(`| (b)/(c) organization home vs hello world (target ≥ 0.50) | ${fmt(home.rps / baseline.rps, 2)} |`);
   console.log(
-    `| (a)/(d) our server vs remix-serve, same page (target ≥ 1.00) | ${fmt(landing.rps / remixServe.rps, 2)} |`,
+    "\n| server (loopback, gzip) | req/s | p50 ms | p99 ms | CPU ms per request | Backend API calls per request | errors |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
   );
+  for (const [name, r] of rows)
+    console.log(
+      `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuMs, 2)} | ${fmt(r.clerkCalls, 3)} | ${r.errors} |`,
+    );
+  console.log("\n| ratio | value |\n| --- | ---: |");
+  console.log(`| (a)/(c) landing vs hello world | ${fmt(landing.rps / hello.rps, 2)} |`);
+  console.log(`| (b)/(c) organization home vs hello world | ${fmt(home.rps / hello.rps, 2)} |`);
+  console.log(
+    `| (b)/(e) organization home vs the quickstart peer (target ≥ 1.00) | ${fmt(home.rps / quickstart.rps, 2)} |`,
+  );
+
+  console.log(
+    `\n| TTFB, one request at a time | own time p50 ms | Clerk +${LATENCY_MS} ms: first view (cold) | Clerk +${LATENCY_MS} ms: p50 | target p50 ≤ ${LATENCY_MS} + 1.3 × own |\n| --- | ---: | ---: | ---: | ---: |`,
+  );
+  for (const [name, near, far] of latency)
+    console.log(
+      `| ${name} | ${fmt(near.p50, 1)} | ${fmt(far.first, 1)} | ${fmt(far.p50, 1)} | ${fmt(LATENCY_MS + 1.3 * near.p50, 1)} (${far.p50 <= LATENCY_MS + 1.3 * near.p50 ? "met" : "missed"}) |`,
+    );
+
   console.log(
     "\n| page (Chromium) | first-load JS, KB gzip (no clerk-js; target ≤ 150) | LCP ms | CLS (target 0.00) | TBT ms |\n| --- | ---: | ---: | ---: | ---: |",
   );
   for (const [name, m] of pages)
     console.log(`| ${name} | ${fmt(m.jsKb, 1)} | ${fmt(m.lcp)} | ${fmt(m.cls, 2)} | ${fmt(m.tbt)} |`);
+
+  const home1 = pages.find(([name]) => name === "organization home, light")![1];
+  const byPackage = jsByPackage(home1.scripts);
+  const minified = [...byPackage.values()].reduce((a, b) => a + b, 0);
+  // Gzip cannot be split by package; each package's share of the minified bytes is applied to the gzip total.
+  const gzipShare = (bytes: number) => fmt((bytes / minified) * home1.jsKb, 1);
+  console.log("\n| organization home's first-load JS, by package | KB minified | ≈ KB gzip |\n| --- | ---: | ---: |");
+  const grouped = new Map<string, number>();
+  for (const [pkg, bytes] of byPackage) {
+    const group = GROUPS.find(([, pattern]) => pattern.test(pkg))?.[0] ?? "other";
+    grouped.set(group, (grouped.get(group) ?? 0) + bytes);
+  }
+  for (const [group, bytes] of [...grouped].sort((a, b) => b[1] - a[1]))
+    console.log(`| **${group}** | ${fmt(bytes / 1024, 1)} | ${gzipShare(bytes)} |`);
+  for (const [pkg, bytes] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    console.log(`| ${pkg} | ${fmt(bytes / 1024, 1)} | ${gzipShare(bytes)} |`);
+
   console.log("\n| memory (app server) | MB |\n| --- | ---: |");
   console.log(`| RSS after 10,000 requests | ${fmt(rss1, 1)} |`);
   console.log(`| RSS after 20,000 requests | ${fmt(rss2, 1)} |`);

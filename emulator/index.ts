@@ -30,6 +30,8 @@ export type ClerkEmulatorOptions = {
    * origin of the Backend API request that asks for the link is used.
    */
   frontendApiUrl?: string;
+  /** Milliseconds added before every Backend API answer: a Clerk that is far away. */
+  backendLatencyMs?: number;
 };
 
 export type ClerkEmulator = {
@@ -74,6 +76,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   router.use("/_emulator", (_req, _res, next) => next("router"));
   const frontendApiUrl = (req: express.Request) =>
     options.frontendApiUrl ?? `${req.protocol}://${req.get("host")}${options.mountPath}`;
+  const latency = options.backendLatencyMs ?? 0;
+  if (latency > 0) router.use("/api", (_req, _res, next) => void setTimeout(next, latency));
   router.use("/api", createBackendApi({ store, key, faults, secretKey: options.secretKey, frontendApiUrl }));
   router.use(
     createFrontendApi({

@@ -36,6 +36,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
   const secretKey = `sk_live_emulator_${persistentSecret(dataDir, "clerk-emulator-secret")}`;
   const port = env.PORT ?? "3000";
   const ttl = Number(env.CLERK_EMULATOR_TOKEN_TTL ?? 60);
+  const latency = Number(env.CLERK_EMULATOR_LATENCY_MS ?? 0);
   const emulator = createClerkEmulator({
     dataDir,
     mountPath: EMULATOR_MOUNT_PATH,
@@ -43,6 +44,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     issuer: `https://${EMULATOR_FRONTEND_HOST}`,
     tokenTtlSeconds: Number.isFinite(ttl) && ttl >= 5 ? ttl : 60,
     organizationSlugs: env.CLERK_EMULATOR_ORG_SLUGS !== "off",
+    backendLatencyMs: Number.isFinite(latency) ? Math.min(Math.max(latency, 0), 10_000) : 0,
     // Invitation links name the address people open the app at.
     frontendApiUrl: `${env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}${EMULATOR_MOUNT_PATH}`,
   });

@@ -1,5 +1,6 @@
 // `npm run bench`: compiles bench/run.ts (it shares helpers with the tests)
 // and runs it. Not part of `npm test`; prints one table from one run.
+import { copyFileSync } from "node:fs";
 import { build } from "esbuild";
 
 await build({
@@ -12,4 +13,6 @@ await build({
   packages: "external",
   logLevel: "warning",
 });
+// The bundle reads Chromium's shared flags from beside itself (tests/support/chromium.ts).
+copyFileSync("tests/support/chromium-args.json", "build/chromium-args.json");
 await import(new URL("../build/bench.mjs", import.meta.url).href);

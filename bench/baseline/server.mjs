@@ -1,13 +1,14 @@
-// The baseline's server: the same process setup as ours (express, compression,
+// The server of the bench's reference apps (the baseline here, the peer with
+// APP_DIR=../peer): the same process setup as ours (express, compression,
 // static build output, Remix's express adapter), and nothing else.
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import compression from "compression";
 import express from "express";
 
 process.env.NODE_ENV ||= "production";
-const root = dirname(fileURLToPath(import.meta.url));
+const root = resolve(dirname(fileURLToPath(import.meta.url)), process.env.APP_DIR ?? ".");
 const build = await import(join(root, "build", "index.js"));
 const app = express();
 app.disable("x-powered-by");

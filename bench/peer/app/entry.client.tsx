@@ -1,0 +1,1 @@
+import "../../baseline/app/entry.client";

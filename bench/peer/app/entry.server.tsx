@@ -1,0 +1,1 @@
+export { default } from "../../baseline/app/entry.server";
