@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { gunzipSync } from "node:zlib";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../support/server";
 import { backendApi, frontendClient, newTeam, TEAM_PASSWORD } from "../support/emulator-api";
@@ -52,6 +52,14 @@ describe("compression", () => {
     expect(html).toContain("</html>");
     // Remix flushes after each of React's ~10-15 chunks; coalesced, the burst costs one.
     expect(syncFlushes(res.body)).toBeLessThanOrEqual(2);
+  });
+
+  it("Brotli, when asked for, with a window sized to documents (128 KB, not 4 MB) and the same content", async () => {
+    const res = await rawGet("/orgs/analytical-engines", { Cookie: cookie, "Accept-Encoding": "gzip, br" });
+    expect(res.headers["content-encoding"]).toBe("br");
+    expect(brotliDecompressSync(res.body).toString("utf8")).toContain("Analytical Engines");
+    // RFC 7932 §9.1: the stream's first bits give the window; 1, 000, 000 means WBITS = 17.
+    expect(res.body[0]! & 0x7f).toBe(0x01);
   });
 
   it("tiny bodies go as they are", async () => {
