@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backendApi } from "../support/emulator-api";
 import { startServer, type RunningServer } from "../support/server";
 
 // Local mode runs on the emulator with no real sign-in: it must not be
@@ -10,7 +11,8 @@ let withoutControl: RunningServer;
 beforeAll(async () => {
   [withControl, withoutControl] = await Promise.all([
     startServer({ LOG_LEVEL: "silent" }),
-    startServer({ LOG_LEVEL: "silent", CLERK_EMULATOR_CONTROL: undefined }),
+    // Also playing a Clerk far away (CLERK_EMULATOR_LATENCY_MS).
+    startServer({ LOG_LEVEL: "silent", CLERK_EMULATOR_CONTROL: undefined, CLERK_EMULATOR_LATENCY_MS: "250" }),
   ]);
 });
 
@@ -76,5 +78,17 @@ describe("the emulator's control API", () => {
     expect(res.status).toBe(403);
     const sameSite = await fetch(`${withControl.origin}/__clerk/_emulator/calls`);
     expect(sameSite.status).toBe(200);
+  });
+});
+
+describe("CLERK_EMULATOR_LATENCY_MS", () => {
+  it("delays every Backend API answer by that much, as a Clerk far away would", async () => {
+    const bapi = backendApi(withoutControl.origin, withoutControl.dataDir);
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now();
+      const res = await bapi("GET", "/v1/organizations?limit=1");
+      expect(res.status).toBe(200);
+      expect(performance.now() - start).toBeGreaterThanOrEqual(250);
+    }
   });
 });
