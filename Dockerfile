@@ -7,6 +7,8 @@ FROM node:20-bookworm-slim AS build
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci applies them (patch-package, postinstall).
+COPY patches ./patches
 RUN npm ci --include=dev --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev

@@ -70,6 +70,11 @@ export default tseslint.config(
               name: "@clerk/remix/ssr.server",
               message: "Use authenticate/getRequestAuth from ~/lib/clerk/auth.server.",
             },
+            {
+              name: "@radix-ui/themes",
+              message:
+                "Import from ~/components/ui: the package's index puts every component in the first-load JavaScript.",
+            },
           ],
         },
       ],

@@ -1,7 +1,7 @@
 import { ClerkApp, useAuth, useClerk } from "@clerk/remix";
 import interLatin from "@fontsource-variable/inter/files/inter-latin-wght-normal.woff2";
 import groteskLatin from "@fontsource-variable/space-grotesk/files/space-grotesk-latin-wght-normal.woff2";
-import { Theme as RadixTheme } from "@radix-ui/themes";
+import { Theme as RadixTheme } from "~/components/ui";
 import radixStyles from "@radix-ui/themes/styles.css";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import {

@@ -1,5 +1,5 @@
 import { ClerkLoading } from "@clerk/remix";
-import { Flex, Heading, Spinner, Text } from "@radix-ui/themes";
+import { Flex, Heading, Spinner, Text } from "~/components/ui";
 import type { ReactNode } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";
 

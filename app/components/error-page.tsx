@@ -1,4 +1,4 @@
-import { Button, Code, Flex, Heading, Text } from "@radix-ui/themes";
+import { Button, Code, Flex, Heading, Text } from "~/components/ui";
 import { Link, isRouteErrorResponse, useLocation, useRouteError } from "@remix-run/react";
 
 type ErrorCopy = { status: number; title: string; message: string; reference?: string; retry: boolean };

@@ -1,4 +1,4 @@
-import { Flex, Text, TextField } from "@radix-ui/themes";
+import { Flex, Text, TextField } from "~/components/ui";
 import type { ComponentProps } from "react";
 
 type FormFieldProps = {

@@ -1,4 +1,4 @@
-import { Text } from "@radix-ui/themes";
+import { Text } from "~/components/ui";
 import type { Member } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";
 import { RoleBadge } from "./role-badge";

@@ -1,4 +1,4 @@
-import { Dialog, IconButton } from "@radix-ui/themes";
+import { Dialog, IconButton } from "~/components/ui";
 import { Link, useLocation } from "@remix-run/react";
 import { useEffect, useState, type ReactNode } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";

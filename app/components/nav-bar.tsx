@@ -1,4 +1,4 @@
-import { Button, Flex } from "@radix-ui/themes";
+import { Button, Flex } from "~/components/ui";
 import { Link, NavLink } from "@remix-run/react";
 import type { Viewer } from "~/lib/clerk/viewer";
 import { MobileMenu } from "./mobile-menu";

@@ -1,4 +1,4 @@
-import { Flex, Heading } from "@radix-ui/themes";
+import { Flex, Heading } from "~/components/ui";
 import { NavLink } from "@remix-run/react";
 import { orgPath, type OrgSummary } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";

@@ -1,4 +1,4 @@
-import { Popover, Separator, Text } from "@radix-ui/themes";
+import { Popover, Separator, Text } from "~/components/ui";
 import { Link, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useState, type KeyboardEvent } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";

@@ -1,4 +1,4 @@
-import { Button, Callout, Flex, Heading, Text } from "@radix-ui/themes";
+import { Button, Callout, Flex, Heading, Text } from "~/components/ui";
 import { Form, useLocation, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";

@@ -1,4 +1,4 @@
-import { Badge } from "@radix-ui/themes";
+import { Badge } from "~/components/ui";
 import { isAdmin, roleLabel, type OrgRole } from "~/lib/orgs/organizations";
 
 /** A role in an organization; admins in the accent colour. */

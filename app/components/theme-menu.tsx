@@ -1,4 +1,3 @@
-import { DropdownMenu } from "@radix-ui/themes";
 import { useSetTheme, useThemePreference } from "~/hooks/use-theme";
 import { THEME_LABELS, THEME_PREFERENCES, isThemePreference } from "~/lib/theme/theme";
 import { ThemeIcon } from "./icons";
@@ -16,14 +15,15 @@ export function ThemeMenu() {
       heading="Theme"
       testId="theme-menu"
       fallback={<ThemeChoices />}
-    >
-      <DropdownMenu.RadioGroup value={current} onValueChange={(value) => isThemePreference(value) && setTheme(value)}>
-        {THEME_PREFERENCES.map((value) => (
-          <DropdownMenu.RadioItem key={value} value={value}>
-            {THEME_LABELS[value]}
-          </DropdownMenu.RadioItem>
-        ))}
-      </DropdownMenu.RadioGroup>
-    </NavMenu>
+      items={(Menu) => (
+        <Menu.RadioGroup value={current} onValueChange={(value) => isThemePreference(value) && setTheme(value)}>
+          {THEME_PREFERENCES.map((value) => (
+            <Menu.RadioItem key={value} value={value}>
+              {THEME_LABELS[value]}
+            </Menu.RadioItem>
+          ))}
+        </Menu.RadioGroup>
+      )}
+    />
   );
 }

@@ -1,4 +1,3 @@
-import { DropdownMenu } from "@radix-ui/themes";
 import { Link, useFetcher, useLocation } from "@remix-run/react";
 import type { Viewer } from "~/lib/clerk/viewer";
 import {
@@ -28,28 +27,29 @@ export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: { viewer: Vie
       testId="user-menu"
       fallback={<AccountActions analyticsOptedOut={analyticsOptedOut} />}
       round
-    >
-      <DropdownMenu.Item asChild>
-        <Link to="/user">Profile</Link>
-      </DropdownMenu.Item>
-      {analytics ? (
-        <DropdownMenu.Item
-          onSelect={() =>
-            fetcher.submit(
-              { analytics: analytics.choice, redirectTo: pathname + search },
-              { method: "post", action: ANALYTICS_PATH },
-            )
-          }
-        >
-          {analytics.label}
-        </DropdownMenu.Item>
-      ) : null}
-      <DropdownMenu.Separator />
-      <DropdownMenu.Item
-        onSelect={onSignOut ?? (() => fetcher.submit(null, { method: "post", action: SIGN_OUT_PATH }))}
-      >
-        Sign out
-      </DropdownMenu.Item>
-    </NavMenu>
+      items={(Menu) => (
+        <>
+          <Menu.Item asChild>
+            <Link to="/user">Profile</Link>
+          </Menu.Item>
+          {analytics ? (
+            <Menu.Item
+              onSelect={() =>
+                fetcher.submit(
+                  { analytics: analytics.choice, redirectTo: pathname + search },
+                  { method: "post", action: ANALYTICS_PATH },
+                )
+              }
+            >
+              {analytics.label}
+            </Menu.Item>
+          ) : null}
+          <Menu.Separator />
+          <Menu.Item onSelect={onSignOut ?? (() => fetcher.submit(null, { method: "post", action: SIGN_OUT_PATH }))}>
+            Sign out
+          </Menu.Item>
+        </>
+      )}
+    />
   );
 }

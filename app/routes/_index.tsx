@@ -1,4 +1,4 @@
-import { Badge, Box, Button, Card, Flex, Heading, Text } from "@radix-ui/themes";
+import { Badge, Box, Button, Card, Flex, Heading, Text } from "~/components/ui";
 import { redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
 import { getRequestAuth } from "~/lib/clerk/auth.server";

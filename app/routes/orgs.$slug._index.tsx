@@ -1,4 +1,4 @@
-import { Button, Card, Flex, Grid, Heading, Text } from "@radix-ui/themes";
+import { Button, Card, Flex, Grid, Heading, Text } from "~/components/ui";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { MemberRow } from "~/components/member-row";

@@ -1,4 +1,4 @@
-import { Button, Callout, Card, Flex, Heading, Text, TextField } from "@radix-ui/themes";
+import { Button, Callout, Card, Flex, Heading, Text, TextField } from "~/components/ui";
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";

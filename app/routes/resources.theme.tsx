@@ -1,4 +1,4 @@
-import { Button, Callout, Card, Flex, Heading, Radio, Text } from "@radix-ui/themes";
+import { Button, Callout, Card, Flex, Heading, Radio, Text } from "~/components/ui";
 import {
   json,
   redirect,

@@ -1,8 +1,11 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { NextFunction, Request, Response } from "express";
 import { describe, expect, it, vi } from "vitest";
 import { createServerTiming } from "../../app/lib/http/server-timing.server";
 import { coalesceFlushes } from "../../server/compress";
 
+const ROOT = resolve(import.meta.dirname, "../..");
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("coalesced flushes", () => {
@@ -57,5 +60,15 @@ describe("Server-Timing", () => {
       'upstream;dur=42.5;desc="2 calls", auth;dur=4.0;desc="2 calls", render;dur=7.3',
     );
     expect(createServerTiming().header()).toBe("");
+  });
+});
+
+describe("Radix Themes, patched (patches/, applied by npm's postinstall)", () => {
+  it("imports each primitive from its own package, never the radix-ui umbrella (which keeps menus in the first load)", () => {
+    const dir = join(ROOT, "node_modules/@radix-ui/themes/dist/esm/components");
+    const modules = readdirSync(dir).filter((f) => f.endsWith(".js"));
+    const umbrella = modules.filter((f) => readFileSync(join(dir, f), "utf8").includes('from"radix-ui"'));
+    expect(umbrella).toEqual([]);
+    expect(readFileSync(join(dir, "dropdown-menu.js"), "utf8")).toContain('from"@radix-ui/react-dropdown-menu"');
   });
 });

@@ -25,7 +25,7 @@ function proxyUrlFor(request: Request): string | undefined {
 export function authenticate({ request, context }: Args): Promise<RequestState> {
   return context.upstream.once("clerk.authenticate", () =>
     context.timing.time("auth", async () => {
-      // Clerk reads the body of nothing it is given; a copy without one leaves the action's intact.
+      // Clerk needs the URL and headers only; a copy without the body leaves that to the action.
       const copy = new Request(request.url, { method: request.method, headers: request.headers });
       const state = await context.clerk.authenticateRequest(copy, {
         proxyUrl: proxyUrlFor(request),
