@@ -1,15 +1,53 @@
-// Makes patches/@radix-ui+themes+*.patch (run it, then `npx patch-package @radix-ui/themes`):
-// Radix Themes' ES modules import their primitives from the `radix-ui`
-// umbrella package, whose namespace imports make every primitive reachable
-// from any of them, so esbuild cannot leave one (the dropdown menu) for a
-// later chunk. This rewrites each import to the primitive's own package, as
-// the umbrella itself names it. Rerun it when upgrading @radix-ui/themes.
+// Makes patches/@radix-ui+themes+*.patch (on a fresh install: run it, then
+// `npx patch-package @radix-ui/themes`). Radix Themes' ES modules import
+// their primitives from the `radix-ui` umbrella package (and its `internal`
+// entry), whose namespace imports make every primitive reachable from any of
+// them, so esbuild cannot leave one (the dropdown menu) for a later chunk.
+// This rewrites each import to the primitive's own package, as the umbrella
+// itself names it. Rerun it when upgrading @radix-ui/themes.
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-const umbrella = readFileSync("node_modules/radix-ui/dist/index.mjs", "utf8");
-const packages = Object.fromEntries(
-  [...umbrella.matchAll(/import \* as (\w+) from "([^"]+)";/g)].map((m) => [m[1], m[2]]),
-);
+
+/** name → { pkg, namespace }: what an entry of the umbrella re-exports, read from its own imports. */
+function exportsOf(file) {
+  const source = readFileSync(file, "utf8");
+  const names = {};
+  for (const [, name, pkg] of source.matchAll(/import \* as (\w+) from "([^"]+)";/g))
+    names[name] = { pkg, namespace: true };
+  for (const [, list, pkg] of source.matchAll(/import \{([^}]*)\} from "([^"]+)";/g))
+    for (const spec of list
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const [imported, local] = spec.split(/\s+as\s+/);
+      names[local ?? imported] = { pkg, namespace: false, imported };
+    }
+  // `Primitive` is the base primitive with two helpers attached; Themes uses it only as `Primitive.div`.
+  if (names.BasePrimitive) names.Primitive = { ...names.BasePrimitive, imported: "Primitive" };
+  return names;
+}
+
+const entries = {
+  "radix-ui": exportsOf("node_modules/radix-ui/dist/index.mjs"),
+  "radix-ui/internal": exportsOf("node_modules/radix-ui/dist/internal.mjs"),
+};
+
+function rewrite(path, source) {
+  return source.replace(/import\{([^}]*)\}from"(radix-ui(?:\/internal)?)";?/g, (_all, list, entry) =>
+    list
+      .split(",")
+      .map((spec) => {
+        const [name, local = name] = spec.split(" as ").map((s) => s.trim());
+        const target = entries[entry][name];
+        if (!target) throw new Error(`${path}: ${entry} has no ${name}`);
+        return target.namespace
+          ? `import*as ${local} from"${target.pkg}";`
+          : `import{${target.imported} as ${local}}from"${target.pkg}";`;
+      })
+      .join(""),
+  );
+}
+
 let files = 0;
 function walk(dir) {
   for (const name of readdirSync(dir)) {
@@ -17,17 +55,7 @@ function walk(dir) {
     if (statSync(path).isDirectory()) walk(path);
     else if (name.endsWith(".js")) {
       const source = readFileSync(path, "utf8");
-      const next = source.replace(/import\{([^}]*)\}from"radix-ui";?/g, (_all, list) =>
-        list
-          .split(",")
-          .map((spec) => {
-            const [name, local] = spec.split(" as ");
-            const pkg = packages[name.trim()];
-            if (!pkg) throw new Error(`${path}: no package for ${name}`);
-            return `import*as ${(local ?? name).trim()} from"${pkg}";`;
-          })
-          .join(""),
-      );
+      const next = rewrite(path, source);
       if (next !== source) {
         writeFileSync(path, next);
         files++;
@@ -36,4 +64,4 @@ function walk(dir) {
   }
 }
 walk("node_modules/@radix-ui/themes/dist/esm");
-console.log("rewrote", files, "files");
+console.log(`rewrote ${files} files`);
