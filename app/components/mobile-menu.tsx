@@ -1,57 +1,51 @@
-import { Dialog, IconButton } from "~/components/ui";
 import { Link, useLocation } from "@remix-run/react";
 import { useEffect, useState, type ReactNode } from "react";
-import { useHydrated } from "~/hooks/use-hydrated";
+import { lazyPart } from "~/hooks/use-lazy-part";
 import type { Viewer } from "~/lib/clerk/viewer";
 import { AccountActions, type AccountActionsProps } from "./account-actions";
-import { CloseIcon, MenuIcon } from "./icons";
+import { MenuIcon } from "./icons";
 import { MenuDisclosure } from "./nav-menu";
 import { ThemeChoices } from "./theme-choices";
 
 type MobileMenuProps = { viewer: Viewer | null } & AccountActionsProps;
 
+const useMobileMenuDialog = lazyPart(() => import("./mobile-menu.radix"));
+
 /**
  * The navigation bar's links and account actions on narrow screens (the bar
  * shows it below 48rem). Without JavaScript a disclosure; with it a Radix
- * dialog that traps focus, closes on Escape and on navigation, and gives
- * focus back to its button.
+ * dialog (fetched when idle or on first use) that traps focus, closes on
+ * Escape and on navigation, and gives focus back to its button.
  */
 export function MobileMenu(props: MobileMenuProps) {
-  const hydrated = useHydrated();
+  const { module, standIn, autoFocus } = useMobileMenuDialog();
   const [open, setOpen] = useState(false);
+  const [disclosureOpen, setDisclosureOpen] = useState(false);
   const { key } = useLocation();
   useEffect(() => setOpen(false), [key]);
 
-  if (!hydrated) {
+  // The disclosure until the dialog's code is in, and while someone has it open.
+  if (!module || disclosureOpen) {
     return (
-      <MenuDisclosure label="Menu" face={<MenuIcon />} testId="mobile-menu-fallback" className="mobile-menu">
+      <MenuDisclosure
+        label="Menu"
+        face={<MenuIcon />}
+        testId="mobile-menu-fallback"
+        className="mobile-menu"
+        onToggle={setDisclosureOpen}
+        standIn={standIn}
+      >
         <MenuSections {...props} />
       </MenuDisclosure>
     );
   }
 
+  const MobileMenuDialog = module.default;
   return (
     <div className="mobile-menu">
-      <Dialog.Root open={open} onOpenChange={setOpen}>
-        <Dialog.Trigger>
-          <IconButton variant="ghost" color="gray" size="3" aria-label="Menu" data-testid="mobile-menu-trigger">
-            <MenuIcon />
-          </IconButton>
-        </Dialog.Trigger>
-        <Dialog.Content className="mobile-menu-sheet" aria-describedby={undefined} data-testid="mobile-menu">
-          <div className="mobile-menu-header">
-            <Dialog.Title size="4" mb="0">
-              Menu
-            </Dialog.Title>
-            <Dialog.Close>
-              <IconButton variant="ghost" color="gray" size="3" aria-label="Close the menu">
-                <CloseIcon />
-              </IconButton>
-            </Dialog.Close>
-          </div>
-          <MenuSections {...props} />
-        </Dialog.Content>
-      </Dialog.Root>
+      <MobileMenuDialog open={open} onOpenChange={setOpen} autoFocus={autoFocus}>
+        <MenuSections {...props} />
+      </MobileMenuDialog>
     </div>
   );
 }

@@ -8,7 +8,7 @@ import type { RadixNavMenuProps } from "./nav-menu";
  * scroll area and roving focus): loaded when the browser is idle or a menu is
  * first pointed at or focused, so no page waits for it.
  */
-export default function RadixNavMenu({ label, face, heading, testId, round, items }: RadixNavMenuProps) {
+export default function RadixNavMenu({ label, face, heading, testId, round, items, autoFocus }: RadixNavMenuProps) {
   return (
     <DropdownMenu.Root>
       <DropdownMenu.Trigger>
@@ -20,6 +20,7 @@ export default function RadixNavMenu({ label, face, heading, testId, round, item
           aria-label={label}
           title={label}
           data-testid={`${testId}-trigger`}
+          autoFocus={autoFocus}
         >
           {face}
         </IconButton>

@@ -1,7 +1,6 @@
 import type * as DropdownMenu from "@radix-ui/themes/components/dropdown-menu";
-import { useCallback, useEffect, useState, type ReactNode } from "react";
-import { useHydrated } from "~/hooks/use-hydrated";
-import { whenIdle } from "~/lib/when-idle";
+import { useState, type ReactNode } from "react";
+import { lazyPart } from "~/hooks/use-lazy-part";
 
 /** Radix Themes' dropdown parts, handed to a menu's `items` once its chunk has loaded. */
 export type MenuParts = typeof DropdownMenu;
@@ -21,25 +20,9 @@ type NavMenuProps = {
   round?: boolean;
 };
 
-export type RadixNavMenuProps = Omit<NavMenuProps, "fallback">;
+export type RadixNavMenuProps = Omit<NavMenuProps, "fallback"> & { autoFocus: boolean };
 
-type RadixNavMenuModule = typeof import("./nav-menu.radix");
-// Shared by every menu of the page: the chunk is asked for once.
-let radixNavMenu: Promise<RadixNavMenuModule> | null = null;
-
-/** The Radix menu's component once its chunk is in: asked for when the browser is idle, or on `request`. */
-function useRadixNavMenu(hydrated: boolean) {
-  const [module, setModule] = useState<RadixNavMenuModule | null>(null);
-  const request = useCallback(() => {
-    radixNavMenu ??= import("./nav-menu.radix").catch((error: unknown) => {
-      radixNavMenu = null; // a dropped connection: the next pointing or focusing tries again
-      throw error;
-    });
-    radixNavMenu.then(setModule, () => undefined);
-  }, []);
-  useEffect(() => (hydrated ? whenIdle(request) : undefined), [hydrated, request]);
-  return { Menu: module?.default ?? null, request };
-}
+const useRadixNavMenu = lazyPart(() => import("./nav-menu.radix"));
 
 /** A menu without JavaScript: a disclosure whose panel holds plain links and forms. */
 export function MenuDisclosure({
@@ -49,7 +32,7 @@ export function MenuDisclosure({
   className = "",
   children,
   onToggle,
-  onFirstUse,
+  standIn,
 }: {
   label: string;
   face: ReactNode;
@@ -57,16 +40,15 @@ export function MenuDisclosure({
   className?: string;
   children: ReactNode;
   onToggle?: (open: boolean) => void;
-  /** Pointed at, touched or focused: the moment to fetch what replaces it. */
-  onFirstUse?: () => void;
+  /** Handlers of a stand-in for a lazily loaded part (see `lazyPart`). */
+  standIn?: ReturnType<ReturnType<typeof lazyPart>>["standIn"];
 }) {
   return (
     <details
       className={`menu-fallback ${className}`.trim()}
       data-testid={testId}
       onToggle={onToggle ? (event) => onToggle(event.currentTarget.open) : undefined}
-      onPointerEnter={onFirstUse}
-      onFocus={onFirstUse}
+      {...standIn}
     >
       <summary className="menu-fallback-trigger" aria-label={label} title={label}>
         {face}
@@ -83,8 +65,8 @@ export function MenuDisclosure({
  * until they close it.
  */
 export function NavMenu({ fallback, ...menu }: NavMenuProps) {
-  const hydrated = useHydrated();
-  const { Menu, request } = useRadixNavMenu(hydrated);
+  const { module, standIn, autoFocus } = useRadixNavMenu();
+  const Menu = module?.default;
   const [disclosureOpen, setDisclosureOpen] = useState(false);
   if (!Menu || disclosureOpen) {
     return (
@@ -93,12 +75,12 @@ export function NavMenu({ fallback, ...menu }: NavMenuProps) {
         face={menu.face}
         testId={`${menu.testId}-fallback`}
         onToggle={setDisclosureOpen}
-        onFirstUse={hydrated ? request : undefined}
+        standIn={standIn}
       >
         <p className="menu-fallback-heading">{menu.heading}</p>
         {fallback}
       </MenuDisclosure>
     );
   }
-  return <Menu {...menu} />;
+  return <Menu {...menu} autoFocus={autoFocus} />;
 }

@@ -1,0 +1,39 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { whenIdle } from "~/lib/when-idle";
+import { useHydrated } from "./use-hydrated";
+
+/**
+ * A part of the interface whose code is a chunk of its own (a Radix menu,
+ * popover or dialog): fetched once per page when the browser is idle after
+ * hydration, or sooner when its stand-in (the no-JavaScript markup callers
+ * show until then: spread `standIn` on it) is pointed at or focused. A failed
+ * fetch is tried again next time.
+ */
+export function lazyPart<Module>(load: () => Promise<Module>) {
+  let pending: Promise<Module> | null = null;
+  const fetchOnce = () =>
+    (pending ??= load().catch((error: unknown) => {
+      pending = null;
+      throw error;
+    }));
+
+  return function useLazyPart() {
+    const hydrated = useHydrated();
+    const [module, setModule] = useState<Module | null>(null);
+    const request = useCallback(() => void fetchOnce().then(setModule, () => undefined), []);
+    useEffect(() => (hydrated ? whenIdle(request) : undefined), [hydrated, request]);
+    // Focus on the stand-in when the part arrives moves to the part's own trigger (`autoFocus`).
+    const focused = useRef(false);
+    const standIn = {
+      onPointerEnter: hydrated ? request : undefined,
+      onFocus: () => {
+        focused.current = true;
+        if (hydrated) request();
+      },
+      onBlur: () => {
+        focused.current = false;
+      },
+    };
+    return { module, request: hydrated ? request : undefined, standIn, autoFocus: focused.current };
+  };
+}
