@@ -121,7 +121,7 @@ async function loadInTurns(targets: Target[]): Promise<Load[]> {
   }));
 }
 
-type PageMetrics = { jsKb: number; lcp: number; cls: number; tbt: number; scripts: string[] };
+type PageMetrics = { jsKb: number; laterKb: number; lcp: number; cls: number; tbt: number; scripts: string[] };
 
 const OBSERVE = () => {
   const m = { lcp: 0, cls: 0, tasks: [] as [number, number][] };
@@ -165,14 +165,13 @@ async function pageMetrics(
   }
   await context.addInitScript(OBSERVE);
   const page = await context.newPage();
-  const scripts: Promise<number>[] = [];
-  const paths: string[] = [];
+  const scripts = new Map<string, Promise<number>>();
   page.on("response", (response) => {
     const url = new URL(response.url());
-    // First-load JavaScript, without clerk-js (it loads asynchronously, from its own path).
+    // JavaScript, without clerk-js (it loads asynchronously, from its own path).
     if (url.pathname.endsWith(".js") && !url.pathname.startsWith("/_clerk-js/")) {
-      paths.push(url.pathname);
-      scripts.push(
+      scripts.set(
+        url.pathname,
         response.body().then(
           (b) => gzipSync(b).length,
           () => 0,
@@ -189,9 +188,20 @@ async function pageMetrics(
     const tbt = m.tasks.filter(([start]) => start >= fcp).reduce((sum, [, d]) => sum + Math.max(0, d - 50), 0);
     return { lcp: m.lcp, cls: m.cls, tbt };
   });
-  const jsBytes = (await Promise.all(scripts)).reduce((a, b) => a + b, 0);
+  // First-load JavaScript is what the document itself asks for (its module scripts and preloads);
+  // parts fetched later (menus, popover and dialog, when the browser is idle) are counted apart.
+  const documentScripts = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLLinkElement | HTMLScriptElement>("link[rel=modulepreload], script[src]")].map(
+      (el) => new URL(el instanceof HTMLLinkElement ? el.href : el.src).pathname,
+    ),
+  );
+  const paths = [...scripts.keys()].filter((path) => documentScripts.includes(path));
+  const size = async (list: string[]) =>
+    (await Promise.all(list.map((path) => scripts.get(path)!))).reduce((a, b) => a + b, 0);
+  const jsBytes = await size(paths);
+  const laterBytes = await size([...scripts.keys()].filter((path) => !documentScripts.includes(path)));
   await context.close();
-  return { jsKb: jsBytes / 1024, ...result, scripts: paths };
+  return { jsKb: jsBytes / 1024, laterKb: laterBytes / 1024, ...result, scripts: paths };
 }
 
 type Metafile = { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
@@ -411,10 +421,12 @@ async function main() {
     );
 
   console.log(
-    "\n| page (Chromium) | first-load JS, KB gzip (no clerk-js; target ≤ 150) | LCP ms | CLS (target 0.00) | TBT ms |\n| --- | ---: | ---: | ---: | ---: |",
+    "\n| page (Chromium) | first-load JS, KB gzip (no clerk-js; target ≤ 150) | JS fetched after the page, KB gzip | LCP ms | CLS (target 0.00) | TBT ms |\n| --- | ---: | ---: | ---: | ---: | ---: |",
   );
   for (const [name, m] of pages)
-    console.log(`| ${name} | ${fmt(m.jsKb, 1)} | ${fmt(m.lcp)} | ${fmt(m.cls, 2)} | ${fmt(m.tbt)} |`);
+    console.log(
+      `| ${name} | ${fmt(m.jsKb, 1)} | ${fmt(m.laterKb, 1)} | ${fmt(m.lcp)} | ${fmt(m.cls, 2)} | ${fmt(m.tbt)} |`,
+    );
 
   const home1 = pages.find(([name]) => name === "organization home, light")![1];
   const byPackage = jsByPackage(home1.scripts);
