@@ -180,7 +180,7 @@ async function pageMetrics(
     }
   });
   // Signed in, clerk-js keeps the network busy (token refresh), so: the load event, then a settle.
-  await page.goto(origin + path, { waitUntil: "load" });
+  const html = (await (await page.goto(origin + path, { waitUntil: "load" }))!.text()) ?? "";
   await page.waitForTimeout(3_000);
   const result = await page.evaluate(() => {
     const m = (window as unknown as { __bench: { lcp: number; cls: number; tasks: [number, number][] } }).__bench;
@@ -190,10 +190,9 @@ async function pageMetrics(
   });
   // First-load JavaScript is what the document itself asks for (its module scripts and preloads);
   // parts fetched later (menus, popover and dialog, when the browser is idle) are counted apart.
-  const documentScripts = await page.evaluate(() =>
-    [...document.querySelectorAll<HTMLLinkElement | HTMLScriptElement>("link[rel=modulepreload], script[src]")].map(
-      (el) => new URL(el instanceof HTMLLinkElement ? el.href : el.src).pathname,
-    ),
+  // (Remix renders its preloads on the server only, so they are read from the HTML as sent.)
+  const documentScripts = [...html.matchAll(/(?:rel="modulepreload" href=|import[^"]*)"(\/[^"]+\.js)"/g)].map(
+    (m) => m[1]!,
   );
   const paths = [...scripts.keys()].filter((path) => documentScripts.includes(path));
   const size = async (list: string[]) =>
