@@ -13,6 +13,11 @@ import { gzipSync } from "node:zlib";
 import { chromium, type Browser } from "@playwright/test";
 import autocannon from "autocannon";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../tests/support/chromium";
+import { emulatorCalls } from "../tests/support/emulator-api";
+import { emulatorCookie } from "../tests/support/session";
+
+/** Ada, signed in, with Analytical Engines active: the benchmark's visitor. */
+const adaCookie = (clerk: string) => emulatorCookie(clerk, "ada@example.com", "org_seed_engines");
 
 const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const DURATION_S = 5;
@@ -77,8 +82,10 @@ function cpuMs(pid: number): number {
 
 /** Backend API calls the stand-in at `clerk` has answered so far. */
 async function backendCalls(clerk: string): Promise<number> {
-  const calls = (await (await fetch(`${clerk}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
-  return Object.entries(calls).reduce((sum, [endpoint, n]) => (endpoint.startsWith("bapi ") ? sum + n : sum), 0);
+  return Object.entries(await emulatorCalls(clerk)).reduce(
+    (sum, [endpoint, n]) => (endpoint.startsWith("bapi ") ? sum + n : sum),
+    0,
+  );
 }
 
 /** What every browser sends: the load targets ask for compressed bodies too. */
@@ -250,16 +257,6 @@ async function timeToFirstByte(url: string, cookie: string, n = 25) {
   return { first: times[0]!, p50: median(times) };
 }
 
-async function emulatorCookie(clerk: string) {
-  const res = await fetch(`${clerk}/__clerk/_emulator/sessions`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: "ada@example.com", organizationId: "org_seed_engines" }),
-  });
-  const session = (await res.json()) as { sessionToken: string; clientUat: number };
-  return `__session=${session.sessionToken}; __client_uat=${session.clientUat}`;
-}
-
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
 
 /** A Clerk stand-in: the app in local mode, used only for its /__clerk APIs (and for the browser metrics). */
@@ -285,7 +282,7 @@ async function startClerk(port: number, latencyMs = 0) {
       .export({ type: "spki", format: "pem" })
       .toString(),
   };
-  return { origin, keys, cookie: await emulatorCookie(origin) };
+  return { origin, keys, cookie: await adaCookie(origin) };
 }
 
 const COMMON_ENV = {
@@ -378,7 +375,7 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   // The browser uses the stand-in's own app (local mode: clerk-js and its Frontend API on the same origin).
   const browserOrigin = `http://localhost:${ports.clerk}`;
-  const browserCookie = await emulatorCookie(clerk.origin);
+  const browserCookie = await adaCookie(clerk.origin);
   const pages: [string, PageMetrics][] = [];
   for (const theme of ["light", "dark"] as const) {
     pages.push([`landing, ${theme}`, await pageMetrics(browser, browserOrigin, "/", theme, null)]);

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signingKeyFromPem, signJwt, sessionClaims } from "../../emulator/tokens";
+import { emulatorCalls } from "../support/emulator-api";
 import { postForm, startServer, type RunningServer } from "../support/server";
 import { emulatorCookie, emulatorSession, sessionCookieHeader } from "../support/session";
 
@@ -23,9 +24,7 @@ const page = (path: string, cookie: string) =>
     redirect: "manual",
   });
 
-async function calls(): Promise<Record<string, number>> {
-  return (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json();
-}
+const calls = () => emulatorCalls(server.origin);
 
 describe("server-side auth against the emulator", () => {
   it("verifies an emulator-issued session through the emulator's JWKS", async () => {

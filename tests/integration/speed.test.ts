@@ -2,7 +2,7 @@ import { request } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../support/server";
-import { backendApi, frontendClient, newTeam, TEAM_PASSWORD } from "../support/emulator-api";
+import { backendApi, emulatorCalls, frontendClient, newTeam, TEAM_PASSWORD } from "../support/emulator-api";
 import { emulatorCookie, sessionCookieHeader } from "../support/session";
 
 let server: RunningServer;
@@ -92,8 +92,7 @@ describe("Server-Timing", () => {
 
 describe("one authentication and no Clerk read to authorize the active organization", () => {
   const bapi = () => backendApi(server.origin, server.dataDir);
-  const calls = async () =>
-    (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
+  const calls = () => emulatorCalls(server.origin);
   /** Backend API calls made while `work` runs, by endpoint. */
   async function backendCallsDuring(work: () => Promise<unknown>) {
     const before = await calls();

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { emulatorCalls } from "../support/emulator-api";
 import { keysModeEnv, runServerExpectingExit, startServer } from "../support/server";
 import { createTestKeyPair } from "../support/session";
 
@@ -66,10 +67,7 @@ describe("start-up", () => {
       // SIGTERM once the slow call is in the server (the emulator has counted it).
       await vi.waitFor(
         async () => {
-          const calls = (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<
-            string,
-            number
-          >;
+          const calls = await emulatorCalls(server.origin);
           expect(calls["fapi GET /v1/environment"]).toBe(1);
         },
         { timeout: 5_000, interval: 20 },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { emulatorCalls } from "../support/emulator-api";
 import { startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
 
@@ -36,8 +37,7 @@ async function arm(fault: Record<string, unknown>) {
 }
 
 async function callsOf(endpoint: string): Promise<number> {
-  const calls = (await (await fetch(`${server.origin}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
-  return calls[endpoint] ?? 0;
+  return (await emulatorCalls(server.origin))[endpoint] ?? 0;
 }
 
 /** Runs `act` and returns how many calls `endpoint` received meanwhile. */

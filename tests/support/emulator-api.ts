@@ -50,6 +50,11 @@ export function frontendClient(origin: string) {
   };
 }
 
+/** How many calls the emulator has answered, per endpoint ("bapi GET /v1/organizations/:id", …). */
+export async function emulatorCalls(origin: string): Promise<Record<string, number>> {
+  return (await (await fetch(`${origin}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
+}
+
 /** Clerk's first error code in a reply, for assertions. */
 export const errorCode = (r: ApiReply): string | undefined =>
   (r.body as { errors?: { code: string }[] }).errors?.[0]?.code;
