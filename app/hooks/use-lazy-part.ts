@@ -34,6 +34,6 @@ export function lazyPart<Module>(load: () => Promise<Module>) {
         focused.current = false;
       },
     };
-    return { module, request: hydrated ? request : undefined, standIn, autoFocus: focused.current };
+    return { module, standIn, autoFocus: focused.current };
   };
 }

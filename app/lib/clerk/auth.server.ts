@@ -48,9 +48,14 @@ export async function getRequestAuth(args: Args): Promise<Auth> {
   return auth;
 }
 
+/** The request's auth object for a signed-in user, or a redirect to sign-in that comes back here. */
+export async function requireSignedIn(args: Args): Promise<Auth & { userId: string }> {
+  const auth = await getRequestAuth(args);
+  if (!auth.userId) throw redirect(signInPath(args.request));
+  return auth as Auth & { userId: string };
+}
+
 /** The signed-in user's id, or a redirect to sign-in that comes back here. */
 export async function requireUserId(args: Args): Promise<string> {
-  const { userId } = await getRequestAuth(args);
-  if (!userId) throw redirect(signInPath(args.request));
-  return userId;
+  return (await requireSignedIn(args)).userId;
 }

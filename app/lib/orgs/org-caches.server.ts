@@ -18,10 +18,10 @@ export type OrgCaches = {
   latestMembers: ShortCache<LatestMembers>;
 };
 
-export function createOrgCaches({ ttlMs = 5_000 } = {}): OrgCaches {
+export function createOrgCaches(): OrgCaches {
   return {
-    memberships: createShortCache({ ttlMs: Math.min(ttlMs, 2_000) }),
-    profiles: createShortCache({ ttlMs }),
-    latestMembers: createShortCache({ ttlMs }),
+    memberships: createShortCache({ ttlMs: 2_000 }),
+    profiles: createShortCache({ ttlMs: 5_000 }),
+    latestMembers: createShortCache({ ttlMs: 5_000 }),
   };
 }

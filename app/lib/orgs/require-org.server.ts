@@ -1,5 +1,5 @@
-import { json, redirect, type LoaderFunctionArgs } from "@remix-run/node";
-import { getRequestAuth, signInPath } from "../clerk/auth.server";
+import { json, type LoaderFunctionArgs } from "@remix-run/node";
+import { requireSignedIn } from "../clerk/auth.server";
 import { isClerkNotFound } from "../clerk/field-errors.server";
 import { listMyOrganizations, organizationProfile } from "./memberships.server";
 import { findOrganization, type OrgSummary } from "./organizations";
@@ -25,8 +25,7 @@ const isView = (request: Request) => request.method === "GET" || request.method 
  * and any other organization, are checked against the person's memberships.
  */
 export async function requireOrgMembership(args: LoaderFunctionArgs): Promise<{ userId: string; org: OrgSummary }> {
-  const { userId, orgId, orgSlug, orgRole } = await getRequestAuth(args);
-  if (!userId) throw redirect(signInPath(args.request));
+  const { userId, orgId, orgSlug, orgRole } = await requireSignedIn(args);
   const segment = args.params.slug ?? "";
   if (!ORG_SEGMENT.test(segment)) organizationNotFound();
   if (orgId && orgRole && isView(args.request) && (segment === orgId || segment === orgSlug)) {

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { createShortCache } from "../../app/lib/short-cache.server";
+
+describe("short caches", () => {
+  function clock() {
+    let at = 0;
+    return { now: () => at, advance: (ms: number) => (at += ms) };
+  }
+
+  it("answers from one read within its lifetime, concurrent misses included, and reads again after it", async () => {
+    const time = clock();
+    const cache = createShortCache<number>({ ttlMs: 5_000, now: time.now });
+    let reads = 0;
+    const load = () => Promise.resolve(++reads);
+    expect(await Promise.all([cache.get("org_1", load), cache.get("org_1", load)])).toEqual([1, 1]);
+    time.advance(4_999);
+    expect(await cache.get("org_1", load)).toBe(1);
+    time.advance(1);
+    expect(await cache.get("org_1", load)).toBe(2);
+  });
+
+  it("does not keep a failed read, and forgets a key on request", async () => {
+    const cache = createShortCache<string>({ ttlMs: 5_000 });
+    await expect(cache.get("k", () => Promise.reject(new Error("Clerk is down")))).rejects.toThrow("Clerk is down");
+    expect(await cache.get("k", () => Promise.resolve("fresh"))).toBe("fresh");
+    cache.forget("k");
+    expect(await cache.get("k", () => Promise.resolve("after a write"))).toBe("after a write");
+  });
+
+  it("stays within its bound: expired entries go first, then the oldest live ones", async () => {
+    const time = clock();
+    const cache = createShortCache<string>({ ttlMs: 1_000, maxEntries: 2, now: time.now });
+    await cache.get("a", () => Promise.resolve("a1"));
+    time.advance(1_000); // a has expired
+    await cache.get("b", () => Promise.resolve("b1"));
+    await cache.get("c", () => Promise.resolve("c1")); // full: a (expired) goes
+    await cache.get("d", () => Promise.resolve("d1")); // full of live entries: b, the oldest, goes
+    expect(await cache.get("c", () => Promise.resolve("c2"))).toBe("c1");
+    expect(await cache.get("d", () => Promise.resolve("d2"))).toBe("d1");
+    expect(await cache.get("b", () => Promise.resolve("b2"))).toBe("b2");
+  });
+});
