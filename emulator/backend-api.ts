@@ -10,18 +10,21 @@ import {
   ticketUrl,
 } from "./invitations";
 import {
+  backendInvitationJSON,
+  backendSessionJSON,
+  deletedJSON,
   fullName,
-  invitationJSON,
   membershipJSON,
   organizationJSON,
-  sessionJSON,
   signInTokenJSON,
   userJSON,
 } from "./json";
 import { changeRole, membershipOf, parseRole, removeMember } from "./memberships";
-import { createOrganizationFor, validateOrganizationInput } from "./organizations";
+import { mergeMetadata, parseMetadata } from "./metadata";
+import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "./organizations";
+import { validateNewPassword } from "./passwords";
 import { ApiError, clampInt, createRegistrar, notImplemented, paginate, str } from "./routing";
-import { hashPassword, type Store } from "./store";
+import { hashPassword, type InvitationRecord, type Store, type UserRecord } from "./store";
 import { jwks, type SigningKey } from "./tokens";
 
 export type BackendApiOptions = {
@@ -55,6 +58,16 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   });
   const route = createRegistrar(router, "bapi", faults);
 
+  const userOf = (req: Request): UserRecord => {
+    const found = store.user(String(req.params.id));
+    if (!found) throw new ApiError(404, "resource_not_found", "User not found");
+    return found;
+  };
+  const revokeSessionsOf = (user: UserRecord) => {
+    for (const s of store.state.sessions)
+      if (s.userId === user.id && s.status === "active") store.endSession(s, "revoked");
+  };
+
   const org = (req: Request) => {
     const found = store.org(String(req.params.id));
     if (!found) throw new ApiError(404, "resource_not_found", "Organization not found");
@@ -80,17 +93,13 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
     const offset = clampInt(req.query.offset, 0, 0, 1_000_000);
     return filteredUsers(req)
       .slice(offset, offset + limit)
-      .map((u) => userJSON(store, u, { withMemberships: false }));
+      .map((u) => userJSON(store, u, "bapi"));
   });
   route("GET", "/v1/users/count", (req) => ({ object: "total_count", total_count: filteredUsers(req).length }));
-  route("GET", "/v1/users/:id", (req) => {
-    const user = store.user(String(req.params.id));
-    if (!user) throw new ApiError(404, "resource_not_found", "User not found");
-    return userJSON(store, user, { withMemberships: false });
-  });
+  route("GET", "/v1/users/:id", (req) => userJSON(store, userOf(req), "bapi"));
   route("POST", "/v1/users", (req) => {
     const email = parseEmail(asList(req.body?.email_address)[0] ?? "", "email_address");
-    if (store.userByEmail(email)) {
+    if (store.emailTaken(email)) {
       throw new ApiError(422, "form_identifier_exists", "That email address is taken.", "email_address");
     }
     const password = str(req.body?.password);
@@ -104,20 +113,62 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
       firstName: name(req.body?.first_name),
       lastName: name(req.body?.last_name),
     });
-    return userJSON(store, user, { withMemberships: false });
+    return userJSON(store, user, "bapi");
   });
   route("DELETE", "/v1/users/:id", (req) => {
-    const user = store.user(String(req.params.id));
-    if (!user) throw new ApiError(404, "resource_not_found", "User not found");
-    for (const s of store.state.sessions)
-      if (s.userId === user.id && s.status === "active") store.endSession(s, "revoked");
-    store.state.memberships = store.state.memberships.filter((m) => m.userId !== user.id);
-    store.state.users = store.state.users.filter((u) => u !== user);
+    const user = userOf(req);
+    store.deleteUser(user);
+    return deletedJSON("user", user.id);
+  });
+  route("PATCH", "/v1/users/:id", (req) => {
+    const user = userOf(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const name = (value: unknown) => str(value)?.trim().slice(0, 100) || null;
+    if (body.first_name !== undefined) user.firstName = name(body.first_name);
+    if (body.last_name !== undefined) user.lastName = name(body.last_name);
+    const primary = str(body.primary_email_address_id);
+    if (primary !== null) {
+      const email = user.emails.find((e) => e.id === primary && e.verified);
+      if (!email) {
+        throw new ApiError(
+          422,
+          "form_param_value_invalid",
+          "No such verified email address.",
+          "primary_email_address_id",
+        );
+      }
+      user.email = email.email;
+      user.emailId = email.id;
+    }
+    const password = str(body.password);
+    if (password !== null) {
+      user.passwordHash = hashPassword(body.skip_password_checks === true ? password : validateNewPassword(password));
+      user.passwordUpdatedAt = Date.now();
+      if (body.sign_out_of_other_sessions === true) revokeSessionsOf(user);
+    }
+    for (const kind of ["public", "private", "unsafe"] as const) {
+      const value = body[`${kind}_metadata`];
+      if (value !== undefined) user[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+    }
+    user.updatedAt = Date.now();
     store.changed();
-    return { object: "user", id: user.id, deleted: true };
+    return userJSON(store, user, "bapi");
+  });
+  // Clerk's merge: nested objects merge, a key set to null goes.
+  route("PATCH", "/v1/users/:id/metadata", (req) => {
+    const user = userOf(req);
+    for (const kind of ["public", "private", "unsafe"] as const) {
+      const value: unknown = req.body?.[`${kind}_metadata`];
+      if (value !== undefined) {
+        user[`${kind}Metadata`] = mergeMetadata(user[`${kind}Metadata`], parseMetadata(value, `${kind}_metadata`));
+      }
+    }
+    user.updatedAt = Date.now();
+    store.changed();
+    return userJSON(store, user, "bapi");
   });
   route("GET", "/v1/users/:id/organization_memberships", (req) => {
-    const list = store.membershipsOfUser(String(req.params.id)).map((m) => membershipJSON(store, m));
+    const list = store.membershipsOfUser(String(req.params.id)).map((m) => membershipJSON(store, m, "bapi"));
     return paginate(list, req.query);
   });
 
@@ -126,7 +177,7 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
     const query = str(req.query.query)?.toLowerCase() ?? "";
     const list = store.state.organizations
       .filter((o) => !query || o.name.toLowerCase().includes(query) || (o.slug ?? "").includes(query))
-      .map((o) => organizationJSON(store, o));
+      .map((o) => organizationJSON(store, o, "bapi"));
     return paginate(list, req.query);
   });
   route("POST", "/v1/organizations", (req) => {
@@ -134,9 +185,28 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
     if (createdBy && !store.user(createdBy))
       throw new ApiError(422, "resource_not_found", "created_by user not found", "created_by");
     const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
-    return organizationJSON(store, createOrganizationFor(store, createdBy, input));
+    return organizationJSON(store, createOrganizationFor(store, createdBy, input), "bapi");
   });
-  route("GET", "/v1/organizations/:id", (req) => organizationJSON(store, org(req)));
+  route("GET", "/v1/organizations/:id", (req) => organizationJSON(store, org(req), "bapi"));
+  route("PATCH", "/v1/organizations/:id", (req) => {
+    const found = org(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    updateOrganization(store, found, { name: str(body.name), slug: str(body.slug) });
+    for (const kind of ["public", "private"] as const) {
+      const value = body[`${kind}_metadata`];
+      if (value !== undefined) found[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+    }
+    if (body.max_allowed_memberships !== undefined) {
+      found.maxAllowedMemberships = clampInt(body.max_allowed_memberships, found.maxAllowedMemberships, 0, 1_000_000);
+    }
+    store.changed();
+    return organizationJSON(store, found, "bapi");
+  });
+  route("DELETE", "/v1/organizations/:id", (req) => {
+    const found = org(req);
+    store.deleteOrganization(found);
+    return deletedJSON("organization", found.id, found.slug ? { slug: found.slug } : {});
+  });
 
   route("GET", "/v1/organizations/:id/memberships", (req) => {
     const found = org(req);
@@ -155,7 +225,7 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
       .sort((a, b) =>
         str(req.query.order_by) === "-created_at" ? b.createdAt - a.createdAt : a.createdAt - b.createdAt,
       )
-      .map((m) => membershipJSON(store, m));
+      .map((m) => membershipJSON(store, m, "bapi"));
     return paginate(list, req.query);
   });
   route("POST", "/v1/organizations/:id/memberships", (req) => {
@@ -165,21 +235,21 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
     if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
     if (store.membership(found.id, userId))
       throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
-    return membershipJSON(store, store.addMembership(found.id, userId, role));
+    return membershipJSON(store, store.addMembership(found.id, userId, role), "bapi");
   });
   route("PATCH", "/v1/organizations/:id/memberships/:userId", (req) => {
     const m = membershipOf(store, org(req), String(req.params.userId));
-    return membershipJSON(store, changeRole(store, m, parseRole(req.body?.role)));
+    return membershipJSON(store, changeRole(store, m, parseRole(req.body?.role)), "bapi");
   });
   route("DELETE", "/v1/organizations/:id/memberships/:userId", (req) => {
     const m = membershipOf(store, org(req), String(req.params.userId));
-    const json = membershipJSON(store, m);
+    const json = membershipJSON(store, m, "bapi");
     removeMember(store, m);
     return json;
   });
 
-  const invitationOut = (req: Request) => (inv: Parameters<typeof invitationJSON>[1]) =>
-    invitationJSON(store, inv, ticketUrl(frontendApiUrl(req), inv.ticket));
+  const invitationOut = (req: Request) => (inv: InvitationRecord) =>
+    backendInvitationJSON(store, inv, ticketUrl(frontendApiUrl(req), inv.ticket));
 
   route("GET", "/v1/organizations/:id/invitations", (req) => {
     const found = org(req);
@@ -231,16 +301,30 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   });
 
   // Sessions and clients -----------------------------------------------------
+  // Clerk wants a user or a client to list sessions of; the answer is a bare array.
+  route("GET", "/v1/sessions", (req) => {
+    const userId = str(req.query.user_id);
+    const clientId = str(req.query.client_id);
+    if (!userId && !clientId) {
+      throw new ApiError(422, "form_param_missing", "Either user_id or client_id is required.", "user_id");
+    }
+    const status = str(req.query.status);
+    const list = store.state.sessions
+      .filter((s) => (!userId || s.userId === userId) && (!clientId || s.clientId === clientId))
+      .filter((s) => !status || s.status === status)
+      .sort((a, b) => b.createdAt - a.createdAt);
+    return paginate(list, req.query).data.map(backendSessionJSON);
+  });
   route("GET", "/v1/sessions/:id", (req) => {
     const session = store.session(String(req.params.id));
     if (!session) throw new ApiError(404, "resource_not_found", "Session not found");
-    return { ...sessionJSON(store, session, null), user: undefined };
+    return backendSessionJSON(session);
   });
   route("POST", "/v1/sessions/:id/revoke", (req) => {
     const session = store.session(String(req.params.id));
     if (!session) throw new ApiError(404, "resource_not_found", "Session not found");
     if (session.status === "active") store.endSession(session, "revoked");
-    return { ...sessionJSON(store, session, null), user: undefined };
+    return backendSessionJSON(session);
   });
   route("GET", "/v1/clients/handshake_payload", (req) => {
     const nonce = str(req.query.nonce);

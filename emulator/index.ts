@@ -3,14 +3,16 @@ import { join } from "node:path";
 import express, { type Router } from "express";
 import { createBackendApi } from "./backend-api";
 import { Faults, type FaultMode } from "./faults";
-import { createFrontendApi } from "./frontend-api";
+import { createFrontendApi } from "./frontend";
+import { activityOf } from "./frontend/context";
 import { fullName } from "./json";
+import { recordAnswersTo } from "./recorder";
 import { ApiError, sendJson, str } from "./routing";
 import { Store } from "./store";
 import { generateSigningKey, sessionClaims, signingKeyFromPem, signJwt, type SigningKey } from "./tokens";
 
 export { DEMO_PASSWORD } from "./store";
-export { TEST_EMAIL_CODE } from "./frontend-api";
+export { TEST_EMAIL_CODE } from "./frontend";
 
 export type ClerkEmulatorOptions = {
   /** Folder for the state file and signing key; null keeps everything in memory. */
@@ -32,6 +34,8 @@ export type ClerkEmulatorOptions = {
   frontendApiUrl?: string;
   /** Milliseconds added before every Backend API answer: a Clerk that is far away. */
   backendLatencyMs?: number;
+  /** Tests only: a folder where every Frontend and Backend API answer is written down, for the contract check. */
+  recordDir?: string;
 };
 
 export type ClerkEmulator = {
@@ -66,6 +70,7 @@ const FAULT_MODES: FaultMode[] = ["error", "hang", "slow", "reset"];
 export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulator {
   const store = new Store(options.dataDir ? join(options.dataDir, "clerk-emulator.json") : null, {
     organizationSlugs: options.organizationSlugs ?? true,
+    publicUrl: options.frontendApiUrl ?? options.mountPath,
   });
   const key = loadSigningKey(options.dataDir);
   const faults = new Faults();
@@ -74,10 +79,21 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const router = express.Router();
   // The control API is mounted on its own (or not at all): leave its paths to it.
   router.use("/_emulator", (_req, _res, next) => next("router"));
+  if (options.recordDir) router.use(recordAnswersTo(options.recordDir));
   const frontendApiUrl = (req: express.Request) =>
     options.frontendApiUrl ?? `${req.protocol}://${req.get("host")}${options.mountPath}`;
   const latency = options.backendLatencyMs ?? 0;
   if (latency > 0) router.use("/api", (_req, _res, next) => void setTimeout(next, latency));
+  // Uploaded profile images and logos: their ids are unguessable and never reused, so they keep.
+  router.get("/images/:id", (req, res) => {
+    const image = store.image(req.params.id);
+    if (!image) return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such image").toJSON());
+    res.setHeader("Content-Type", image.record.contentType);
+    res.setHeader("Cache-Control", "public, max-age=31536000, immutable");
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Content-Security-Policy", "default-src 'none'");
+    res.end(image.bytes);
+  });
   router.use("/api", createBackendApi({ store, key, faults, secretKey: options.secretKey, frontendApiUrl }));
   router.use(
     createFrontendApi({
@@ -136,7 +152,10 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       const user = store.user(str(req.body?.userId) ?? "") ?? store.userByEmail(str(req.body?.email) ?? "");
       if (!user) return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such user").toJSON());
       const client = store.createClient();
-      const session = store.createSession(client, user.id, 7 * 86_400_000);
+      // The device the session is on, as the devices list shows it: the browser's user agent if the test gives one.
+      const userAgent = str(req.body?.userAgent);
+      if (userAgent) req.headers["user-agent"] = userAgent;
+      const session = store.createSession(client, user.id, 7 * 86_400_000, activityOf(req));
       const orgId = str(req.body?.organizationId);
       if (orgId && store.membership(orgId, user.id)) session.lastActiveOrganizationId = orgId;
       const org = session.lastActiveOrganizationId ? store.org(session.lastActiveOrganizationId) : null;
@@ -154,12 +173,20 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
           ttlSeconds: tokenTtlSeconds,
         }),
       );
+      const clientUat = String(Math.floor(client.updatedAt / 1000));
       sendJson(res, 200, {
         userId: user.id,
         sessionId: session.id,
         clientId: client.id,
         sessionToken: jwt,
-        clientUat: Math.floor(client.updatedAt / 1000),
+        clientUat: Number(clientUat),
+        // What a real sign-in leaves in the browser, ready for Playwright's `context.addCookies` (add `url` or `domain`):
+        // clerk-js finds its client through `__client` on the emulator's path, the app's server reads the other two.
+        cookies: [
+          { name: "__client", value: client.id, path: options.mountPath, httpOnly: true, sameSite: "Lax" },
+          { name: "__client_uat", value: clientUat, path: "/", httpOnly: false, sameSite: "Lax" },
+          { name: "__session", value: jwt, path: "/", httpOnly: false, sameSite: "Lax" },
+        ],
       });
     });
     return control;

@@ -46,6 +46,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     organizationSlugs: env.CLERK_EMULATOR_ORG_SLUGS !== "off",
     backendLatencyMs: Number.isFinite(latency) ? Math.min(Math.max(latency, 0), 10_000) : 0,
     // Invitation links name the address people open the app at.
+    recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,
     frontendApiUrl: `${env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}${EMULATOR_MOUNT_PATH}`,
   });
 

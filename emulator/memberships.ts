@@ -11,7 +11,7 @@ export function parseRole(value: unknown): Role {
 }
 
 /** Clerk's answer when a change would leave an organization without an admin. */
-const lastAdmin = () =>
+export const lastAdminError = () =>
   new ApiError(
     400,
     "organization_minimum_permissions_needed",
@@ -20,6 +20,14 @@ const lastAdmin = () =>
 
 function isLastAdmin(store: Store, m: MembershipRecord): boolean {
   return m.role === "org:admin" && !store.membershipsOfOrg(m.orgId).some((o) => o !== m && o.role === "org:admin");
+}
+
+/** The organizations whose only admin this user is. */
+export function soleAdminOf(store: Store, userId: string): string[] {
+  return store
+    .membershipsOfUser(userId)
+    .filter((m) => isLastAdmin(store, m))
+    .map((m) => m.orgId);
 }
 
 export function membershipOf(store: Store, org: OrgRecord, userId: string): MembershipRecord {
@@ -37,7 +45,7 @@ export function requireAdmin(m: MembershipRecord): void {
 
 export function changeRole(store: Store, m: MembershipRecord, role: Role): MembershipRecord {
   if (m.role === role) return m;
-  if (isLastAdmin(store, m)) throw lastAdmin();
+  if (isLastAdmin(store, m)) throw lastAdminError();
   m.role = role;
   m.updatedAt = Date.now();
   store.changed();
@@ -46,7 +54,7 @@ export function changeRole(store: Store, m: MembershipRecord, role: Role): Membe
 
 /** Removes a member, or lets one leave: either way the last admin stays. */
 export function removeMember(store: Store, m: MembershipRecord): MembershipRecord {
-  if (isLastAdmin(store, m)) throw lastAdmin();
+  if (isLastAdmin(store, m)) throw lastAdminError();
   store.removeMembership(m);
   return m;
 }

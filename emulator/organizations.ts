@@ -1,15 +1,16 @@
 import { ApiError } from "./routing";
-import type { Store } from "./store";
+import type { OrgRecord, Store } from "./store";
 
-/** Clerk's rules for a new organization's name and slug, as its APIs enforce them. */
-export function validateOrganizationInput(store: Store, rawName: string | null, rawSlug: string | null) {
+function validateName(rawName: string | null): string {
   const name = (rawName ?? "").trim();
   if (!name) throw new ApiError(422, "form_param_missing", "Enter a name for the organization.", "name");
   if (name.length > 256) throw new ApiError(422, "form_param_exceeds_allowed_size", "Name is too long.", "name");
-  // With slugs turned off for the instance, Clerk ignores any slug it is sent.
-  if (!store.settings.organizationSlugs) return { name, slug: null };
-  const slug = (rawSlug?.trim() || slugify(name)).toLowerCase();
-  if (!/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(slug)) {
+  return name;
+}
+
+/** Clerk's slug rules: lowercase letters, digits and single inner dashes, unique in the instance. */
+function validateSlug(store: Store, slug: string, except?: OrgRecord): string {
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(slug) || slug.includes("--") || slug.startsWith("org_")) {
     throw new ApiError(
       422,
       "form_param_format_invalid",
@@ -17,9 +18,30 @@ export function validateOrganizationInput(store: Store, rawName: string | null, 
       "slug",
     );
   }
-  if (store.org(slug))
+  const holder = store.org(slug);
+  if (holder && holder !== except)
     throw new ApiError(422, "form_identifier_exists", "That slug is taken. Please try another.", "slug");
-  return { name, slug };
+  return slug;
+}
+
+/** Clerk's rules for a new organization's name and slug, as its APIs enforce them. */
+export function validateOrganizationInput(store: Store, rawName: string | null, rawSlug: string | null) {
+  const name = validateName(rawName);
+  // With slugs turned off for the instance, Clerk ignores any slug it is sent.
+  if (!store.settings.organizationSlugs) return { name, slug: null };
+  return { name, slug: validateSlug(store, (rawSlug?.trim() || slugify(name)).toLowerCase()) };
+}
+
+/** A rename or a new slug (what is not sent stays), under the same rules as a new organization. */
+export function updateOrganization(store: Store, org: OrgRecord, input: { name: string | null; slug: string | null }) {
+  const name = input.name === null ? org.name : validateName(input.name);
+  const slug =
+    input.slug === null || !store.settings.organizationSlugs ? org.slug : validateSlug(store, input.slug.trim(), org);
+  org.name = name;
+  org.slug = slug;
+  org.updatedAt = Date.now();
+  store.changed();
+  return org;
 }
 
 export function slugify(name: string): string {

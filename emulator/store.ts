@@ -1,259 +1,29 @@
-import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { newId, nowMs } from "./ids";
+import type {
+  ClientRecord,
+  ImageRecord,
+  MembershipRecord,
+  OrgRecord,
+  Role,
+  SessionActivity,
+  SessionRecord,
+  SessionStatus,
+  State,
+  UserRecord,
+} from "./records";
+import { newOrgFields, newUserFields, seedState, upgrade } from "./seed";
 
-/** The emulator's whole state: plain records, serialisable as one JSON file. */
-export type UserRecord = {
-  id: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string;
-  emailId: string;
-  passwordHash: string | null;
-  createdAt: number;
-  updatedAt: number;
-  lastSignInAt: number | null;
+export type * from "./records";
+export { DEMO_PASSWORD, hashPassword, INVITATION_LIFETIME_MS, newTicket, verifyPassword } from "./seed";
+
+export type StoreSettings = {
+  /** Clerk's "organization slugs" instance setting; off means organizations have none. */
+  organizationSlugs: boolean;
+  /** Where browsers reach the emulator (its images are served under it). */
+  publicUrl: string;
 };
-
-export type OrgRecord = {
-  id: string;
-  name: string;
-  /** null when the instance has organization slugs turned off. */
-  slug: string | null;
-  createdBy: string | null;
-  createdAt: number;
-  updatedAt: number;
-};
-
-export type Role = "org:admin" | "org:member";
-
-export type MembershipRecord = {
-  id: string;
-  orgId: string;
-  userId: string;
-  role: Role;
-  createdAt: number;
-  updatedAt: number;
-};
-
-export type InvitationRecord = {
-  id: string;
-  orgId: string;
-  email: string;
-  role: Role;
-  status: "pending" | "accepted" | "revoked";
-  inviterUserId: string | null;
-  /** The secret the invitation link carries (`__clerk_ticket`). */
-  ticket: string;
-  /** Where the link lands; null means the instance's sign-up or sign-in page. */
-  redirectUrl: string | null;
-  expiresAt: number;
-  createdAt: number;
-  updatedAt: number;
-};
-
-/** A one-time sign-in link for a user, made with the Backend API (`/v1/sign_in_tokens`). */
-export type SignInTokenRecord = {
-  id: string;
-  userId: string;
-  ticket: string;
-  status: "pending" | "accepted" | "revoked";
-  expiresAt: number;
-  createdAt: number;
-  updatedAt: number;
-};
-
-export type SessionStatus = "active" | "ended" | "removed" | "revoked" | "expired";
-
-export type SessionRecord = {
-  id: string;
-  clientId: string;
-  userId: string;
-  status: SessionStatus;
-  lastActiveOrganizationId: string | null;
-  createdAt: number;
-  updatedAt: number;
-  lastActiveAt: number;
-  expireAt: number;
-};
-
-export type SignInRecord = {
-  id: string;
-  identifier: string | null;
-  userId: string | null;
-  status: "needs_identifier" | "needs_first_factor" | "complete";
-  createdSessionId: string | null;
-  firstFactorStrategy: string | null;
-  firstFactorStatus: "unverified" | "verified" | "failed" | null;
-  createdAt: number;
-};
-
-export type SignUpRecord = {
-  id: string;
-  email: string | null;
-  passwordHash: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  emailVerification: "none" | "unverified" | "verified";
-  /** The invitation ticket the sign-up started with: it verifies the email and is redeemed on completion. */
-  ticket?: string | null;
-  status: "missing_requirements" | "complete";
-  createdUserId: string | null;
-  createdSessionId: string | null;
-  createdAt: number;
-};
-
-export type ClientRecord = {
-  id: string;
-  sessionIds: string[];
-  lastActiveSessionId: string | null;
-  signIn: SignInRecord | null;
-  signUp: SignUpRecord | null;
-  createdAt: number;
-  updatedAt: number;
-};
-
-export type HandshakeRecord = { nonce: string; directives: string[]; expiresAt: number };
-
-export type State = {
-  version: 1;
-  users: UserRecord[];
-  organizations: OrgRecord[];
-  memberships: MembershipRecord[];
-  invitations: InvitationRecord[];
-  signInTokens: SignInTokenRecord[];
-  sessions: SessionRecord[];
-  clients: ClientRecord[];
-  handshakes: HandshakeRecord[];
-};
-
-export function hashPassword(password: string): string {
-  const salt = randomBytes(16).toString("hex");
-  return `scrypt:${salt}:${scryptSync(password, salt, 32).toString("hex")}`;
-}
-
-export function verifyPassword(password: string, stored: string | null): boolean {
-  if (!stored) return false;
-  const [, salt, hash] = stored.split(":");
-  if (!salt || !hash) return false;
-  const expected = Buffer.from(hash, "hex");
-  const actual = scryptSync(password, salt, 32);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-/** The password every seeded demo user signs in with. */
-export const DEMO_PASSWORD = "teamwork-demo";
-
-type SeedPerson = { key: string; first: string; last: string };
-
-const PEOPLE: SeedPerson[] = [
-  { key: "ada", first: "Ada", last: "Lovelace" },
-  { key: "grace", first: "Grace", last: "Hopper" },
-  { key: "alan", first: "Alan", last: "Turing" },
-  { key: "katherine", first: "Katherine", last: "Johnson" },
-  { key: "edsger", first: "Edsger", last: "Dijkstra" },
-  { key: "barbara", first: "Barbara", last: "Liskov" },
-  { key: "donald", first: "Donald", last: "Knuth" },
-  { key: "margaret", first: "Margaret", last: "Hamilton" },
-  { key: "john", first: "John", last: "Backus" },
-  { key: "frances", first: "Frances", last: "Allen" },
-  { key: "dennis", first: "Dennis", last: "Ritchie" },
-  { key: "radia", first: "Radia", last: "Perlman" },
-  { key: "ken", first: "Ken", last: "Thompson" },
-  { key: "hedy", first: "Hedy", last: "Lamarr" },
-  { key: "tim", first: "Tim", last: "Berners-Lee" },
-  { key: "shafi", first: "Shafi", last: "Goldwasser" },
-  { key: "leslie", first: "Leslie", last: "Lamport" },
-  { key: "adele", first: "Adele", last: "Goldberg" },
-  { key: "niklaus", first: "Niklaus", last: "Wirth" },
-  { key: "sophie", first: "Sophie", last: "Wilson" },
-  { key: "guido", first: "Guido", last: "van Rossum" },
-  { key: "annie", first: "Annie", last: "Easley" },
-  { key: "bjarne", first: "Bjarne", last: "Stroustrup" },
-  { key: "carol", first: "Carol", last: "Shaw" },
-];
-
-/**
- * The known starting state. Ada administers Analytical Engines and is a member
- * of Difference & Co; Grace the other way round; everyone else belongs to
- * Analytical Engines, so its member list spans several pages.
- */
-export function seedState(): State {
-  const t = Date.UTC(2026, 0, 5, 9, 0, 0);
-  const passwordHash = hashPassword(DEMO_PASSWORD);
-  const users: UserRecord[] = PEOPLE.map((p, i) => ({
-    id: `user_seed_${p.key}`,
-    firstName: p.first,
-    lastName: p.last,
-    email: `${p.key}@example.com`,
-    emailId: `idn_seed_${p.key}`,
-    passwordHash,
-    createdAt: t + i * 3_600_000,
-    updatedAt: t + i * 3_600_000,
-    lastSignInAt: null,
-  }));
-  const organizations: OrgRecord[] = [
-    {
-      id: "org_seed_engines",
-      name: "Analytical Engines",
-      slug: "analytical-engines",
-      createdBy: "user_seed_ada",
-      createdAt: t,
-      updatedAt: t,
-    },
-    {
-      id: "org_seed_difference",
-      name: "Difference & Co",
-      slug: "difference-co",
-      createdBy: "user_seed_grace",
-      createdAt: t,
-      updatedAt: t,
-    },
-  ];
-  const membership = (orgId: string, userId: string, role: Role, i: number): MembershipRecord => ({
-    id: `orgmem_seed_${orgId.slice(9)}_${userId.slice(10)}`,
-    orgId,
-    userId,
-    role,
-    createdAt: t + i * 86_400_000,
-    updatedAt: t + i * 86_400_000,
-  });
-  const memberships: MembershipRecord[] = [
-    membership("org_seed_engines", "user_seed_ada", "org:admin", 0),
-    membership("org_seed_difference", "user_seed_grace", "org:admin", 0),
-    membership("org_seed_difference", "user_seed_ada", "org:member", 1),
-    ...users.slice(1).map((u, i) => membership("org_seed_engines", u.id, "org:member", i + 1)),
-  ];
-  return {
-    version: 1,
-    users,
-    organizations,
-    memberships,
-    invitations: [],
-    signInTokens: [],
-    sessions: [],
-    clients: [],
-    handshakes: [],
-  };
-}
-
-/** Fills in what state files written by earlier emulator versions lack. */
-function upgrade(state: State): State {
-  state.signInTokens ??= [];
-  for (const invitation of state.invitations) {
-    invitation.ticket ??= newTicket();
-    invitation.redirectUrl ??= null;
-    invitation.expiresAt ??= invitation.createdAt + INVITATION_LIFETIME_MS;
-  }
-  return state;
-}
-
-/** Clerk's invitations stay valid for 30 days. */
-export const INVITATION_LIFETIME_MS = 30 * 86_400_000;
-
-/** An unguessable ticket for an invitation or sign-in link. */
-export const newTicket = () => newId("tkt", 43);
 
 /**
  * Holds the state in memory; in local mode also in a JSON file, written a
@@ -264,11 +34,12 @@ export class Store {
   /** Testing tokens (`POST /v1/testing_tokens`) and when each expires; kept in memory only. */
   readonly testingTokens = new Map<string, number>();
   private saveTimer: NodeJS.Timeout | null = null;
+  /** Image bytes when nothing is kept on disk. */
+  private readonly imageBytes = new Map<string, Buffer>();
 
   constructor(
     private readonly file: string | null,
-    /** Instance settings, as Clerk's dashboard has them. */
-    readonly settings: { organizationSlugs: boolean } = { organizationSlugs: true },
+    readonly settings: StoreSettings = { organizationSlugs: true, publicUrl: "" },
   ) {
     this.state = this.load();
   }
@@ -286,6 +57,7 @@ export class Store {
   }
 
   reset(): void {
+    for (const image of this.state.images) this.deleteImage(image.id);
     this.state = seedState();
     this.testingTokens.clear();
     this.changed();
@@ -307,13 +79,61 @@ export class Store {
     renameSync(temp, this.file);
   }
 
+  // Images -------------------------------------------------------------------
+  private imageFile(id: string): string | null {
+    return this.file ? join(dirname(this.file), "clerk-emulator-images", id) : null;
+  }
+
+  saveImage(input: { name: string; contentType: string; bytes: Buffer }): ImageRecord {
+    const image: ImageRecord = {
+      id: newId("img"),
+      name: input.name,
+      contentType: input.contentType,
+      size: input.bytes.length,
+      createdAt: nowMs(),
+    };
+    const file = this.imageFile(image.id);
+    if (file) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, input.bytes);
+    } else {
+      this.imageBytes.set(image.id, input.bytes);
+    }
+    this.state.images.push(image);
+    this.changed();
+    return image;
+  }
+
+  image(id: string): { record: ImageRecord; bytes: Buffer } | null {
+    const record = this.state.images.find((i) => i.id === id);
+    if (!record) return null;
+    const file = this.imageFile(id);
+    const bytes = file ? (existsSync(file) ? readFileSync(file) : null) : this.imageBytes.get(id);
+    return bytes ? { record, bytes } : null;
+  }
+
+  deleteImage(id: string | null): void {
+    if (!id) return;
+    this.state.images = this.state.images.filter((i) => i.id !== id);
+    const file = this.imageFile(id);
+    if (file) rmSync(file, { force: true });
+    this.imageBytes.delete(id);
+    this.changed();
+  }
+
   // Look-ups ---------------------------------------------------------------
   user(id: string) {
     return this.state.users.find((u) => u.id === id) ?? null;
   }
+  /** The user a verified address identifies (any of theirs, not only the primary one). */
   userByEmail(email: string) {
     const wanted = email.trim().toLowerCase();
-    return this.state.users.find((u) => u.email.toLowerCase() === wanted) ?? null;
+    return this.state.users.find((u) => u.emails.some((e) => e.verified && e.email === wanted)) ?? null;
+  }
+  /** Whether any user holds this address, verified or not (Clerk refuses it to anyone else). */
+  emailTaken(email: string, except?: UserRecord) {
+    const wanted = email.trim().toLowerCase();
+    return this.state.users.some((u) => u !== except && u.emails.some((e) => e.email === wanted));
   }
   org(idOrSlug: string) {
     return this.state.organizations.find((o) => o.id === idOrSlug || o.slug === idOrSlug) ?? null;
@@ -337,16 +157,20 @@ export class Store {
   // Changes ----------------------------------------------------------------
   createUser(input: { email: string; passwordHash: string | null; firstName: string | null; lastName: string | null }) {
     const t = nowMs();
+    const email = input.email.trim().toLowerCase();
+    const emailId = newId("idn");
     const user: UserRecord = {
+      ...newUserFields(),
       id: newId("user"),
-      email: input.email.trim().toLowerCase(),
-      emailId: newId("idn"),
+      email,
+      emailId,
+      emails: [{ id: emailId, email, verified: true, createdAt: t, updatedAt: t }],
       passwordHash: input.passwordHash,
+      passwordUpdatedAt: input.passwordHash ? t : null,
       firstName: input.firstName,
       lastName: input.lastName,
       createdAt: t,
       updatedAt: t,
-      lastSignInAt: null,
     };
     this.state.users.push(user);
     this.changed();
@@ -360,6 +184,7 @@ export class Store {
       name: input.name,
       slug: input.slug,
       createdBy: input.createdBy,
+      ...newOrgFields(),
       createdAt: t,
       updatedAt: t,
     };
@@ -386,6 +211,26 @@ export class Store {
     this.changed();
   }
 
+  /** A user and everything that is theirs: sessions (revoked), memberships, image. Rules are the caller's. */
+  deleteUser(user: UserRecord): void {
+    for (const s of this.state.sessions)
+      if (s.userId === user.id && s.status === "active") this.endSession(s, "revoked");
+    this.state.memberships = this.state.memberships.filter((m) => m.userId !== user.id);
+    this.state.users = this.state.users.filter((u) => u !== user);
+    this.deleteImage(user.imageId);
+    this.changed();
+  }
+
+  /** An organization with its memberships, invitations and logo; sessions whose active organization it was have none. */
+  deleteOrganization(org: OrgRecord): void {
+    this.state.memberships = this.state.memberships.filter((m) => m.orgId !== org.id);
+    this.state.invitations = this.state.invitations.filter((i) => i.orgId !== org.id);
+    for (const s of this.state.sessions) if (s.lastActiveOrganizationId === org.id) s.lastActiveOrganizationId = null;
+    this.state.organizations = this.state.organizations.filter((o) => o !== org);
+    this.deleteImage(org.imageId);
+    this.changed();
+  }
+
   createClient() {
     const t = nowMs();
     const client: ClientRecord = {
@@ -402,13 +247,14 @@ export class Store {
     return client;
   }
 
-  createSession(client: ClientRecord, userId: string, lifetimeMs: number) {
+  createSession(client: ClientRecord, userId: string, lifetimeMs: number, activity?: SessionActivity) {
     const t = nowMs();
     const session: SessionRecord = {
       id: newId("sess"),
       clientId: client.id,
       userId,
       status: "active",
+      activity,
       lastActiveOrganizationId: null,
       createdAt: t,
       updatedAt: t,

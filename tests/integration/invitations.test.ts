@@ -86,7 +86,7 @@ describe("invitations through the Backend and Frontend APIs", () => {
     const signedIn = await browser("POST", "/v1/client/sign_ins", { strategy: "ticket", ticket });
     expect(signedIn.status).toBe(200);
     expect(signedIn.body.response.status).toBe("complete");
-    expect(signedIn.body.client.sessions[0].user_id).toBe("user_seed_grace");
+    expect(signedIn.body.client.sessions[0].user.id).toBe("user_seed_grace");
     const memberships = await bapi("GET", `/v1/organizations/${org.id}/memberships?user_id=user_seed_grace`);
     expect(memberships.body.data[0].role).toBe("org:member");
 

@@ -1,7 +1,7 @@
 import { verifyToken } from "@clerk/backend";
 import { describe, expect, it } from "vitest";
 import { Faults } from "../../emulator/faults";
-import { seedState, verifyPassword, DEMO_PASSWORD } from "../../emulator/store";
+import { DEMO_PASSWORD, seedState, verifyPassword } from "../../emulator/seed";
 import { generateSigningKey, jwks, sessionClaims, signJwt } from "../../emulator/tokens";
 
 describe("emulator session tokens", () => {

@@ -1,0 +1,123 @@
+import type { Request, Response } from "express";
+import { environmentJSON } from "../environment";
+import { newId } from "../ids";
+import { sessionJSON } from "../json";
+import { ApiError, str } from "../routing";
+import type { FrontendContext, Route } from "./context";
+
+/** The instance's settings, the browser's client, and the handshake @clerk/backend sends documents through. */
+export function registerClientRoutes(route: Route, fapi: FrontendContext): void {
+  const { store, currentClient, ensureClient, clientPayload, envelope, setClientCookies, mintToken } = fapi;
+
+  route("GET", "/v1/environment", () => environmentJSON(fapi.applicationName, store.settings));
+  route("PATCH", "/v1/environment", () => environmentJSON(fapi.applicationName, store.settings));
+
+  route("GET", "/v1/client", (req) => ({ response: clientPayload(req, currentClient(req)), client: null }));
+
+  const createClient = (req: Request, res: Response) => {
+    const client = ensureClient(req, res);
+    return envelope(req, res, client, clientPayload(req, client));
+  };
+  route("POST", "/v1/client", createClient);
+  route("PUT", "/v1/client", createClient);
+
+  route("DELETE", "/v1/client", (req, res) => {
+    const client = currentClient(req);
+    if (client) {
+      for (const s of store.activeSessions(client)) store.endSession(s, "ended");
+      store.state.clients = store.state.clients.filter((c) => c !== client);
+      store.changed();
+    }
+    setClientCookies(req, res, null);
+    return { response: null, client: null };
+  });
+
+  route("DELETE", "/v1/client/sessions", (req, res) => {
+    const client = ensureClient(req, res);
+    for (const s of store.activeSessions(client)) store.endSession(s, "removed");
+    return envelope(req, res, client, clientPayload(req, client));
+  });
+
+  // Handshake: @clerk/backend sends document requests here when the session
+  // token has expired; we mint a fresh one and send the browser back.
+  route("GET", "/v1/client/handshake", (req, res) => {
+    const redirectUrl = str(req.query.redirect_url);
+    const host = req.get("host");
+    let target: URL;
+    try {
+      target = new URL(redirectUrl ?? "");
+    } catch {
+      throw new ApiError(400, "form_param_format_invalid", "redirect_url must be an absolute URL", "redirect_url");
+    }
+    if (target.host !== host)
+      throw new ApiError(400, "form_param_value_invalid", "redirect_url must be on this origin", "redirect_url");
+
+    const client = currentClient(req);
+    const session = client ? store.activeSessions(client).find((s) => s.id === client.lastActiveSessionId) : undefined;
+    const secure = req.secure ? "; Secure" : "";
+    const directives = session
+      ? [
+          `__session=${mintToken(req, session)}; Path=/; SameSite=Lax${secure}`,
+          `__client_uat=${Math.floor((client?.updatedAt ?? Date.now()) / 1000)}; Path=/; SameSite=Lax; Max-Age=31536000${secure}`,
+        ]
+      : [
+          `__session=; Path=/; SameSite=Lax; Max-Age=0${secure}`,
+          `__client_uat=0; Path=/; SameSite=Lax; Max-Age=31536000${secure}`,
+        ];
+    const nonce = newId("hsn", 32);
+    store.state.handshakes = store.state.handshakes.filter((h) => h.expiresAt > Date.now());
+    store.state.handshakes.push({ nonce, directives, expiresAt: Date.now() + 60_000 });
+    target.searchParams.set("__clerk_handshake_nonce", nonce);
+    res.setHeader("Cache-Control", "no-store");
+    res.redirect(307, target.toString());
+  });
+}
+
+/** A client's sessions: tokens, the active organization (`touch`), signing out of one. */
+export function registerSessionRoutes(route: Route, fapi: FrontendContext): void {
+  const { store, currentClient, sessionOfClient, envelope, mintToken } = fapi;
+
+  const mintForRequest = (req: Request, res: Response) => {
+    const session = sessionOfClient(currentClient(req), req.params.id);
+    if (session.status !== "active" || session.expireAt <= Date.now()) {
+      throw new ApiError(401, "signed_out", "You are signed out");
+    }
+    const raw = req.body?.organization_id;
+    const orgId = raw === undefined ? undefined : str(raw) || null;
+    res.setHeader("Cache-Control", "no-store");
+    return { object: "token", jwt: mintToken(req, session, orgId) };
+  };
+  route("POST", "/v1/client/sessions/:id/tokens", mintForRequest);
+  route("POST", "/v1/client/sessions/:id/tokens/:template", mintForRequest);
+
+  route("POST", "/v1/client/sessions/:id/touch", (req, res) => {
+    const client = currentClient(req);
+    const session = sessionOfClient(client, req.params.id);
+    if (session.status !== "active") throw new ApiError(401, "signed_out", "You are signed out");
+    const requested = req.body?.active_organization_id;
+    if (requested !== undefined) {
+      const orgId = str(requested) || null;
+      if (orgId && !store.membership(orgId, session.userId)) {
+        throw new ApiError(404, "resource_not_found", "Organization not found", "active_organization_id");
+      }
+      session.lastActiveOrganizationId = orgId;
+    }
+    session.lastActiveAt = Date.now();
+    session.updatedAt = session.lastActiveAt;
+    if (client) {
+      client.lastActiveSessionId = session.id;
+      client.updatedAt = session.updatedAt;
+    }
+    store.changed();
+    return envelope(req, res, client, sessionJSON(store, session, mintToken(req, session)));
+  });
+
+  const endSession = (status: "ended" | "removed") => (req: Request, res: Response) => {
+    const client = currentClient(req);
+    const session = sessionOfClient(client, req.params.id);
+    if (session.status === "active") store.endSession(session, status);
+    return envelope(req, res, client, sessionJSON(store, session, null));
+  };
+  route("POST", "/v1/client/sessions/:id/end", endSession("ended"));
+  route("POST", "/v1/client/sessions/:id/remove", endSession("removed"));
+}

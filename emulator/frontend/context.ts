@@ -1,0 +1,171 @@
+import type { Request, Response } from "express";
+import type { Faults } from "../faults";
+import { clientJSON, fullName } from "../json";
+import { ApiError, str } from "../routing";
+import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../store";
+import { sessionClaims, signJwt, type SigningKey } from "../tokens";
+
+export type FrontendApiOptions = {
+  store: Store;
+  key: SigningKey;
+  faults: Faults;
+  /** Where the emulator is mounted on the app's origin, e.g. "/__clerk". */
+  mountPath: string;
+  issuer: string;
+  tokenTtlSeconds: number;
+  sessionLifetimeMs: number;
+  applicationName: string;
+};
+
+export const CLIENT_COOKIE = "__client";
+
+function readCookie(req: Request, name: string): string | null {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return decodeURIComponent(v.join("="));
+  }
+  return null;
+}
+
+/** The browser a request comes from, roughly as Clerk's devices list names it. */
+export function activityOf(req: Request): SessionActivity {
+  const ua = req.get("user-agent") ?? "";
+  const browser =
+    /(Firefox|Edg|OPR|Chrome|Chromium|Safari)\/([\d.]+)/.exec(ua.replace("HeadlessChrome", "Chrome")) ?? null;
+  const names: Record<string, string> = { Edg: "Edge", OPR: "Opera" };
+  const isMobile = /Mobi|Android|iPhone|iPad/.test(ua);
+  return {
+    browserName: browser ? (names[browser[1] ?? ""] ?? browser[1] ?? null) : null,
+    browserVersion: browser?.[2] ?? null,
+    deviceType: isMobile ? (/iPad|Tablet/.test(ua) ? "Tablet" : "Mobile") : ua ? "Computer" : null,
+    isMobile,
+    ipAddress: req.ip ?? null,
+  };
+}
+
+/**
+ * What every part of the Frontend API shares: the browser's client (the
+ * `__client` cookie), its signed-in session and user, session tokens, and the
+ * `{response, client}` envelope clerk-js reads.
+ */
+export function createFrontendContext(options: FrontendApiOptions) {
+  const { store, key, mountPath } = options;
+
+  const mintToken = (req: Request, session: SessionRecord, orgId?: string | null) => {
+    const user = store.user(session.userId);
+    const activeOrgId = orgId === undefined ? session.lastActiveOrganizationId : orgId;
+    const org = activeOrgId ? store.org(activeOrgId) : null;
+    const membership = org && user ? store.membership(org.id, user.id) : null;
+    return signJwt(
+      key,
+      sessionClaims({
+        issuer: options.issuer,
+        sessionId: session.id,
+        userId: session.userId,
+        name: user ? fullName(user) : null,
+        imageUrl: null,
+        org: org && membership ? { id: org.id, slug: org.slug, role: membership.role } : null,
+        ttlSeconds: options.tokenTtlSeconds,
+        azp: req.get("origin") ?? undefined,
+      }),
+    );
+  };
+
+  const clientCookieOptions = (req: Request) =>
+    `Path=${mountPath}; HttpOnly; SameSite=Lax; Max-Age=31536000${req.secure ? "; Secure" : ""}`;
+
+  /** `__client_uat` tells the app's server whether this browser has a signed-in client (0 = no). */
+  const setClientCookies = (req: Request, res: Response, client: ClientRecord | null) => {
+    const signedIn = client ? store.activeSessions(client).length > 0 : false;
+    const uat = signedIn && client ? Math.floor(client.updatedAt / 1000) : 0;
+    const secure = req.secure ? "; Secure" : "";
+    res.append("Set-Cookie", `__client_uat=${uat}; Path=/; SameSite=Lax; Max-Age=31536000${secure}`);
+    if (client) res.append("Set-Cookie", `${CLIENT_COOKIE}=${client.id}; ${clientCookieOptions(req)}`);
+    else res.append("Set-Cookie", `${CLIENT_COOKIE}=; Path=${mountPath}; HttpOnly; SameSite=Lax; Max-Age=0`);
+  };
+
+  const currentClient = (req: Request): ClientRecord | null => {
+    const id = readCookie(req, CLIENT_COOKIE);
+    return id ? store.client(id) : null;
+  };
+
+  const ensureClient = (req: Request, res: Response): ClientRecord => {
+    const existing = currentClient(req);
+    if (existing) return existing;
+    const client = store.createClient();
+    res.append("Set-Cookie", `${CLIENT_COOKIE}=${client.id}; ${clientCookieOptions(req)}`);
+    return client;
+  };
+
+  /** Clerk's test helpers add a testing token to every Frontend API call; a valid one sets `captcha_bypass`. */
+  const carriesTestingToken = (req: Request) => {
+    const token = str(req.query.__clerk_testing_token);
+    const expiresAt = token ? store.testingTokens.get(token) : undefined;
+    return expiresAt !== undefined && expiresAt > Date.now();
+  };
+
+  const clientPayload = (req: Request, client: ClientRecord | null) =>
+    client ? clientJSON(store, client, (s) => mintToken(req, s), carriesTestingToken(req)) : null;
+
+  /** `{response, client}`: clerk-js updates its client from every answer of this shape. */
+  const envelope = (req: Request, res: Response, client: ClientRecord | null, response: unknown) => {
+    if (req.method !== "GET") setClientCookies(req, res, client);
+    return { response, client: clientPayload(req, client) };
+  };
+
+  const sessionOfClient = (client: ClientRecord | null, id: string | undefined): SessionRecord => {
+    const session = id ? store.session(id) : null;
+    if (!client || !session || session.clientId !== client.id) {
+      throw new ApiError(404, "resource_not_found", "Session not found");
+    }
+    return session;
+  };
+
+  const activeSession = (req: Request): SessionRecord => {
+    const client = currentClient(req);
+    if (!client) throw new ApiError(401, "signed_out", "You are signed out");
+    const wanted = str(req.query._clerk_session_id) ?? client.lastActiveSessionId;
+    const session = store.activeSessions(client).find((s) => s.id === wanted);
+    if (!session) throw new ApiError(401, "signed_out", "You are signed out");
+    return session;
+  };
+
+  /** The signed-in person, or Clerk's 401. */
+  const me = (req: Request): { session: SessionRecord; user: UserRecord } => {
+    const session = activeSession(req);
+    const user = store.user(session.userId);
+    if (!user) throw new ApiError(404, "resource_not_found", "User not found");
+    return { session, user };
+  };
+
+  /** Answers with the signed-in person's client around `response`. */
+  const reply = (req: Request, res: Response, response: unknown) => envelope(req, res, currentClient(req), response);
+
+  const finishSignIn = (req: Request, client: ClientRecord, userId: string) => {
+    // Single-session mode: a new sign-in replaces any earlier session of this client.
+    for (const s of store.activeSessions(client)) store.endSession(s, "removed");
+    return store.createSession(client, userId, options.sessionLifetimeMs, activityOf(req));
+  };
+
+  return {
+    ...options,
+    mintToken,
+    setClientCookies,
+    currentClient,
+    ensureClient,
+    clientPayload,
+    envelope,
+    reply,
+    sessionOfClient,
+    activeSession,
+    me,
+    finishSignIn,
+  };
+}
+
+export type FrontendContext = ReturnType<typeof createFrontendContext>;
+export type Route = (
+  method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT",
+  pattern: string,
+  handler: (req: Request, res: Response) => unknown,
+) => void;

@@ -1,0 +1,36 @@
+import express, { type Router } from "express";
+import { createRegistrar, notImplemented } from "../routing";
+import { rawUploadBody } from "../uploads";
+import { registerClientRoutes, registerSessionRoutes } from "./client";
+import { createFrontendContext, type FrontendApiOptions } from "./context";
+import { registerEmailRoutes } from "./me-emails";
+import { registerMeRoutes } from "./me";
+import { registerMemberRoutes } from "./organization-members";
+import { registerOrganizationRoutes } from "./organizations";
+import { registerSignInRoutes } from "./sign-ins";
+import { registerSignUpRoutes } from "./sign-ups";
+
+export type { FrontendApiOptions } from "./context";
+export { TEST_EMAIL_CODE } from "./sign-ins";
+
+/** Clerk's Frontend API: what clerk-js calls from the browser, one module per resource. */
+export function createFrontendApi(options: FrontendApiOptions): Router {
+  const router = express.Router();
+  router.use(express.urlencoded({ extended: false, limit: "64kb" }));
+  router.use(express.json({ limit: "64kb" }));
+  router.use(rawUploadBody);
+  const route = createRegistrar(router, "fapi", options.faults);
+  const fapi = createFrontendContext(options);
+
+  registerClientRoutes(route, fapi);
+  registerSessionRoutes(route, fapi);
+  registerSignInRoutes(route, fapi);
+  registerSignUpRoutes(route, fapi);
+  registerMeRoutes(route, fapi);
+  registerEmailRoutes(route, fapi);
+  registerOrganizationRoutes(route, fapi);
+  registerMemberRoutes(route, fapi);
+
+  router.use(notImplemented);
+  return router;
+}

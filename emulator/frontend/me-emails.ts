@@ -1,0 +1,87 @@
+import { newId } from "../ids";
+import { parseEmail } from "../invitations";
+import { deletedJSON, emailAddressJSON } from "../json";
+import { ApiError, str } from "../routing";
+import type { UserRecord } from "../store";
+import type { FrontendContext, Route } from "./context";
+import { TEST_EMAIL_CODE } from "./sign-ins";
+
+/** The signed-in person's email addresses: add one, verify it with a code, remove it. */
+export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
+  const { store, me, reply } = fapi;
+
+  const emailOf = (user: UserRecord, id: unknown) => {
+    const email = user.emails.find((e) => e.id === id);
+    if (!email) throw new ApiError(404, "resource_not_found", "Email address not found");
+    return email;
+  };
+
+  route("GET", "/v1/me/email_addresses", (req) => me(req).user.emails.map(emailAddressJSON));
+
+  route("POST", "/v1/me/email_addresses", (req, res) => {
+    const { user } = me(req);
+    const address = parseEmail(req.body?.email_address);
+    if (store.emailTaken(address)) {
+      throw new ApiError(
+        422,
+        "form_identifier_exists",
+        "That email address is taken. Please try another.",
+        "email_address",
+      );
+    }
+    const t = Date.now();
+    const email = { id: newId("idn"), email: address, verified: false, createdAt: t, updatedAt: t };
+    user.emails.push(email);
+    user.updatedAt = t;
+    store.changed();
+    return reply(req, res, emailAddressJSON(email));
+  });
+
+  route("GET", "/v1/me/email_addresses/:id", (req, res) =>
+    reply(req, res, emailAddressJSON(emailOf(me(req).user, req.params.id))),
+  );
+
+  // Local mode sends no email: the code is always the test code.
+  route("POST", "/v1/me/email_addresses/:id/prepare_verification", (req, res) => {
+    const email = emailOf(me(req).user, req.params.id);
+    const strategy = str(req.body?.strategy) ?? "email_code";
+    if (strategy !== "email_code") {
+      throw new ApiError(422, "form_param_value_invalid", "Only email codes are available.", "strategy");
+    }
+    return reply(req, res, emailAddressJSON(email));
+  });
+
+  route("POST", "/v1/me/email_addresses/:id/attempt_verification", (req, res) => {
+    const { user } = me(req);
+    const email = emailOf(user, req.params.id);
+    if (!email.verified) {
+      if (str(req.body?.code) !== TEST_EMAIL_CODE) {
+        throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+      }
+      if (store.userByEmail(email.email)) {
+        throw new ApiError(422, "form_identifier_exists", "That email address is taken.", "email_address");
+      }
+      email.verified = true;
+      email.updatedAt = Date.now();
+      user.updatedAt = email.updatedAt;
+      store.changed();
+    }
+    return reply(req, res, emailAddressJSON(email));
+  });
+
+  route("DELETE", "/v1/me/email_addresses/:id", (req, res) => {
+    const { user } = me(req);
+    const email = emailOf(user, req.params.id);
+    if (email.id === user.emailId) {
+      throw new ApiError(
+        400,
+        "primary_identification_deletion_not_allowed",
+        "You cannot delete your primary email address. Make another address primary first.",
+      );
+    }
+    user.emails = user.emails.filter((e) => e !== email);
+    user.updatedAt = Date.now();
+    store.changed();
+    return reply(req, res, deletedJSON("email_address", email.id));
+  });
+}

@@ -1,0 +1,148 @@
+import type { Request } from "express";
+import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
+import { redeemTicket } from "../invitations";
+import { deletedJSON, frontendInvitationJSON, membershipJSON, organizationJSON, roleJSON } from "../json";
+import { removeMember, requireAdmin, ROLES } from "../memberships";
+import { ApiError, paginate, str } from "../routing";
+import type { UserRecord } from "../store";
+import { readImageUpload } from "../uploads";
+import type { FrontendContext, Route } from "./context";
+
+/** The organization a request names, if the signed-in person belongs to it (else the same 404 as for none). */
+export function orgAccess(fapi: FrontendContext) {
+  const { store, me } = fapi;
+  const memberOrg = (req: Request) => {
+    const { user } = me(req);
+    const org = store.org(String(req.params.id));
+    const membership = org ? store.membership(org.id, user.id) : null;
+    if (!org || !membership) throw new ApiError(404, "resource_not_found", "Organization not found");
+    return { org, membership, user };
+  };
+  /** Managing an organization, as Clerk's OrganizationProfile does it: admins only. */
+  const adminOrg = (req: Request) => {
+    const found = memberOrg(req);
+    requireAdmin(found.membership);
+    return found;
+  };
+  return { memberOrg, adminOrg };
+}
+
+/** Organizations: the person's own, creating, renaming, logos, deleting; roles; the person's memberships and invitations. */
+export function registerOrganizationRoutes(route: Route, fapi: FrontendContext): void {
+  const { store, me, reply } = fapi;
+  const { memberOrg, adminOrg } = orgAccess(fapi);
+
+  route("GET", "/v1/me/organization_memberships", (req, res) => {
+    const { user } = me(req);
+    const list = store.membershipsOfUser(user.id).map((m) => membershipJSON(store, m, "fapi"));
+    return reply(req, res, paginate(list, req.query));
+  });
+
+  route("DELETE", "/v1/me/organization_memberships/:orgId", (req, res) => {
+    const { user } = me(req);
+    const org = store.org(String(req.params.orgId));
+    const membership = org ? store.membership(org.id, user.id) : null;
+    if (!membership) throw new ApiError(404, "resource_not_found", "Organization not found");
+    removeMember(store, membership);
+    const deleted = { object: "organization_membership", id: membership.id, deleted: true };
+    return reply(req, res, deleted);
+  });
+
+  /** Invitations to the signed-in user's address: Clerk's switcher offers to accept them. */
+  const myInvitations = (user: UserRecord) =>
+    store.state.invitations.filter(
+      (i) =>
+        i.status === "pending" &&
+        i.expiresAt > Date.now() &&
+        store.org(i.orgId) &&
+        user.emails.some((e) => e.verified && e.email === i.email),
+    );
+
+  route("GET", "/v1/me/organization_invitations", (req, res) => {
+    const { user } = me(req);
+    const status = str(req.query.status);
+    const list = status && status !== "pending" ? [] : myInvitations(user);
+    return reply(
+      req,
+      res,
+      paginate(
+        list.map((i) => frontendInvitationJSON(store, i)),
+        req.query,
+      ),
+    );
+  });
+
+  route("POST", "/v1/me/organization_invitations/:id/accept", (req, res) => {
+    const { user } = me(req);
+    const invitation = myInvitations(user).find((i) => i.id === req.params.id);
+    if (!invitation) throw new ApiError(404, "organization_invitation_not_found", "Invitation not found");
+    redeemTicket(store, { kind: "invitation", invitation }, user.id);
+    return reply(req, res, frontendInvitationJSON(store, invitation));
+  });
+
+  route("GET", "/v1/me/organization_suggestions", (req, res) => {
+    me(req);
+    return reply(req, res, { data: [], total_count: 0 });
+  });
+
+  // Organizations -------------------------------------------------------------
+  route("POST", "/v1/organizations", (req, res) => {
+    const { user } = me(req);
+    const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
+    const org = createOrganizationFor(store, user.id, input);
+    return reply(req, res, organizationJSON(store, org, "fapi"));
+  });
+
+  route("GET", "/v1/organizations/:id", (req, res) =>
+    reply(req, res, organizationJSON(store, memberOrg(req).org, "fapi")),
+  );
+
+  route("PATCH", "/v1/organizations/:id", (req, res) => {
+    const { org } = adminOrg(req);
+    updateOrganization(store, org, { name: str(req.body?.name), slug: str(req.body?.slug) });
+    return reply(req, res, organizationJSON(store, org, "fapi"));
+  });
+
+  route("DELETE", "/v1/organizations/:id", (req, res) => {
+    const { org } = adminOrg(req);
+    store.deleteOrganization(org);
+    return reply(req, res, deletedJSON("organization", org.id, org.slug ? { slug: org.slug } : {}));
+  });
+
+  route("PUT", "/v1/organizations/:id/logo", async (req, res) => {
+    const { org } = adminOrg(req);
+    const image = store.saveImage(await readImageUpload(req));
+    store.deleteImage(org.imageId);
+    org.imageId = image.id;
+    org.updatedAt = Date.now();
+    store.changed();
+    return reply(req, res, organizationJSON(store, org, "fapi"));
+  });
+
+  route("DELETE", "/v1/organizations/:id/logo", (req, res) => {
+    const { org } = adminOrg(req);
+    if (!org.imageId) throw new ApiError(404, "resource_not_found", "This organization has no logo.");
+    const id = org.imageId;
+    store.deleteImage(id);
+    org.imageId = null;
+    org.updatedAt = Date.now();
+    store.changed();
+    return reply(req, res, deletedJSON("image", id));
+  });
+
+  route("GET", "/v1/organizations/:id/membership_requests", (req, res) => {
+    memberOrg(req);
+    return reply(req, res, { data: [], total_count: 0 });
+  });
+
+  route("GET", "/v1/organizations/:id/domains", (req, res) => {
+    memberOrg(req);
+    return reply(req, res, { data: [], total_count: 0 });
+  });
+
+  route("GET", "/v1/organizations/:id/roles", (req, res) => {
+    memberOrg(req);
+    const roles = ROLES.map(roleJSON);
+    return reply(req, res, { data: roles, total_count: roles.length });
+  });
+}

@@ -1,0 +1,119 @@
+import type { Request, Response } from "express";
+import { newId } from "../ids";
+import { redeemTicket, ticketUser, usableTicket } from "../invitations";
+import { signInJSON } from "../json";
+import { ApiError, str } from "../routing";
+import { verifyPassword, type ClientRecord } from "../store";
+import type { FrontendContext, Route } from "./context";
+
+/** Sign-in code (email) that always works, as in Clerk's test mode. */
+export const TEST_EMAIL_CODE = "424242";
+
+/** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
+export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
+  const { store, ensureClient, envelope, finishSignIn } = fapi;
+
+  const attemptPassword = (req: Request, client: ClientRecord, password: string | null) => {
+    const signIn = client.signIn;
+    const user = signIn?.userId ? store.user(signIn.userId) : null;
+    if (!signIn || !user)
+      throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
+    if (!password || !verifyPassword(password, user.passwordHash)) {
+      signIn.firstFactorStrategy = "password";
+      signIn.firstFactorStatus = "unverified";
+      throw new ApiError(
+        422,
+        "form_password_incorrect",
+        "Password is incorrect. Try again, or use another method.",
+        "password",
+      );
+    }
+    const session = finishSignIn(req, client, user.id);
+    signIn.status = "complete";
+    signIn.firstFactorStrategy = "password";
+    signIn.firstFactorStatus = "verified";
+    signIn.createdSessionId = session.id;
+  };
+
+  route("POST", "/v1/client/sign_ins", (req, res) => {
+    const client = ensureClient(req, res);
+    const identifier = str(req.body?.identifier)?.trim() ?? null;
+    const now = Date.now();
+    client.signIn = {
+      id: newId("sia"),
+      identifier,
+      userId: null,
+      status: "needs_identifier",
+      createdSessionId: null,
+      firstFactorStrategy: null,
+      firstFactorStatus: null,
+      createdAt: now,
+    };
+    if (str(req.body?.strategy) === "ticket") {
+      // An invitation or sign-in link: the ticket alone signs its user in.
+      const ticket = usableTicket(store, str(req.body?.ticket));
+      const userId = ticketUser(store, ticket);
+      redeemTicket(store, ticket, userId);
+      const session = finishSignIn(req, client, userId);
+      Object.assign(client.signIn, {
+        identifier: store.user(userId)?.email ?? null,
+        userId,
+        status: "complete",
+        firstFactorStrategy: "ticket",
+        firstFactorStatus: "verified",
+        createdSessionId: session.id,
+      });
+    } else if (identifier) {
+      const user = store.userByEmail(identifier);
+      if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
+      client.signIn.userId = user.id;
+      client.signIn.status = "needs_first_factor";
+      if (str(req.body?.password) !== null || str(req.body?.strategy) === "password") {
+        attemptPassword(req, client, str(req.body?.password));
+      }
+    }
+    client.updatedAt = now;
+    store.changed();
+    return envelope(req, res, client, signInJSON(store, client.signIn));
+  });
+
+  const currentSignIn = (req: Request, res: Response) => {
+    const client = ensureClient(req, res);
+    if (!client.signIn || client.signIn.id !== req.params.id) {
+      throw new ApiError(404, "resource_not_found", "Sign-in not found");
+    }
+    return { client, signIn: client.signIn };
+  };
+
+  route("GET", "/v1/client/sign_ins/:id", (req, res) => {
+    const { client, signIn } = currentSignIn(req, res);
+    return envelope(req, res, client, signInJSON(store, signIn));
+  });
+
+  route("POST", "/v1/client/sign_ins/:id/prepare_first_factor", (req, res) => {
+    const { client, signIn } = currentSignIn(req, res);
+    signIn.firstFactorStrategy = str(req.body?.strategy) ?? "email_code";
+    signIn.firstFactorStatus = "unverified";
+    return envelope(req, res, client, signInJSON(store, signIn));
+  });
+
+  route("POST", "/v1/client/sign_ins/:id/attempt_first_factor", (req, res) => {
+    const { client, signIn } = currentSignIn(req, res);
+    const strategy = str(req.body?.strategy);
+    if (strategy === "password") {
+      attemptPassword(req, client, str(req.body?.password));
+    } else if (strategy === "email_code") {
+      if (str(req.body?.code) !== TEST_EMAIL_CODE || !signIn.userId) {
+        throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+      }
+      const session = finishSignIn(req, client, signIn.userId);
+      signIn.status = "complete";
+      signIn.firstFactorStatus = "verified";
+      signIn.createdSessionId = session.id;
+    } else {
+      throw new ApiError(422, "strategy_for_user_invalid", "That sign-in method is not available.", "strategy");
+    }
+    store.changed();
+    return envelope(req, res, client, signInJSON(store, signIn));
+  });
+}

@@ -1,0 +1,9 @@
+/**
+ * The one place that turns the emulator's records into Clerk's JSON, as
+ * Clerk's OpenAPI description (API version 2025-11-10) has each shape for
+ * each API. Timestamps are epoch ms. The tests check every answer against it.
+ */
+export * from "./common";
+export * from "./organizations";
+export * from "./sessions";
+export * from "./users";

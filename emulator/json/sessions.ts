@@ -1,0 +1,179 @@
+import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../store";
+import { imageUrl, verificationJSON } from "./common";
+import { publicUserDataJSON, userJSON } from "./users";
+
+function sessionBase(session: SessionRecord) {
+  return {
+    object: "session",
+    id: session.id,
+    status: session.status,
+    expire_at: session.expireAt,
+    abandon_at: session.expireAt,
+    last_active_at: session.lastActiveAt,
+    actor: null,
+  };
+}
+
+/** A session in the browser's client, with its user and its newest token. */
+export function sessionJSON(store: Store, session: SessionRecord, lastActiveToken: string | null) {
+  const user = store.user(session.userId);
+  return {
+    ...sessionBase(session),
+    last_active_organization_id: session.lastActiveOrganizationId,
+    last_active_token: lastActiveToken ? { object: "token", jwt: lastActiveToken } : null,
+    factor_verification_age: [0, -1],
+    user: user ? userJSON(store, user, "fapi") : undefined,
+    public_user_data: user ? publicUserDataJSON(store, user) : null,
+    created_at: session.createdAt,
+    updated_at: session.updatedAt,
+  };
+}
+
+function activityJSON(session: SessionRecord) {
+  const a = session.activity;
+  return {
+    object: "session_activity",
+    id: `sess_activity_${session.id.slice(5)}`,
+    is_mobile: a?.isMobile ?? false,
+    ...(a?.deviceType ? { device_type: a.deviceType } : {}),
+    ...(a?.browserName ? { browser_name: a.browserName } : {}),
+    ...(a?.browserVersion ? { browser_version: a.browserVersion } : {}),
+    ...(a?.ipAddress ? { ip_address: a.ipAddress } : {}),
+  };
+}
+
+/** An entry of the signed-in person's devices list (`/v1/me/sessions/active`). */
+export function activeSessionJSON(session: SessionRecord) {
+  return { ...sessionBase(session), last_active_token: null, latest_activity: activityJSON(session) };
+}
+
+/** A session as the Backend API shows it: whose, on which client, from which device. */
+export function backendSessionJSON(session: SessionRecord) {
+  return {
+    ...sessionBase(session),
+    user_id: session.userId,
+    client_id: session.clientId,
+    last_active_organization_id: session.lastActiveOrganizationId,
+    latest_activity: activityJSON(session),
+    created_at: session.createdAt,
+    updated_at: session.updatedAt,
+  };
+}
+
+export function signInJSON(store: Store, signIn: SignInRecord) {
+  const user = signIn.userId ? store.user(signIn.userId) : null;
+  const factors = user
+    ? [
+        { strategy: "password" },
+        { strategy: "email_code", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
+      ]
+    : [];
+  const image = user ? imageUrl(store, user.imageId) : "";
+  return {
+    object: "sign_in_attempt",
+    id: signIn.id,
+    status: signIn.status,
+    identifier: signIn.identifier,
+    supported_identifiers: ["email_address"],
+    supported_first_factors: factors,
+    supported_second_factors: [],
+    first_factor_verification: signIn.firstFactorStrategy
+      ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
+      : null,
+    second_factor_verification: null,
+    user_data: user
+      ? {
+          first_name: user.firstName,
+          last_name: user.lastName,
+          image_url: image,
+          profile_image_url: image,
+          has_image: Boolean(user.imageId),
+        }
+      : null,
+    created_session_id: signIn.createdSessionId,
+    abandon_at: signIn.createdAt + 24 * 3_600_000,
+  };
+}
+
+export function signUpJSON(signUp: SignUpRecord) {
+  const missing: string[] = [];
+  if (!signUp.email) missing.push("email_address");
+  if (!signUp.passwordHash) missing.push("password");
+  const unverified = signUp.email && signUp.emailVerification !== "verified" ? ["email_address"] : [];
+  const emailVerification =
+    signUp.emailVerification === "none"
+      ? null
+      : {
+          ...verificationJSON(signUp.emailVerification, signUp.ticket ? "ticket" : "email_code"),
+          next_action: signUp.emailVerification === "verified" ? "" : "needs_attempt",
+          supported_strategies: ["email_code"],
+        };
+  return {
+    object: "sign_up_attempt",
+    id: signUp.id,
+    status: signUp.status,
+    required_fields: ["email_address", "password"],
+    optional_fields: ["first_name", "last_name"],
+    missing_fields: missing,
+    unverified_fields: unverified,
+    verifications: {
+      email_address: emailVerification,
+      phone_number: null,
+      web3_wallet: null,
+      external_account: null,
+    },
+    username: null,
+    email_address: signUp.email,
+    phone_number: null,
+    web3_wallet: null,
+    first_name: signUp.firstName,
+    last_name: signUp.lastName,
+    password_enabled: Boolean(signUp.passwordHash),
+    unsafe_metadata: {},
+    public_metadata: {},
+    custom_action: false,
+    external_id: null,
+    created_session_id: signUp.createdSessionId,
+    created_user_id: signUp.createdUserId,
+    abandon_at: signUp.createdAt + 24 * 3_600_000,
+    legal_accepted_at: null,
+  };
+}
+
+/** `captchaBypass`: the request carried a testing token (`__clerk_testing_token`), as Clerk's test helpers send. */
+export function clientJSON(
+  store: Store,
+  client: ClientRecord,
+  tokenFor: (s: SessionRecord) => string | null,
+  captchaBypass = false,
+) {
+  const sessions = store.activeSessions(client);
+  return {
+    object: "client",
+    id: client.id,
+    sessions: sessions.map((s) => sessionJSON(store, s, tokenFor(s))),
+    sign_in: client.signIn ? signInJSON(store, client.signIn) : null,
+    sign_up: client.signUp ? signUpJSON(client.signUp) : null,
+    last_active_session_id: sessions.some((s) => s.id === client.lastActiveSessionId)
+      ? client.lastActiveSessionId
+      : null,
+    last_authentication_strategy: null,
+    cookie_expires_at: null,
+    captcha_bypass: captchaBypass,
+    created_at: client.createdAt,
+    updated_at: client.updatedAt,
+  };
+}
+
+export function signInTokenJSON(record: SignInTokenRecord, url: string) {
+  return {
+    object: "sign_in_token",
+    id: record.id,
+    user_id: record.userId,
+    token: record.ticket,
+    status: record.status,
+    url,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+  };
+}
