@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import express, { type Request, type Router } from "express";
 import type { Faults } from "./faults";
 import {
+  createInstanceInvitation,
   createInvitation,
   createSignInToken,
   parseEmail,
@@ -14,6 +15,7 @@ import {
   backendSessionJSON,
   deletedJSON,
   fullName,
+  instanceInvitationJSON,
   membershipJSON,
   organizationJSON,
   signInTokenJSON,
@@ -280,6 +282,41 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   route("POST", "/v1/organizations/:id/invitations/:invitationId/revoke", (req) =>
     invitationOut(req)(revokeInvitation(store, org(req), String(req.params.invitationId))),
   );
+
+  // Invitations to the application: the link signs up the invited address.
+  const instanceInvitationOut = (req: Request) => (inv: InvitationRecord) =>
+    instanceInvitationJSON(inv, ticketUrl(frontendApiUrl(req), inv.ticket));
+  route("GET", "/v1/invitations", (req) => {
+    const status = str(req.query.status);
+    const query = str(req.query.query)?.trim().toLowerCase() ?? "";
+    const list = store.state.invitations
+      .filter((i) => i.orgId === null)
+      .map(instanceInvitationOut(req))
+      .filter((i) => (!status || i.status === status) && (!query || i.email_address.includes(query)))
+      .sort((a, b) =>
+        str(req.query.order_by) === "created_at" ? a.created_at - b.created_at : b.created_at - a.created_at,
+      );
+    return paginate(list, req.query).data;
+  });
+  route("POST", "/v1/invitations", (req) => {
+    const invitation = createInstanceInvitation(store, {
+      email: parseEmail(req.body?.email_address),
+      redirectUrl: str(req.body?.redirect_url),
+      expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
+    });
+    return instanceInvitationOut(req)(invitation);
+  });
+  route("POST", "/v1/invitations/:id/revoke", (req) => {
+    const invitation = store.state.invitations.find((i) => i.orgId === null && i.id === req.params.id);
+    if (!invitation) throw new ApiError(404, "resource_not_found", "Invitation not found");
+    if (invitation.status !== "pending") {
+      throw new ApiError(400, "invitation_not_pending", "Only a pending invitation can be revoked.");
+    }
+    invitation.status = "revoked";
+    invitation.updatedAt = Date.now();
+    store.changed();
+    return instanceInvitationOut(req)(invitation);
+  });
 
   // Test helpers' endpoints (@clerk/testing) -----------------------------------
   route("POST", "/v1/testing_tokens", () => {

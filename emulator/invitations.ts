@@ -69,6 +69,39 @@ export function createInvitation(
   return invitation;
 }
 
+/** An invitation to the application (Clerk's `POST /v1/invitations`): its link signs up that address. */
+export function createInstanceInvitation(
+  store: Store,
+  input: { email: string; redirectUrl: string | null; expiresInDays?: number },
+): InvitationRecord {
+  if (store.emailTaken(input.email)) {
+    throw new ApiError(422, "form_identifier_exists", `${input.email} already has an account.`, "email_address");
+  }
+  const pending = store.state.invitations.some(
+    (i) => i.orgId === null && i.email === input.email && i.status === "pending" && i.expiresAt > Date.now(),
+  );
+  if (pending) {
+    throw new ApiError(400, "duplicate_record", `${input.email} has already been invited.`, "email_address");
+  }
+  const t = Date.now();
+  const invitation: InvitationRecord = {
+    id: newId("inv"),
+    orgId: null,
+    email: input.email,
+    role: "org:member",
+    status: "pending",
+    inviterUserId: null,
+    ticket: newTicket(),
+    redirectUrl: input.redirectUrl,
+    expiresAt: t + (input.expiresInDays ? input.expiresInDays * 86_400_000 : INVITATION_LIFETIME_MS),
+    createdAt: t,
+    updatedAt: t,
+  };
+  store.state.invitations.push(invitation);
+  store.changed();
+  return invitation;
+}
+
 export function pendingInvitations(store: Store, orgId: string): InvitationRecord[] {
   const t = Date.now();
   return store.state.invitations.filter((i) => i.orgId === orgId && i.status === "pending" && i.expiresAt > t);
@@ -178,7 +211,10 @@ export function redeemTicket(store: Store, ticket: Ticket, userId: string): void
     ticket.record.updatedAt = t;
   } else {
     const { invitation } = ticket;
-    if (!store.membership(invitation.orgId, userId)) store.addMembership(invitation.orgId, userId, invitation.role);
+    // An invitation to the application only lets its person sign up; one to an organization makes them a member.
+    if (invitation.orgId && !store.membership(invitation.orgId, userId)) {
+      store.addMembership(invitation.orgId, userId, invitation.role);
+    }
     invitation.status = "accepted";
     invitation.updatedAt = t;
   }

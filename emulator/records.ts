@@ -58,7 +58,8 @@ export type MembershipRecord = {
 
 export type InvitationRecord = {
   id: string;
-  orgId: string;
+  /** null: an invitation to the application itself (the Backend API's `/v1/invitations`), which signs up only. */
+  orgId: string | null;
   email: string;
   role: Role;
   status: "pending" | "accepted" | "revoked";

@@ -54,6 +54,7 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
       (i) =>
         i.status === "pending" &&
         i.expiresAt > Date.now() &&
+        i.orgId !== null &&
         store.org(i.orgId) &&
         user.emails.some((e) => e.verified && e.email === i.email),
     );

@@ -78,7 +78,7 @@ function invitationCommon(inv: InvitationRecord) {
 
 /** An invitation as the browser sees it: no link (it is a secret), no inviter. */
 export function frontendInvitationJSON(store: Store, inv: InvitationRecord) {
-  const org = store.org(inv.orgId);
+  const org = inv.orgId ? store.org(inv.orgId) : null;
   return {
     ...invitationCommon(inv),
     url: null,
@@ -104,5 +104,22 @@ export function backendInvitationJSON(store: Store, inv: InvitationRecord, url: 
           identifier: inviter.email,
         }
       : null,
+  };
+}
+
+/** An invitation to the application (not to an organization), as the Backend API's `/v1/invitations` shows it. */
+export function instanceInvitationJSON(inv: InvitationRecord, url: string) {
+  const expired = inv.status === "pending" && inv.expiresAt <= Date.now();
+  return {
+    object: "invitation",
+    id: inv.id,
+    email_address: inv.email,
+    public_metadata: {},
+    revoked: inv.status === "revoked",
+    status: expired ? "expired" : inv.status,
+    url,
+    expires_at: inv.expiresAt,
+    created_at: inv.createdAt,
+    updated_at: inv.updatedAt,
   };
 }

@@ -32,7 +32,7 @@ export function backendApi(origin: string, dataDir: string) {
  */
 export function frontendClient(origin: string) {
   let client = "";
-  return async (method: string, path: string, form?: Record<string, string>) => {
+  const call = async (method: string, path: string, form?: Record<string, string>) => {
     const res = await fetch(`${origin}/__clerk${path}`, {
       method,
       headers: {
@@ -48,6 +48,8 @@ export function frontendClient(origin: string) {
     }
     return reply(res);
   };
+  /** The browser's cookie header, for a request the test sends itself (an upload, say). */
+  return Object.assign(call, { cookie: () => (client ? `__client=${client}` : "") });
 }
 
 /** How many calls the emulator has answered, per endpoint ("bapi GET /v1/organizations/:id", …). */
