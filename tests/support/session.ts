@@ -65,5 +65,7 @@ export async function emulatorSession(origin: string, email: string, organizatio
     clientId: string;
     sessionToken: string;
     clientUat: number;
+    /** What a real sign-in leaves in the browser (`__client`, `__client_uat`, `__session`), for `context.addCookies`. */
+    cookies: { name: string; value: string; path: string; httpOnly: boolean; sameSite: "Lax" }[];
   };
 }
