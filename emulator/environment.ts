@@ -1,11 +1,14 @@
 /**
  * What `GET /v1/environment` returns: one production instance with email +
  * password sign-in, email-code verification at sign-up, optional names, and
- * organizations on. Shapes follow Clerk's EnvironmentJSON.
+ * organizations on. The shape is Clerk's Frontend API schema
+ * `Client.Environment` (fapi-2025-11-10.yml), which forbids unknown fields:
+ * everything the emulator has no concept of is sent as off or empty.
  */
 export const SIGN_IN_URL = "/sign-in";
 export const SIGN_UP_URL = "/sign-up";
 
+/** A `UserSettings.Attribute`, off unless `extra` says otherwise. */
 function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
   return {
     enabled,
@@ -16,20 +19,43 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
     second_factors: [],
     verifications: [],
     verify_at_sign_up: false,
+    immutable: false,
     ...extra,
   };
 }
 
+const off = { enabled: false };
+
 export function environmentJSON(applicationName: string, settings: { organizationSlugs: boolean }) {
   return {
-    object: "environment",
-    id: "env_local",
     auth_config: {
       object: "auth_config",
       id: "aac_local",
+      first_name: "on",
+      last_name: "on",
+      email_address: "required",
+      phone_number: "off",
+      username: "off",
+      password: "required",
+      identification_requirements: [["email_address"]],
+      identification_strategies: ["email_address"],
+      // `ticket` is how invitation links sign in and sign up.
+      first_factors: ["email_code", "password", "ticket"],
+      second_factors: [],
+      email_address_verification_strategies: ["email_code"],
       single_session_mode: true,
+      enhanced_email_deliverability: false,
+      test_mode: false,
+      url_based_session_syncing: false,
       claimed_at: null,
       reverification: false,
+      native_settings: {
+        object: "native_settings",
+        api_enabled: false,
+        trusted_device_sign_in_enabled: false,
+        trusted_device_enrollment_prompt_after_sign_in_enabled: false,
+        trusted_device_enrollment_prompt_after_sign_up_enabled: false,
+      },
     },
     display_config: {
       object: "display_config",
@@ -58,6 +84,8 @@ export function environmentJSON(applicationName: string, settings: { organizatio
       sign_up_url: SIGN_UP_URL,
       user_profile_url: "/user",
       waitlist_url: "/",
+      // No OAuth applications, so no consent screen.
+      oauth_consent_url: "",
       after_sign_in_url: "/",
       after_sign_up_url: "/",
       after_sign_out_one_url: "/",
@@ -68,19 +96,26 @@ export function environmentJSON(applicationName: string, settings: { organizatio
       create_organization_url: "/orgs/new",
       after_leave_organization_url: "/orgs",
       after_create_organization_url: "/orgs",
+      logo_link_url: "/",
       support_email: null,
       branded: false,
+      experimental_force_oauth_first: false,
+      clerk_js_version: "5",
+      show_devmode_warning: false,
+      google_one_tap_client_id: null,
+      help_url: null,
+      privacy_policy_url: null,
+      terms_url: null,
+      logo_url: null,
+      favicon_url: null,
+      logo_image: null,
+      favicon_image: null,
       captcha_public_key: null,
       captcha_widget_type: null,
       captcha_public_key_invisible: null,
       captcha_provider: null,
       captcha_oauth_bypass: [],
       captcha_heartbeat: false,
-      show_devmode_warning: false,
-      terms_url: null,
-      privacy_policy_url: null,
-      google_one_tap_client_id: null,
-      clerk_js_version: "5",
     },
     user_settings: {
       attributes: {
@@ -98,28 +133,34 @@ export function environmentJSON(applicationName: string, settings: { organizatio
         last_name: attribute(true),
         password: attribute(true, { required: true }),
         authenticator_app: attribute(false),
+        // Invitation tickets work, but a ticket is not an identifier to type in.
+        ticket: attribute(true),
         backup_code: attribute(false),
         passkey: attribute(false),
       },
-      actions: { delete_self: true, create_organization: true },
       social: {},
-      saml: { enabled: false },
-      enterprise_sso: { enabled: false },
-      sign_in: { second_factor: { required: false, enabled: false } },
+      saml: off,
+      enterprise_sso: off,
+      sign_in: { second_factor: { required: false } },
       sign_up: {
+        captcha_enabled: false,
+        // The schema wants a widget type even with captcha off.
+        captcha_widget_type: "smart",
         custom_action_required: false,
         progressive: true,
-        captcha_enabled: false,
-        captcha_widget_type: null,
-        disable_hibp: true,
         mode: "public",
         legal_consent_enabled: false,
-        mfa: { required: false },
       },
-      restrictions: { allowlist: { enabled: false }, blocklist: { enabled: false } },
+      restrictions: {
+        allowlist: off,
+        blocklist: off,
+        allowlist_blocklist_disabled_on_sign_in: off,
+        block_email_subaddresses: off,
+        block_disposable_email_domains: off,
+      },
       password_settings: {
-        allowed_special_characters: "",
         disable_hibp: true,
+        disable_password_reverification: false,
         min_length: 8,
         max_length: 72,
         require_special_char: false,
@@ -128,31 +169,45 @@ export function environmentJSON(applicationName: string, settings: { organizatio
         require_lowercase: false,
         show_zxcvbn: false,
         min_zxcvbn_strength: 0,
+        enforce_hibp_on_sign_in: false,
+        allowed_special_characters: "",
       },
-      passkey_settings: { allow_autofill: false, show_sign_in_button: false },
-      username_settings: { min_length: 4, max_length: 64 },
+      username_settings: {
+        min_length: 4,
+        max_length: 64,
+        allow_extended_special_characters: false,
+        allow_numeric_usernames: false,
+      },
+      actions: { delete_self: true, create_organization: true, create_organizations_limit: null },
+      // The emulator has no lockout, PII or enumeration protection.
+      attack_protection: {
+        user_lockout: { enabled: false, max_attempts: 0, duration_in_minutes: 0 },
+        pii: off,
+        email_link: { require_same_client: false },
+        enumeration_protection: off,
+      },
+      passkey_settings: { allow_autofill: false, show_sign_in_button: false, satisfies_second_factor: false },
     },
     organization_settings: {
       enabled: true,
+      // 0: no limit on members per organization.
       max_allowed_memberships: 0,
-      force_organization_selection: false,
       actions: { admin_delete: true },
       domains: { enabled: false, enrollment_modes: [], default_role: "org:member" },
       slug: { disabled: !settings.organizationSlugs },
-      organization_creation_defaults: { enabled: false },
+      creator_role: "org:admin",
     },
     commerce_settings: {
-      object: "commerce_settings",
-      id: "commerce_settings_local",
       billing: {
-        stripe_publishable_key: "",
+        stripe_publishable_key: null,
         user: { enabled: false, has_paid_plans: false },
         organization: { enabled: false, has_paid_plans: false },
       },
     },
-    api_keys_settings: { user_api_keys_enabled: false, orgs_api_keys_enabled: false },
-    protect_config: { object: "protect_config", id: "protect_config_local", loaders: [] },
-    maintenance_mode: false,
+    api_keys_settings: { enabled: false, user_api_keys_enabled: false, orgs_api_keys_enabled: false },
+    protect_config: { loaders: [] },
     client_debug_mode: false,
+    partitioned_cookies: false,
+    maintenance_mode: false,
   };
 }

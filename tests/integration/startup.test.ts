@@ -42,7 +42,7 @@ describe("start-up", () => {
       expect(server.output()).toContain("ada@example.com");
       const env = await fetch(`${server.origin}/__clerk/v1/environment`);
       expect(env.headers.get("content-type")).toBe("application/json");
-      expect((await env.json()).object).toBe("environment");
+      expect((await env.json()).auth_config.object).toBe("auth_config");
       // Bound to 127.0.0.1 even though HOST asked for every interface.
       const { stdout } = await import("node:child_process").then((cp) =>
         cp.execFileSync
