@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import express, { type Router } from "express";
-import { createBackendApi } from "./backend-api";
+import { createBackendApi } from "./backend";
 import { Faults, type FaultMode } from "./faults";
 import { createFrontendApi } from "./frontend";
 import { activityOf } from "./frontend/context";

@@ -42,6 +42,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * meets any armed fault first, and turns an ApiError into Clerk's envelope
  * with `Content-Type: application/json` exactly (the SDK parses nothing else).
  */
+/** How a resource module registers an endpoint: the registrar's `route`. */
+export type Route = (method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT", pattern: string, handler: Handler) => void;
+
 export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Faults) {
   const byKey = new Map<string, Handler>();
 

@@ -164,8 +164,4 @@ export function createFrontendContext(options: FrontendApiOptions) {
 }
 
 export type FrontendContext = ReturnType<typeof createFrontendContext>;
-export type Route = (
-  method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT",
-  pattern: string,
-  handler: (req: Request, res: Response) => unknown,
-) => void;
+export type { Route } from "../routing";

@@ -1,0 +1,39 @@
+import type { Request } from "express";
+import { ApiError } from "../routing";
+import type { Store, UserRecord } from "../store";
+
+export type BackendContext = ReturnType<typeof createBackendContext>;
+
+export type { Route } from "../routing";
+
+/** A query or body parameter that may be given once or repeated (`?user_id=a&user_id=b`). */
+export function asList(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
+  return typeof value === "string" ? [value] : [];
+}
+
+/** What the Backend API's resources share: the store, the records a path names, the Frontend API's address. */
+export function createBackendContext(
+  store: Store,
+  /** Where browsers reach the Frontend API, for the links in invitations and sign-in tokens. */
+  frontendApiUrl: (req: Request) => string,
+) {
+  return {
+    store,
+    frontendApiUrl,
+    userOf(req: Request): UserRecord {
+      const found = store.user(String(req.params.id));
+      if (!found) throw new ApiError(404, "resource_not_found", "User not found");
+      return found;
+    },
+    org(req: Request) {
+      const found = store.org(String(req.params.id));
+      if (!found) throw new ApiError(404, "resource_not_found", "Organization not found");
+      return found;
+    },
+    revokeSessionsOf(user: UserRecord) {
+      for (const s of store.state.sessions)
+        if (s.userId === user.id && s.status === "active") store.endSession(s, "revoked");
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import express, { type Request, type Router } from "express";
+import type { Faults } from "../faults";
+import { ApiError, createRegistrar, notImplemented } from "../routing";
+import type { Store } from "../store";
+import { jwks, type SigningKey } from "../tokens";
+import { createBackendContext } from "./context";
+import { registerInvitationRoutes } from "./invitations";
+import { registerOrganizationRoutes } from "./organizations";
+import { registerSessionRoutes } from "./sessions";
+import { registerUserRoutes } from "./users";
+
+export type BackendApiOptions = {
+  store: Store;
+  key: SigningKey;
+  faults: Faults;
+  secretKey: string;
+  /** Where browsers reach the Frontend API, for the links in invitations and sign-in tokens. */
+  frontendApiUrl: (req: Request) => string;
+};
+
+/** Clerk's Backend API, one module per resource. Bearer secret key required. */
+export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl }: BackendApiOptions): Router {
+  const router = express.Router();
+  router.use(express.json({ limit: "64kb" }));
+  router.use(express.urlencoded({ extended: true, limit: "64kb" }));
+  router.use((req, res, next) => {
+    if (req.get("authorization") === `Bearer ${secretKey}`) return next();
+    res
+      .status(401)
+      .type("application/json")
+      .send(JSON.stringify(new ApiError(401, "authentication_invalid", "Invalid secret key").toJSON()));
+  });
+  const route = createRegistrar(router, "bapi", faults);
+  const bapi = createBackendContext(store, frontendApiUrl);
+
+  route("GET", "/v1/jwks", () => jwks(key));
+  registerUserRoutes(route, bapi);
+  registerOrganizationRoutes(route, bapi);
+  registerInvitationRoutes(route, bapi);
+  registerSessionRoutes(route, bapi);
+
+  router.use(notImplemented);
+  return router;
+}

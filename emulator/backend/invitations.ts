@@ -1,0 +1,78 @@
+import type { Request } from "express";
+import { createInstanceInvitation, createInvitation, parseEmail, revokeInvitation, ticketUrl } from "../invitations";
+import { backendInvitationJSON, instanceInvitationJSON } from "../json";
+import { parseRole } from "../memberships";
+import { ApiError, clampInt, paginate, str } from "../routing";
+import type { InvitationRecord } from "../store";
+import { asList, type BackendContext, type Route } from "./context";
+
+/** Invitations to an organization, and to the application. */
+export function registerInvitationRoutes(route: Route, { store, org, frontendApiUrl }: BackendContext): void {
+  const invitationOut = (req: Request) => (inv: InvitationRecord) =>
+    backendInvitationJSON(store, inv, ticketUrl(frontendApiUrl(req), inv.ticket));
+
+  route("GET", "/v1/organizations/:id/invitations", (req) => {
+    const found = org(req);
+    const statuses = asList(req.query.status);
+    const list = store.state.invitations
+      .filter((i) => i.orgId === found.id && (statuses.length === 0 || statuses.includes(i.status)))
+      // Asked for pending ones, an expired invitation is not among them.
+      .filter((i) => !statuses.includes("pending") || i.status !== "pending" || i.expiresAt > Date.now())
+      .map(invitationOut(req));
+    return paginate(list, req.query);
+  });
+  route("POST", "/v1/organizations/:id/invitations", (req) => {
+    const invitation = createInvitation(store, org(req), {
+      email: parseEmail(req.body?.email_address),
+      role: parseRole(req.body?.role),
+      inviterUserId: str(req.body?.inviter_user_id),
+      redirectUrl: str(req.body?.redirect_url),
+      expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
+    });
+    return invitationOut(req)(invitation);
+  });
+  route("GET", "/v1/organizations/:id/invitations/:invitationId", (req) => {
+    const found = org(req);
+    const invitation = store.state.invitations.find((i) => i.id === req.params.invitationId && i.orgId === found.id);
+    if (!invitation) throw new ApiError(404, "organization_invitation_not_found", "Invitation not found");
+    return invitationOut(req)(invitation);
+  });
+  route("POST", "/v1/organizations/:id/invitations/:invitationId/revoke", (req) =>
+    invitationOut(req)(revokeInvitation(store, org(req), String(req.params.invitationId))),
+  );
+
+  // Invitations to the application: the link signs up the invited address.
+  const instanceInvitationOut = (req: Request) => (inv: InvitationRecord) =>
+    instanceInvitationJSON(inv, ticketUrl(frontendApiUrl(req), inv.ticket));
+  route("GET", "/v1/invitations", (req) => {
+    const status = str(req.query.status);
+    const query = str(req.query.query)?.trim().toLowerCase() ?? "";
+    const list = store.state.invitations
+      .filter((i) => i.orgId === null)
+      .map(instanceInvitationOut(req))
+      .filter((i) => (!status || i.status === status) && (!query || i.email_address.includes(query)))
+      .sort((a, b) =>
+        str(req.query.order_by) === "created_at" ? a.created_at - b.created_at : b.created_at - a.created_at,
+      );
+    return paginate(list, req.query).data;
+  });
+  route("POST", "/v1/invitations", (req) => {
+    const invitation = createInstanceInvitation(store, {
+      email: parseEmail(req.body?.email_address),
+      redirectUrl: str(req.body?.redirect_url),
+      expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
+    });
+    return instanceInvitationOut(req)(invitation);
+  });
+  route("POST", "/v1/invitations/:id/revoke", (req) => {
+    const invitation = store.state.invitations.find((i) => i.orgId === null && i.id === req.params.id);
+    if (!invitation) throw new ApiError(404, "resource_not_found", "Invitation not found");
+    if (invitation.status !== "pending") {
+      throw new ApiError(400, "invitation_not_pending", "Only a pending invitation can be revoked.");
+    }
+    invitation.status = "revoked";
+    invitation.updatedAt = Date.now();
+    store.changed();
+    return instanceInvitationOut(req)(invitation);
+  });
+}

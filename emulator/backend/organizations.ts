@@ -1,0 +1,84 @@
+import { deletedJSON, fullName, membershipJSON, organizationJSON } from "../json";
+import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
+import { parseMetadata } from "../metadata";
+import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
+import { ApiError, clampInt, paginate, str } from "../routing";
+import { asList, type BackendContext, type Route } from "./context";
+
+/** Organizations and their memberships. */
+export function registerOrganizationRoutes(route: Route, { store, org }: BackendContext): void {
+  route("GET", "/v1/organizations", (req) => {
+    const query = str(req.query.query)?.toLowerCase() ?? "";
+    const list = store.state.organizations
+      .filter((o) => !query || o.name.toLowerCase().includes(query) || (o.slug ?? "").includes(query))
+      .map((o) => organizationJSON(store, o, "bapi"));
+    return paginate(list, req.query);
+  });
+  route("POST", "/v1/organizations", (req) => {
+    const createdBy = str(req.body?.created_by);
+    if (createdBy && !store.user(createdBy))
+      throw new ApiError(422, "resource_not_found", "created_by user not found", "created_by");
+    const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
+    return organizationJSON(store, createOrganizationFor(store, createdBy, input), "bapi");
+  });
+  route("GET", "/v1/organizations/:id", (req) => organizationJSON(store, org(req), "bapi"));
+  route("PATCH", "/v1/organizations/:id", (req) => {
+    const found = org(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    updateOrganization(store, found, { name: str(body.name), slug: str(body.slug) });
+    for (const kind of ["public", "private"] as const) {
+      const value = body[`${kind}_metadata`];
+      if (value !== undefined) found[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+    }
+    if (body.max_allowed_memberships !== undefined) {
+      found.maxAllowedMemberships = clampInt(body.max_allowed_memberships, found.maxAllowedMemberships, 0, 1_000_000);
+    }
+    store.changed();
+    return organizationJSON(store, found, "bapi");
+  });
+  route("DELETE", "/v1/organizations/:id", (req) => {
+    const found = org(req);
+    store.deleteOrganization(found);
+    return deletedJSON("organization", found.id, found.slug ? { slug: found.slug } : {});
+  });
+
+  route("GET", "/v1/organizations/:id/memberships", (req) => {
+    const found = org(req);
+    const query = str(req.query.query)?.trim().toLowerCase() ?? "";
+    const userIds = asList(req.query.user_id);
+    const roles = asList(req.query.role);
+    const list = store
+      .membershipsOfOrg(found.id)
+      .filter((m) => {
+        const user = store.user(m.userId);
+        if (!user) return false;
+        if (userIds.length && !userIds.includes(user.id)) return false;
+        if (roles.length && !roles.includes(m.role)) return false;
+        return !query || user.email.includes(query) || (fullName(user) ?? "").toLowerCase().includes(query);
+      })
+      .sort((a, b) =>
+        str(req.query.order_by) === "-created_at" ? b.createdAt - a.createdAt : a.createdAt - b.createdAt,
+      )
+      .map((m) => membershipJSON(store, m, "bapi"));
+    return paginate(list, req.query);
+  });
+  route("POST", "/v1/organizations/:id/memberships", (req) => {
+    const found = org(req);
+    const userId = str(req.body?.user_id) ?? "";
+    const role = parseRole(req.body?.role);
+    if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
+    if (store.membership(found.id, userId))
+      throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
+    return membershipJSON(store, store.addMembership(found.id, userId, role), "bapi");
+  });
+  route("PATCH", "/v1/organizations/:id/memberships/:userId", (req) => {
+    const m = membershipOf(store, org(req), String(req.params.userId));
+    return membershipJSON(store, changeRole(store, m, parseRole(req.body?.role)), "bapi");
+  });
+  route("DELETE", "/v1/organizations/:id/memberships/:userId", (req) => {
+    const m = membershipOf(store, org(req), String(req.params.userId));
+    const json = membershipJSON(store, m, "bapi");
+    removeMember(store, m);
+    return json;
+  });
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import { createSignInToken, revokeSignInToken, ticketUrl } from "../invitations";
+import { backendSessionJSON, signInTokenJSON } from "../json";
+import { ApiError, clampInt, paginate, str } from "../routing";
+import type { BackendContext, Route } from "./context";
+
+/** How long a testing token lasts: Clerk's last about an hour. */
+const TESTING_TOKEN_TTL_MS = 60 * 60_000;
+
+/** Sessions, handshakes, and the endpoints Clerk's test helpers (@clerk/testing) call. */
+export function registerSessionRoutes(route: Route, { store, frontendApiUrl }: BackendContext): void {
+  route("POST", "/v1/testing_tokens", () => {
+    const token = `${Date.now()}-${randomBytes(16).toString("hex")}`;
+    const expiresAt = Date.now() + TESTING_TOKEN_TTL_MS;
+    store.testingTokens.set(token, expiresAt);
+    return { object: "testing_token", token, expires_at: expiresAt };
+  });
+  route("POST", "/v1/sign_in_tokens", (req) => {
+    const userId = str(req.body?.user_id) ?? "";
+    if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
+    const seconds = clampInt(req.body?.expires_in_seconds, 30 * 86_400, 1, 315_360_000);
+    const record = createSignInToken(store, userId, seconds);
+    return signInTokenJSON(record, ticketUrl(frontendApiUrl(req), record.ticket));
+  });
+  route("POST", "/v1/sign_in_tokens/:id/revoke", (req) => {
+    const record = revokeSignInToken(store, String(req.params.id));
+    return signInTokenJSON(record, ticketUrl(frontendApiUrl(req), record.ticket));
+  });
+
+  // Sessions and clients -----------------------------------------------------
+  // Clerk wants a user or a client to list sessions of; the answer is a bare array.
+  route("GET", "/v1/sessions", (req) => {
+    const userId = str(req.query.user_id);
+    const clientId = str(req.query.client_id);
+    if (!userId && !clientId) {
+      throw new ApiError(422, "form_param_missing", "Either user_id or client_id is required.", "user_id");
+    }
+    const status = str(req.query.status);
+    const list = store.state.sessions
+      .filter((s) => (!userId || s.userId === userId) && (!clientId || s.clientId === clientId))
+      .filter((s) => !status || s.status === status)
+      .sort((a, b) => b.createdAt - a.createdAt);
+    return paginate(list, req.query).data.map(backendSessionJSON);
+  });
+  route("GET", "/v1/sessions/:id", (req) => {
+    const session = store.session(String(req.params.id));
+    if (!session) throw new ApiError(404, "resource_not_found", "Session not found");
+    return backendSessionJSON(session);
+  });
+  route("POST", "/v1/sessions/:id/revoke", (req) => {
+    const session = store.session(String(req.params.id));
+    if (!session) throw new ApiError(404, "resource_not_found", "Session not found");
+    if (session.status === "active") store.endSession(session, "revoked");
+    return backendSessionJSON(session);
+  });
+  route("GET", "/v1/clients/handshake_payload", (req) => {
+    const nonce = str(req.query.nonce);
+    const found = store.state.handshakes.find((h) => h.nonce === nonce && h.expiresAt > Date.now());
+    // Readable until it expires: the root and the route loaders of one request each resolve it.
+    if (!found) throw new ApiError(404, "resource_not_found", "Handshake not found");
+    return { directives: found.directives };
+  });
+}

@@ -1,0 +1,106 @@
+import type { Request } from "express";
+import { parseEmail } from "../invitations";
+import { deletedJSON, fullName, membershipJSON, userJSON } from "../json";
+import { mergeMetadata, parseMetadata } from "../metadata";
+import { validateNewPassword } from "../passwords";
+import { ApiError, clampInt, paginate, str } from "../routing";
+import { hashPassword } from "../store";
+import { asList, type BackendContext, type Route } from "./context";
+
+/** Users: list, count, read, create, update (names, primary address, password, metadata), delete. */
+export function registerUserRoutes(route: Route, { store, userOf, revokeSessionsOf }: BackendContext): void {
+  const filteredUsers = (req: Request) => {
+    const ids = asList(req.query.user_id);
+    const emails = asList(req.query.email_address).map((e) => e.toLowerCase());
+    const query = str(req.query.query)?.toLowerCase() ?? "";
+    return store.state.users.filter(
+      (u) =>
+        (ids.length === 0 || ids.includes(u.id)) &&
+        (emails.length === 0 || emails.includes(u.email)) &&
+        (!query || u.email.includes(query) || (fullName(u) ?? "").toLowerCase().includes(query)),
+    );
+  };
+  route("GET", "/v1/users", (req) => {
+    const limit = clampInt(req.query.limit, 10, 1, 500);
+    const offset = clampInt(req.query.offset, 0, 0, 1_000_000);
+    return filteredUsers(req)
+      .slice(offset, offset + limit)
+      .map((u) => userJSON(store, u, "bapi"));
+  });
+  route("GET", "/v1/users/count", (req) => ({ object: "total_count", total_count: filteredUsers(req).length }));
+  route("GET", "/v1/users/:id", (req) => userJSON(store, userOf(req), "bapi"));
+  route("POST", "/v1/users", (req) => {
+    const email = parseEmail(asList(req.body?.email_address)[0] ?? "", "email_address");
+    if (store.emailTaken(email)) {
+      throw new ApiError(422, "form_identifier_exists", "That email address is taken.", "email_address");
+    }
+    const password = str(req.body?.password);
+    if (password !== null && password.length < 8 && req.body?.skip_password_checks !== true) {
+      throw new ApiError(422, "form_password_length_too_short", "Passwords must be 8 characters or more.", "password");
+    }
+    const name = (value: unknown) => str(value)?.trim().slice(0, 100) || null;
+    const user = store.createUser({
+      email,
+      passwordHash: password ? hashPassword(password) : null,
+      firstName: name(req.body?.first_name),
+      lastName: name(req.body?.last_name),
+    });
+    return userJSON(store, user, "bapi");
+  });
+  route("DELETE", "/v1/users/:id", (req) => {
+    const user = userOf(req);
+    store.deleteUser(user);
+    return deletedJSON("user", user.id);
+  });
+  route("PATCH", "/v1/users/:id", (req) => {
+    const user = userOf(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const name = (value: unknown) => str(value)?.trim().slice(0, 100) || null;
+    if (body.first_name !== undefined) user.firstName = name(body.first_name);
+    if (body.last_name !== undefined) user.lastName = name(body.last_name);
+    const primary = str(body.primary_email_address_id);
+    if (primary !== null) {
+      const email = user.emails.find((e) => e.id === primary && e.verified);
+      if (!email) {
+        throw new ApiError(
+          422,
+          "form_param_value_invalid",
+          "No such verified email address.",
+          "primary_email_address_id",
+        );
+      }
+      user.email = email.email;
+      user.emailId = email.id;
+    }
+    const password = str(body.password);
+    if (password !== null) {
+      user.passwordHash = hashPassword(body.skip_password_checks === true ? password : validateNewPassword(password));
+      user.passwordUpdatedAt = Date.now();
+      if (body.sign_out_of_other_sessions === true) revokeSessionsOf(user);
+    }
+    for (const kind of ["public", "private", "unsafe"] as const) {
+      const value = body[`${kind}_metadata`];
+      if (value !== undefined) user[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+    }
+    user.updatedAt = Date.now();
+    store.changed();
+    return userJSON(store, user, "bapi");
+  });
+  // Clerk's merge: nested objects merge, a key set to null goes.
+  route("PATCH", "/v1/users/:id/metadata", (req) => {
+    const user = userOf(req);
+    for (const kind of ["public", "private", "unsafe"] as const) {
+      const value: unknown = req.body?.[`${kind}_metadata`];
+      if (value !== undefined) {
+        user[`${kind}Metadata`] = mergeMetadata(user[`${kind}Metadata`], parseMetadata(value, `${kind}_metadata`));
+      }
+    }
+    user.updatedAt = Date.now();
+    store.changed();
+    return userJSON(store, user, "bapi");
+  });
+  route("GET", "/v1/users/:id/organization_memberships", (req) => {
+    const list = store.membershipsOfUser(String(req.params.id)).map((m) => membershipJSON(store, m, "bapi"));
+    return paginate(list, req.query);
+  });
+}
