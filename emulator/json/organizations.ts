@@ -3,6 +3,12 @@ import { imageUrl, permissionsFor, ROLE_NAMES, type Api } from "./common";
 import { publicUserDataJSON } from "./users";
 
 /**
+ * Clerk's spec and both SDKs type an organization's slug as a string, never
+ * null: an organization of an instance with slugs turned off has an empty one.
+ */
+const slugJSON = (org: OrgRecord) => org.slug ?? "";
+
+/**
  * An organization. The browser's (Frontend API) shape is closed in Clerk's
  * description: no private metadata, no creator. The Backend API adds both.
  */
@@ -12,7 +18,7 @@ export function organizationJSON(store: Store, org: OrgRecord, api: Api) {
     object: "organization",
     id: org.id,
     name: org.name,
-    slug: org.slug,
+    slug: slugJSON(org),
     image_url: image,
     has_image: Boolean(org.imageId),
     members_count: store.membershipsOfOrg(org.id).length,
@@ -36,7 +42,7 @@ export function publicOrganizationDataJSON(store: Store, org: OrgRecord) {
   return {
     id: org.id,
     name: org.name,
-    slug: org.slug,
+    slug: slugJSON(org),
     image_url: imageUrl(store, org.imageId),
     has_image: Boolean(org.imageId),
   };

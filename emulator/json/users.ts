@@ -60,6 +60,7 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     web3_wallets: [],
     external_accounts: [],
     saml_accounts: [],
+    enterprise_accounts: [],
     passkeys: [],
     password_enabled: Boolean(user.passwordHash),
     password_last_updated_at: user.passwordUpdatedAt,
@@ -91,7 +92,6 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
   return {
     ...common,
     private_metadata: user.privateMetadata,
-    enterprise_accounts: [],
     create_organizations_limit: null,
   };
 }
