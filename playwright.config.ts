@@ -12,6 +12,10 @@ process.env.E2E_DATA_DIR = dataDir;
 const guardLog = join(dataDir, "network-guard.log");
 writeFileSync(guardLog, "", { flag: "a" });
 process.env.NETWORK_GUARD_LOG = guardLog;
+// Every server of the run records the emulator's answers here, for the contract
+// check (tests/e2e/fixtures.ts per test; scripts/test.mjs over the whole suite).
+const recordDir = join(process.env.CLERK_CONTRACT_DIR ?? join(dataDir, "contract"), "playwright");
+process.env.CLERK_EMULATOR_RECORD_DIR = recordDir;
 export const E2E_TOKEN_TTL_SECONDS = 20;
 // A second server with analytics on, sending to the capture sink that
 // tests/e2e/global-setup.ts starts (PostHog itself is never reached).
@@ -29,6 +33,7 @@ const serverEnv = (port: number, dir: string) => ({
   RATE_LIMIT_SCALE: "1000",
   CLERK_EMULATOR_CONTROL: "1",
   NETWORK_GUARD_LOG: guardLog,
+  CLERK_EMULATOR_RECORD_DIR: recordDir,
   NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
 });
 

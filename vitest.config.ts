@@ -21,6 +21,8 @@ export default defineConfig({
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",
+          // Every Clerk API answer the tests' servers give is checked against Clerk's spec.
+          setupFiles: ["tests/support/contract-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
           // Each file starts its own server; two at a time suits two cores.

@@ -3,8 +3,10 @@
 // "N passed, N failed, N skipped", summing every check and test that ran.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+let summary = "";
 const run = (cmd, args, env = {}) =>
   spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } }).status === 0;
 
@@ -16,6 +18,10 @@ function check(name, ok) {
 
 rmSync("test-results", { recursive: true, force: true });
 mkdirSync("test-results", { recursive: true });
+// Every server the tests start records the emulator's Clerk API answers here;
+// each test checks its own against Clerk's spec, and the end checks them all.
+const contractDir = resolve("test-results/contract");
+process.env.CLERK_CONTRACT_DIR = contractDir;
 
 check("type check (tsc --noEmit)", run("npx", ["tsc", "--noEmit"]));
 check("lint (eslint, prettier --check)", run("npm", ["run", "lint"]));
@@ -45,7 +51,15 @@ if (built) {
   } else {
     check("playwright report", false);
   }
+
+  const contract = spawnSync("npx", ["vite-node", "scripts/check-contract.ts", contractDir], { encoding: "utf8" });
+  process.stdout.write(contract.stdout);
+  process.stderr.write(contract.stderr.replace(/^npm warn .*\n/gm, ""));
+  check("every Clerk API answer of the suite against Clerk's OpenAPI spec", contract.status === 0);
+  summary = contract.stdout.split("\n").find((line) => line.startsWith("contract:")) ?? "contract: no report";
 }
+
+if (summary) console.log(summary);
 
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed === 0 ? 0 : 1);

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   test as base,
   expect,
@@ -7,6 +8,7 @@ import {
   type BrowserContextOptions,
   type Page,
 } from "@playwright/test";
+import { completeLength, formatMismatch, loadContract, readAnswers, type Answer } from "../support/contract";
 import { isLoopbackUrl } from "../support/guard";
 import { emulatorSession } from "../support/session";
 
@@ -14,10 +16,26 @@ import { emulatorSession } from "../support/session";
  * Every test gets a network guard: the browser may only reach loopback, and
  * the server (preloaded with the Node guard) must not have tried otherwise.
  */
-export const test = base.extend<{ guard: void; offLoopback: string[] }>({
+export const test = base.extend<{ guard: void; offLoopback: string[]; contract: void }>({
   offLoopback: async ({}, use) => {
     await use([]);
   },
+  // The test's browser tags its requests, so the emulator's answers to them
+  // are checked against Clerk's spec and a mismatch fails this test.
+  extraHTTPHeaders: async ({ extraHTTPHeaders }, use, testInfo) => {
+    await use({ ...extraHTTPHeaders, [CONTRACT_HEADER]: testInfo.testId });
+  },
+  contract: [
+    async ({}, use, testInfo) => {
+      const offsets = recordingOffsets();
+      await use();
+      const mine = answersSince(offsets).filter((a) => a.test === testInfo.testId || a.test === null);
+      const contract = mine.length > 0 ? loadContract() : null;
+      const mismatches = mine.flatMap((a) => contract?.check(a) ?? []).map(formatMismatch);
+      expect(mismatches.join("\n"), "emulator answers that break Clerk's published API").toBe("");
+    },
+    { auto: true },
+  ],
   guard: [
     async ({ context, offLoopback }, use) => {
       await guardContext(context, offLoopback);
@@ -31,6 +49,24 @@ export const test = base.extend<{ guard: void; offLoopback: string[] }>({
     { auto: true },
   ],
 });
+
+const CONTRACT_HEADER = "X-Contract-Test";
+
+/** Each recording file of the run's servers, and how far into it the complete lines go now. */
+function recordingOffsets(): Map<string, number> {
+  const dir = process.env.CLERK_EMULATOR_RECORD_DIR;
+  const offsets = new Map<string, number>();
+  if (!dir || !existsSync(dir)) return offsets;
+  for (const name of readdirSync(dir)) offsets.set(join(dir, name), completeLength(join(dir, name)));
+  return offsets;
+}
+
+/** The answers recorded after `offsets` was taken (in files new since then, all of them). */
+function answersSince(offsets: Map<string, number>): Answer[] {
+  const dir = process.env.CLERK_EMULATOR_RECORD_DIR;
+  if (!dir || !existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => readAnswers(join(dir, name), offsets.get(join(dir, name)) ?? 0).answers);
+}
 
 export async function guardContext(context: BrowserContext, record: string[], allowHosts: string[] = []) {
   await context.route(
@@ -96,13 +132,13 @@ export async function markDocument(page: Page): Promise<() => Promise<boolean>> 
 
 export { expect };
 
-/** Puts a seeded user's signed-in cookies (as a real sign-in leaves them) into the browser. */
+/**
+ * Puts a user's signed-in cookies into the browser, as a real sign-in leaves
+ * them (`__client` too, so clerk-js sees the session and Clerk's components render).
+ */
 export async function signInAs(context: BrowserContext, baseURL: string, email: string) {
   const s = await emulatorSession(baseURL, email);
-  await context.addCookies([
-    { name: "__client", value: s.clientId, url: `${baseURL}/__clerk` },
-    { name: "__client_uat", value: String(s.clientUat), url: baseURL },
-    { name: "__session", value: s.sessionToken, url: baseURL },
-  ]);
+  const domain = new URL(baseURL).hostname;
+  await context.addCookies(s.cookies.map((cookie) => ({ ...cookie, domain })));
   return s;
 }

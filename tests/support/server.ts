@@ -75,6 +75,8 @@ export async function startServer(env: Record<string, string | undefined> = {}):
       RATE_LIMIT_SCALE: "1000",
       // The emulator's control API (faults, sessions, state) is for tests only.
       CLERK_EMULATOR_CONTROL: "1",
+      // Where the emulator records its answers for the contract check (tests/support/contract.ts).
+      CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR,
       ...publicOrigin,
       ...env,
     },

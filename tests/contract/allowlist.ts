@@ -1,0 +1,56 @@
+/**
+ * Where Clerk's published OpenAPI spec (tests/contract/clerk-openapi) is wrong
+ * about what Clerk really sends, and only there: each entry corrects one schema
+ * of the spec before the emulator's answers are checked against it, says why,
+ * and cites the clerk-js or @clerk/backend source that reads the real shape.
+ * Nothing else is excused: an answer that does not fit is the emulator's bug.
+ */
+
+type Schema = Record<string, unknown>;
+
+export type Excuse = {
+  api: "fapi" | "bapi";
+  /** JSON pointer to the schema in the spec, e.g. "#/components/schemas/Client.Organization". */
+  schema: string;
+  /** What Clerk really sends, and how the spec says otherwise. */
+  reason: string;
+  /** Where clerk-js or @clerk/backend reads the real shape (package, file, line or symbol). */
+  evidence: string;
+  /** Changes the spec's schema in place to what Clerk sends. */
+  correct(schema: Schema): void;
+};
+
+export const allowlist: Excuse[] = [
+  {
+    api: "bapi",
+    schema: "#/paths",
+    reason:
+      "Clerk's Backend API answers GET /clients/handshake_payload?nonce=… with { directives: string[] } (the " +
+      "cookies a nonce-based handshake sets), but the published spec does not list the path.",
+    evidence:
+      "@clerk/backend 2.33: ClientAPI.getHandshakePayload() sends GET /clients/handshake_payload " +
+      "(src/api/endpoints/ClientApi.ts) and reads HandshakePayloadJSON { directives: string[] } " +
+      "(src/api/resources/HandshakePayload.ts); authenticateRequest calls it for a handshake nonce.",
+    correct(paths) {
+      paths["/clients/handshake_payload"] = {
+        get: {
+          responses: {
+            "200": {
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    additionalProperties: false,
+                    required: ["directives"],
+                    properties: { directives: { type: "array", items: { type: "string" } } },
+                  },
+                },
+              },
+            },
+            "404": { $ref: "#/components/responses/ResourceNotFound" },
+          },
+        },
+      };
+    },
+  },
+];
