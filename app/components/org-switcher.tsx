@@ -1,8 +1,8 @@
-import { useParams, useRouteLoaderData } from "@remix-run/react";
+import { useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
 import { lazyPart } from "~/hooks/use-lazy-part";
 import { useSwitcherList } from "~/hooks/use-switcher-list";
 import type { loader as orgLayoutLoader } from "~/routes/orgs.$slug";
-import { findOrganization, type OrgSummary } from "~/lib/orgs/organizations";
+import { findOrganization, leftOrganization, type OrgSummary } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";
 import { ChevronIcon } from "./icons";
 
@@ -46,7 +46,8 @@ function TriggerFace({ current }: { current: OrgFace | null }) {
 export function OrgSwitcher({ activeOrgId }: { activeOrgId: string | null }) {
   const { module, standIn, autoFocus } = useSwitcherPopover();
   const page = useRouteLoaderData<typeof orgLayoutLoader>("routes/orgs.$slug")?.org ?? null;
-  const list = useSwitcherList(page?.id ?? null);
+  const gone = leftOrganization(new URLSearchParams(useLocation().search));
+  const list = useSwitcherList(page?.id ?? null, gone);
   const current = useCurrentOrganization(page, list.organizations, activeOrgId);
   // The visible name first: what people see is what they say to voice control.
   const label = current ? `${current.name}, switch organization` : "Organizations, switch organization";

@@ -3,7 +3,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useRouteLoaderData } from "@remix-run/react";
 import { ClerkFrame } from "~/components/clerk-frame";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
-import { orgPath } from "~/lib/orgs/organizations";
+import { useFollowOrganizationChanges } from "~/hooks/use-follow-organization-changes";
+import { afterLeavingPath, orgPath, type OrgSummary } from "~/lib/orgs/organizations";
 import { requireOrgMembership } from "~/lib/orgs/require-org.server";
 import type { loader as orgLoader } from "./orgs.$slug";
 import { NOT_INDEXED } from "~/lib/http/meta";
@@ -17,20 +18,27 @@ export async function loader(args: LoaderFunctionArgs) {
 
 export default function OrganizationSettings() {
   const data = useRouteLoaderData<typeof orgLoader>("routes/orgs.$slug");
+  if (!data) return null;
+  return <Settings org={data.org} />;
+}
+
+function Settings({ org }: { org: OrgSummary }) {
   const appearance = useClerkAppearance();
   const { orgId } = useAuth();
-  if (!data) return null;
+  useFollowOrganizationChanges(org);
   // Clerk's component shows the session's active organization; wait until
   // the layout has made the URL's organization active.
-  const ready = orgId === data.org.id;
+  const ready = orgId === org.id;
   return (
-    <ClerkFrame label={`${data.org.name} settings`}>
+    <ClerkFrame label={`${org.name} settings`}>
       {ready ? (
         <OrganizationProfile
-          path={`${orgPath(data.org)}/settings`}
+          // Clerk's router keeps the path it mounted with: after a slug change, mount it at the new one.
+          key={orgPath(org)}
+          path={`${orgPath(org)}/settings`}
           routing="path"
           appearance={appearance}
-          afterLeaveOrganizationUrl="/orgs"
+          afterLeaveOrganizationUrl={afterLeavingPath(org.id)}
         />
       ) : null}
     </ClerkFrame>

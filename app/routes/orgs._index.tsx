@@ -4,15 +4,16 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { EntityAvatar } from "~/components/entity-avatar";
 import { RoleBadge } from "~/components/role-badge";
 import { requireUserId } from "~/lib/clerk/auth.server";
-import { listMyOrganizations } from "~/lib/orgs/memberships.server";
-import { orgPath } from "~/lib/orgs/organizations";
+import { listMyOrganizationsWithout } from "~/lib/orgs/memberships.server";
+import { leftOrganization, orgPath } from "~/lib/orgs/organizations";
 import { NOT_INDEXED } from "~/lib/http/meta";
 
 export const meta: MetaFunction = () => [{ title: "Your organizations — Teamwork" }, NOT_INDEXED];
 
 export async function loader(args: LoaderFunctionArgs) {
   const userId = await requireUserId(args);
-  return { organizations: await listMyOrganizations(args.context, userId) };
+  const gone = leftOrganization(new URL(args.request.url).searchParams);
+  return { organizations: await listMyOrganizationsWithout(args.context, userId, gone) };
 }
 
 export default function Organizations() {

@@ -1,17 +1,21 @@
-import { json, type LoaderFunctionArgs } from "@remix-run/node";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { getRequestAuth } from "~/lib/clerk/auth.server";
+import { forgetOrganization } from "~/lib/orgs/memberships.server";
+import { leftOrganization } from "~/lib/orgs/organizations";
 import { switcherOrganizations } from "~/lib/orgs/switcher.server";
 import { UPSTREAM_POLICY } from "~/lib/upstream/policy.server";
 
 /**
  * The switcher's list, loaded by the browser when the switcher is first
  * opened, pointed at or focused, or when the page is idle: no page waits on
- * it. Kept a few seconds by the browser; never by shared caches.
+ * it. Kept a few seconds by the browser; never by shared caches. `?left=`
+ * names an organization the person just left or deleted, so it is dropped now.
  */
 export async function loader(args: LoaderFunctionArgs) {
   const { userId } = await getRequestAuth(args);
   if (!userId) return json({ organizations: null }, { status: 401, headers: { "Cache-Control": "no-store" } });
-  const organizations = await switcherOrganizations(args.request, args.context, userId);
+  const gone = leftOrganization(new URL(args.request.url).searchParams);
+  const organizations = await switcherOrganizations(args.request, args.context, userId, gone);
   if (!organizations) {
     const retryAfter = args.context.retryAfter.seconds ?? UPSTREAM_POLICY.unavailableRetryAfterSeconds;
     return json(
@@ -20,6 +24,24 @@ export async function loader(args: LoaderFunctionArgs) {
     );
   }
   return json({ organizations }, { headers: { "Cache-Control": "private, max-age=5", Vary: "Cookie" } });
+}
+
+/**
+ * The browser says Clerk's components just changed the session's active
+ * organization (renamed it, changed its slug or logo): this instance forgets
+ * its copies, and the page's revalidation reads them again. Only the active
+ * organization, so nobody can keep another's copies from being kept.
+ */
+export async function action(args: ActionFunctionArgs) {
+  const { userId, orgId } = await getRequestAuth(args);
+  if (!userId) return json({ message: "Sign in first." }, { status: 401 });
+  const form = await args.request.formData().catch(() => null);
+  const changed = form?.get("organizationId");
+  if (typeof changed !== "string" || changed !== orgId) {
+    return json({ message: "Only the active organization can be refreshed." }, { status: 403 });
+  }
+  forgetOrganization(args.context, userId, changed);
+  return json({ ok: true });
 }
 
 export type OrganizationsLoader = typeof loader;

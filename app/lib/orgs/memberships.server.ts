@@ -43,3 +43,30 @@ export function listMyOrganizations(
     ).then(({ data }) => data.map(toSummary).sort((a, b) => a.name.localeCompare(b.name))),
   );
 }
+
+/**
+ * Clerk's components change an organization from the browser (its name, slug
+ * or logo), so the server learns of it only when told: forget this instance's
+ * copies of it. Other instances' copies expire within their few seconds.
+ */
+export function forgetOrganization(context: AppLoadContext, userId: string, orgId: string): void {
+  context.orgs.memberships.forget(userId);
+  context.orgs.profiles.forget(orgId);
+  context.orgs.latestMembers.forget(orgId);
+}
+
+/**
+ * The person's organizations just after they left or deleted `goneOrgId`
+ * through Clerk's components: read again from Clerk if this instance's copy
+ * still lists it.
+ */
+export async function listMyOrganizationsWithout(
+  context: AppLoadContext,
+  userId: string,
+  goneOrgId: string | null,
+): Promise<OrgSummary[]> {
+  const list = await listMyOrganizations(context, userId);
+  if (!goneOrgId || !list.some((o) => o.id === goneOrgId)) return list;
+  forgetOrganization(context, userId, goneOrgId);
+  return listMyOrganizations(context, userId, { fresh: true });
+}

@@ -38,3 +38,21 @@ export const orgPath = (org: { id: string; slug: string | null }) => `/orgs/${or
 export function findOrganization<T extends { id: string; slug: string | null }>(list: T[], segment: string): T | null {
   return list.find((o) => o.slug === segment) ?? list.find((o) => o.id === segment) ?? null;
 }
+
+const ORG_ID = /^org_[A-Za-z0-9]{1,64}$/;
+
+/**
+ * Where Clerk's components send a person who left or deleted an organization:
+ * /orgs, naming it, so that /orgs and the switcher drop it at once rather than
+ * after their caches expire.
+ */
+export const afterLeavingPath = (orgId: string) => `/orgs?left=${encodeURIComponent(orgId)}`;
+
+/** The organization a URL says the person just left or deleted (see afterLeavingPath), if it names a valid one. */
+export function leftOrganization(search: URLSearchParams): string | null {
+  const id = search.get("left");
+  return id && ORG_ID.test(id) ? id : null;
+}
+
+/** Said in the browser when Clerk's components changed an organization, so lists of them read again. */
+export const ORGANIZATIONS_CHANGED = "teamwork:organizations-changed";

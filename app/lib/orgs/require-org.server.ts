@@ -22,7 +22,8 @@ const isView = (request: Request) => request.method === "GET" || request.method 
  * Viewing the session's active organization asks Clerk nothing to authorize:
  * the verified session token names it and the person's role in it (a token
  * lives 60 seconds, so a removed member's access ends within that). Writes,
- * and any other organization, are checked against the person's memberships.
+ * any other organization, and a slug the organization no longer has, are
+ * checked against the person's memberships.
  */
 export async function requireOrgMembership(args: LoaderFunctionArgs): Promise<{ userId: string; org: OrgSummary }> {
   const { userId, orgId, orgSlug, orgRole } = await requireSignedIn(args);
@@ -33,7 +34,9 @@ export async function requireOrgMembership(args: LoaderFunctionArgs): Promise<{ 
     const profile = await organizationProfile(args.context, orgId).catch((error: unknown) =>
       isClerkNotFound(error) ? organizationNotFound() : Promise.reject(error),
     );
-    return { userId, org: { ...profile, role: orgRole } };
+    // A token made before a slug change still names the old slug: only the
+    // person's memberships (below) say whether the URL's slug is current.
+    if (segment === orgId || segment === profile.slug) return { userId, org: { ...profile, role: orgRole } };
   }
   let org = findOrganization(await listMyOrganizations(args.context, userId), segment);
   // The list may be this instance's cached copy from before the person

@@ -1,7 +1,7 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { logUnexpectedError } from "../log.server";
 import { isUnavailable } from "../upstream/request-scope.server";
-import { listMyOrganizations } from "./memberships.server";
+import { listMyOrganizationsWithout } from "./memberships.server";
 import type { OrgSummary } from "./organizations";
 
 /**
@@ -13,9 +13,10 @@ export async function switcherOrganizations(
   request: Request,
   context: AppLoadContext,
   userId: string,
+  goneOrgId: string | null = null,
 ): Promise<OrgSummary[] | null> {
   try {
-    return await listMyOrganizations(context, userId);
+    return await listMyOrganizationsWithout(context, userId, goneOrgId);
   } catch (error) {
     if (!isUnavailable(error)) logUnexpectedError(request, context.requestId, error, { route: "root" });
     return null;
