@@ -6,7 +6,10 @@ import {
   type Browser,
   type BrowserContext,
   type BrowserContextOptions,
+  type Locator,
   type Page,
+  type Request,
+  type Response,
 } from "@playwright/test";
 import { completeLength, formatMismatch, loadContract, readAnswers, type Answer } from "../support/contract";
 import { isLoopbackUrl } from "../support/guard";
@@ -141,4 +144,31 @@ export async function signInAs(context: BrowserContext, baseURL: string, email: 
   const domain = new URL(baseURL).hostname;
   await context.addCookies(s.cookies.map((cookie) => ({ ...cookie, domain })));
   return s;
+}
+
+/**
+ * Types the confirmation text of one of Clerk's "type … to continue" forms
+ * and submits it, until clerk-js sends the request it guards (`isRequest`).
+ * Under load a click can land before Clerk's form has taken the typed text,
+ * and the form then ignores it without a word; a person would click again.
+ */
+export async function confirmInClerkForm(
+  page: Page,
+  {
+    field,
+    text,
+    submit,
+    isRequest,
+  }: { field: Locator; text: string; submit: Locator; isRequest: (r: Request) => boolean },
+): Promise<Response> {
+  let answer: Response | null = null;
+  await expect(async () => {
+    const sent = page.waitForResponse((r) => isRequest(r.request()), { timeout: 5_000 }).catch((e: Error) => e);
+    await field.fill(text);
+    await submit.click({ timeout: 5_000 });
+    const result = await sent;
+    if (result instanceof Error) throw result;
+    answer = result;
+  }).toPass({ timeout: 30_000 });
+  return answer!;
 }

@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { backendApi, uniqueEmail } from "../support/emulator-api";
-import { expect, signInAs, test } from "./fixtures";
+import { confirmInClerkForm, expect, signInAs, test } from "./fixtures";
 
 // What a person does to their own account through Clerk's <UserProfile/> (the app's /user page),
 // with the real clerk-js against the emulator. Each test makes its own person: tests share one
@@ -250,21 +250,14 @@ test.describe("a person's own account in Clerk's UserProfile @js", () => {
     const profile = await openSecurity(page);
 
     await profile.getByRole("button", { name: "Delete account" }).click();
-    const typed = profile.getByLabel('Type "Delete account" below to continue.');
-    const submit = profile.locator(".cl-formButtonPrimary").filter({ hasText: "Delete account" });
-    // Under load the form can still be settling when the text goes in; type until the button takes it.
-    await expect(async () => {
-      await typed.fill("Delete account");
-      await expect(submit).toBeEnabled({ timeout: 1000 });
-    }).toPass();
-    const confirm = async () => {
-      // clerk-js sends DELETE as a POST with `_method=DELETE`.
-      const answer = page.waitForResponse(
-        (r) => new URL(r.url()).pathname.endsWith("/v1/me") && r.request().method() !== "GET",
-      );
-      await submit.click();
-      return answer;
-    };
+    // clerk-js sends DELETE as a POST with `_method=DELETE`.
+    const confirm = () =>
+      confirmInClerkForm(page, {
+        field: profile.getByLabel('Type "Delete account" below to continue.'),
+        text: "Delete account",
+        submit: profile.locator(".cl-formButtonPrimary").filter({ hasText: "Delete account" }),
+        isRequest: (r) => new URL(r.url()).pathname.endsWith("/v1/me") && r.method() !== "GET",
+      });
 
     // The team would be left with nobody to manage it: Clerk's error, in the form.
     const refused = await confirm();
