@@ -5,11 +5,22 @@ import { expect, openGuardedContext, signInAs, test } from "./fixtures";
 // The whole team flow in local mode, with the real clerk-js against the emulator.
 const bapi = (baseURL: string) => backendApi(baseURL, process.env.E2E_DATA_DIR!);
 
-/** An admin, signed in, on the members page of a new organization. */
+/**
+ * An admin, signed in, on the members page of a new organization, once
+ * clerk-js has made it the active one. Until then clerk-js is replacing the
+ * session cookies (the client's new `__client_uat` can land before the token
+ * that goes with it), and a form posted in between is taken as signed out.
+ */
 async function adminOnMembersPage(page: Page, baseURL: string, members = 0) {
   const team = await newTeam(bapi(baseURL), { members });
   await signInAs(page.context(), baseURL, team.admin.email);
   await page.goto(`/orgs/${team.org.slug}/members`);
+  if (test.info().project.use.javaScriptEnabled !== false) {
+    await page.waitForFunction(
+      (id) => (window as unknown as { Clerk?: { organization?: { id: string } } }).Clerk?.organization?.id === id,
+      team.org.id,
+    );
+  }
   return team;
 }
 
