@@ -8,10 +8,12 @@ import { createLoadContext } from "./app/lib/load-context.server";
 import { compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
 import { localHostsOnly } from "./server/local-only";
+import { serveMetrics } from "./server/metrics";
 import { readiness } from "./server/readiness";
 import { withErrorReferences } from "./server/error-references";
 import { refuseUnusableTargets, requestHygiene } from "./server/hygiene";
 import { requestLog } from "./server/request-log";
+import { routeIdsOf } from "./server/route-ids";
 import { clerkFrontendApiHost, securityHeadersFor } from "./server/security-headers";
 import { createServices } from "./server/services";
 import { createShutdown } from "./server/shutdown";
@@ -43,7 +45,7 @@ try {
 }
 
 const build = withErrorReferences((await import(join(root, "build", "index.js"))) as ServerBuild);
-const { services, redis, close: closeServices } = createServices(env);
+const { services, redis, metrics, close: closeServices } = createServices(env);
 const shutdown = createShutdown();
 
 // The browser reaches Clerk's Frontend API on its own host unless a proxy path
@@ -65,6 +67,10 @@ app.disable("x-powered-by");
 app.set("trust proxy", env.TRUST_PROXY ?? "loopback");
 
 app.use(refuseUnusableTargets());
+// Each request is counted under its Remix route id; those that never reach
+// Remix under what answered them.
+const routeId = routeIdsOf(build);
+if (metrics) app.use(metrics.http((req, res) => (res.locals.route as string | undefined) ?? outsideRemix(req.path)));
 if (local) app.use(localHostsOnly(env.PORT));
 app.use(compress());
 app.use(requestLog());
@@ -90,7 +96,10 @@ const remix = createRequestHandler({
     }),
 });
 // The adapter hands its own errors to `next`; nothing is left to await here.
-app.all("*", (req, res, next) => void remix(req, res, next));
+app.all("*", (req, res, next) => {
+  if (metrics) res.locals.route = routeId(req.path);
+  void remix(req, res, next);
+});
 
 const server = app.listen(env.PORT, env.HOST, () => {
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;
@@ -98,12 +107,32 @@ const server = app.listen(env.PORT, env.HOST, () => {
 });
 server.keepAliveTimeout = 65_000;
 
+// Metrics have their own listener (loopback unless METRICS_HOST says otherwise);
+// the public origin's /metrics is an ordinary 404.
+const metricsServer =
+  metrics && env.METRICS_PORT !== undefined
+    ? await serveMetrics(metrics.registry, env.METRICS_PORT, env.METRICS_HOST)
+    : null;
+
 shutdown.listenForSignals(server, {
   // Calls the emulator was told to leave hanging would hold the server open.
   beforeClose: () => local?.emulator.faults.releaseHeld(),
   afterClose: async () => {
     // Queued analytics events go out before the process does.
     await closeServices();
+    metricsServer?.close();
     local?.emulator.close();
   },
 });
+
+/**
+ * The route label of a request Remix never saw: a fixed set, like route ids.
+ * What is not a health check, the emulator or a file was refused on the way
+ * (a cross-site write, a malformed request).
+ */
+function outsideRemix(path: string): string {
+  if (path === "/healthz" || path === "/readyz") return "health";
+  if (path.startsWith("/__clerk")) return "clerk-emulator";
+  if (/^\/(build|_clerk-js)\//.test(path) || /\.[A-Za-z0-9]+$/.test(path)) return "static";
+  return "refused";
+}

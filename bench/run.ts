@@ -309,10 +309,12 @@ async function main() {
   for (const dir of ["bench/baseline", "bench/peer"])
     execSync(`${join(ROOT, "node_modules/.bin/remix")} build`, { cwd: join(ROOT, dir), stdio: "ignore" });
 
-  const ports = { clerk: 4701, app: 4702, baseline: 4704, peer: 4705, farClerk: 4706, farApp: 4707 };
+  const ports = { clerk: 4701, app: 4702, baseline: 4704, peer: 4705, farClerk: 4706, farApp: 4707, metered: 4708 };
   const clerk = await startClerk(ports.clerk);
   const farClerk = await startClerk(ports.farClerk, LATENCY_MS);
   const app = startApp(ports.app, clerk.keys);
+  // The same app with Prometheus metrics recorded (docs/operations.md), to price them.
+  const metered = startApp(ports.metered, { ...clerk.keys, METRICS_PORT: "4709" });
   startApp(ports.farApp, farClerk.keys);
   const baseline = start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));
   const peer = start(
@@ -324,6 +326,7 @@ async function main() {
   const url = (port: number, path = "/") => `http://127.0.0.1:${port}${path}`;
   await Promise.all([
     waitFor(url(ports.app, "/healthz")),
+    waitFor(url(ports.metered, "/healthz")),
     waitFor(url(ports.farApp, "/healthz")),
     waitFor(url(ports.baseline)),
     waitFor(url(ports.peer)),
@@ -347,13 +350,14 @@ async function main() {
     `Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per target, taking turns (medians)…`,
   );
   const signedIn = { Cookie: clerk.cookie };
-  const [landing, home, membersLoad, hello, quickstart] = (await loadInTurns([
+  const [landing, home, homeMetered, membersLoad, hello, quickstart] = (await loadInTurns([
     { url: url(ports.app), pid: app.pid!, clerk: clerk.origin },
     { url: url(ports.app, orgHome), headers: signedIn, pid: app.pid!, clerk: clerk.origin },
+    { url: url(ports.metered, orgHome), headers: signedIn, pid: metered.pid!, clerk: clerk.origin },
     { url: url(ports.app, members), headers: signedIn, pid: app.pid!, clerk: clerk.origin },
     { url: url(ports.baseline), pid: baseline.pid! },
     { url: url(ports.peer), headers: signedIn, pid: peer.pid!, clerk: clerk.origin },
-  ])) as [Load, Load, Load, Load, Load];
+  ])) as [Load, Load, Load, Load, Load, Load];
 
   console.log("Memory: 2 × 10,000 requests (landing and organization home, alternating)…");
   const memoryRun = () =>
@@ -390,6 +394,7 @@ async function main() {
   const rows = [
     ["(a) landing, signed out", landing],
     ["(b) organization home, signed in", home],
+    ["(b″) organization home, with METRICS_PORT (metrics recorded)", homeMetered],
     ["(b′) members, signed in", membersLoad],
     ["(c) bare Remix 2 page (hello world)", hello],
     ["(e) peer: Clerk's Remix quickstart, signed in (<UserButton/>)", quickstart],
@@ -404,6 +409,9 @@ async function main() {
   console.log("\n| ratio | value |\n| --- | ---: |");
   console.log(`| (a)/(c) landing vs hello world | ${fmt(landing.rps / hello.rps, 2)} |`);
   console.log(`| (b)/(c) organization home vs hello world | ${fmt(home.rps / hello.rps, 2)} |`);
+  console.log(
+    `| (b″)/(b) organization home with metrics vs without, req/s (target ≥ 0.97) | ${fmt(homeMetered.rps / home.rps, 2)} |`,
+  );
   console.log(
     `| (b)/(e) organization home vs the quickstart peer (target ≥ 1.00) | ${fmt(home.rps / quickstart.rps, 2)} |`,
   );

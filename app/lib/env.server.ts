@@ -69,8 +69,17 @@ const EnvSchema = z
       .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), "must be a redis:// or rediss:// URL")
       .optional(),
     CLERK_EMULATOR_CONTROL: z.enum(["1"]).optional(),
+    METRICS_PORT: z.coerce.number().int("must be a whole number").min(1).max(65535).optional(),
+    METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   })
   .superRefine((env, ctx) => {
+    if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["METRICS_PORT"],
+        message: "must differ from PORT (metrics are never public)",
+      });
+    }
     const local = env.CLERK_LOCAL_EMULATOR === "1";
     if (env.NODE_ENV === "production" && !local && !env.CLERK_PUBLISHABLE_KEY.startsWith("pk_live_")) {
       ctx.addIssue({

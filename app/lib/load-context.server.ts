@@ -1,6 +1,7 @@
 import type { Analytics } from "./analytics/analytics.server";
 import type { ClerkClient } from "./clerk/client.server";
 import type { RateLimiter } from "./http/rate-limit.server";
+import type { AppMetrics } from "./metrics.server";
 import { createServerTiming, type ServerTiming } from "./http/server-timing.server";
 import type { OrgCaches } from "./orgs/org-caches.server";
 import type { ThemeStore } from "./theme/theme.server";
@@ -13,6 +14,7 @@ import { createUpstreamScope, type UpstreamScope } from "./upstream/request-scop
 export type AppServices = {
   analytics: Analytics | null;
   clerk: ClerkClient;
+  metrics: AppMetrics;
   rateLimiter: RateLimiter;
   orgs: OrgCaches;
   theme: ThemeStore;

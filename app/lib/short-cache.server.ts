@@ -14,10 +14,13 @@ export function createShortCache<Value>({
   ttlMs,
   maxEntries = 1_000,
   now = Date.now,
+  onLookup = () => undefined,
 }: {
   ttlMs: number;
   maxEntries?: number;
   now?: () => number;
+  /** Each `get`: whether it was answered from the cache (a read in flight counts). */
+  onLookup?: (hit: boolean) => void;
 }): ShortCache<Value> {
   const entries = new Map<string, { expires: number; promise: Promise<Value> }>();
 
@@ -35,7 +38,9 @@ export function createShortCache<Value>({
     get(key, load) {
       const at = now();
       const cached = entries.get(key);
-      if (cached && cached.expires > at) return cached.promise;
+      const hit = !!cached && cached.expires > at;
+      onLookup(hit);
+      if (hit) return cached.promise;
       prune(at);
       const entry = { expires: at + ttlMs, promise: load() };
       entries.set(key, entry);

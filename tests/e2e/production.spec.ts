@@ -144,6 +144,21 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
     expect(opened.body).toContain("Cross Instance");
   });
 
+  test("each instance's metrics port counts the requests nginx sent it; the public /metrics is a 404", async () => {
+    const before = await Promise.all(stack.metricsPorts.map((port) => scrapeMetrics(port)));
+    for (let n = 0; n < 4; n++) expect((await publicRequest(stack, "/healthz")).status).toBe(200);
+    expect((await publicRequest(stack, "/metrics")).status).toBe(404);
+    const after = await Promise.all(stack.metricsPorts.map((port) => scrapeMetrics(port)));
+    const health = 'http_requests_total{route="health",method="GET",status_class="2xx"}';
+    const moved = after.map((samples, i) => (samples.get(health) ?? 0) - (before[i]!.get(health) ?? 0));
+    // Round robin: each instance answered some, together all four.
+    expect(moved.every((n) => n > 0)).toBe(true);
+    expect(moved[0]! + moved[1]!).toBe(4);
+    const notFound = 'http_requests_total{route="routes/$",method="GET",status_class="4xx"}';
+    expect(after.reduce((sum, s, i) => sum + (s.get(notFound) ?? 0) - (before[i]!.get(notFound) ?? 0), 0)).toBe(1);
+    for (const samples of after) expect(samples.get("redis_up")).toBe(1);
+  });
+
   test("with Redis gone, no request fails and each instance warns once; readiness says which part", async () => {
     const s = await emulatorSession(stack.clerk.origin, "alan@example.com");
     const cookie = `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
@@ -168,11 +183,15 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
     const ready = await publicRequest(stack, "/readyz");
     expect(ready.status).toBe(503);
     expect(ready.body).toBe("not ready: redis\n");
+    for (const port of stack.metricsPorts) expect((await scrapeMetrics(port)).get("redis_up")).toBe(0);
 
     await stack.startRedis();
     // Both instances ready again (requests alternate between them)…
     for (let n = 0; n < 2; n++) {
       await expect.poll(async () => (await publicRequest(stack, "/readyz")).status, { timeout: 15_000 }).toBe(200);
+    }
+    for (const port of stack.metricsPorts) {
+      await expect.poll(async () => (await scrapeMetrics(port)).get("redis_up")).toBe(1);
     }
     // …and counting in Redis again: the next uses land there.
     for (let n = 0; n < 2; n++) await send(1);
@@ -185,3 +204,15 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
     }
   });
 });
+
+/** One instance's metrics, straight from its loopback metrics port: sample (name and labels) → value. */
+async function scrapeMetrics(port: number): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return new Map(
+    text
+      .split("\n")
+      .map((line) => /^([a-zA-Z_:][\w:]*(?:\{.*\})?) (\S+)$/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => [m[1]!, Number(m[2])]),
+  );
+}

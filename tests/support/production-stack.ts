@@ -22,6 +22,8 @@ export type ProductionStack = {
   redisUrl: string;
   clerk: RunningServer;
   instances: [RunningServer, RunningServer];
+  /** Each instance's metrics listener (METRICS_PORT, on loopback), in the order of `instances`. */
+  metricsPorts: [number, number];
   stopRedis(): Promise<void>;
   startRedis(): Promise<void>;
   stop(): Promise<void>;
@@ -185,7 +187,11 @@ export async function startProductionStack(): Promise<ProductionStack> {
     RATE_LIMIT_SCALE: "1",
     HOST: "127.0.0.1",
   };
-  const instances = (await Promise.all([startServer(keysEnv), startServer(keysEnv)])) as [RunningServer, RunningServer];
+  const metricsPorts: [number, number] = [await freePort(), await freePort()];
+  while (metricsPorts[1] === metricsPorts[0]) metricsPorts[1] = await freePort();
+  const instances = (await Promise.all(
+    metricsPorts.map((port) => startServer({ ...keysEnv, METRICS_PORT: String(port) })),
+  )) as [RunningServer, RunningServer];
   [ports.a, ports.b] = [instances[0].port, instances[1].port];
 
   writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, ports));
@@ -198,6 +204,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
     redisUrl: `redis://127.0.0.1:${ports.redis}`,
     clerk,
     instances,
+    metricsPorts,
     stopRedis: () => stopGroup(redis, "SIGKILL"),
     startRedis,
     async stop() {

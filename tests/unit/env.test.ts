@@ -51,6 +51,16 @@ describe("parseEnv", () => {
     expect(messageFor(rest)).toBe("Invalid environment: SESSION_SECRET is required but not set");
   });
 
+  it("serves metrics only on a port of their own, on loopback unless told otherwise", () => {
+    expect(parseEnv(valid).METRICS_PORT).toBeUndefined();
+    const env = parseEnv({ ...valid, METRICS_PORT: "9464" });
+    expect([env.METRICS_PORT, env.METRICS_HOST]).toEqual([9464, "127.0.0.1"]);
+    expect(messageFor({ ...valid, PORT: "3000", METRICS_PORT: "3000" })).toBe(
+      "Invalid environment: METRICS_PORT must differ from PORT (metrics are never public)",
+    );
+    expect(messageFor({ ...valid, METRICS_PORT: "metrics" })).toMatch(/^Invalid environment: METRICS_PORT /);
+  });
+
   it("treats an empty value as missing", () => {
     expect(messageFor({ ...valid, CLERK_SECRET_KEY: "" })).toMatch(
       /^Invalid environment: CLERK_SECRET_KEY is required/,

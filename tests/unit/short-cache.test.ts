@@ -19,6 +19,17 @@ describe("short caches", () => {
     expect(await cache.get("org_1", load)).toBe(2);
   });
 
+  it("says whether each lookup hit: a read in flight is shared, an expired entry is a miss", async () => {
+    const time = clock();
+    const lookups: boolean[] = [];
+    const cache = createShortCache<number>({ ttlMs: 5_000, now: time.now, onLookup: (hit) => lookups.push(hit) });
+    const load = () => Promise.resolve(1);
+    await Promise.all([cache.get("org_1", load), cache.get("org_1", load)]);
+    time.advance(5_000);
+    await cache.get("org_1", load);
+    expect(lookups).toEqual([false, true, false]);
+  });
+
   it("does not keep a failed read, and forgets a key on request", async () => {
     const cache = createShortCache<string>({ ttlMs: 5_000 });
     await expect(cache.get("k", () => Promise.reject(new Error("Clerk is down")))).rejects.toThrow("Clerk is down");

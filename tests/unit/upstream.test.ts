@@ -262,3 +262,47 @@ describe("fetchWithRetry against a real loopback server", () => {
     expect((error as UpstreamUnavailableError).attempts).toBe(4);
   });
 });
+
+describe("callUpstream: each attempt's outcome, for metrics", () => {
+  const outcomes = async (attempt: (signal: AbortSignal) => Promise<unknown>, extra: CallOptions = {}) => {
+    const seen: string[] = [];
+    await callUpstream("clerk.users", attempt, {
+      ...fakeClock().options,
+      ...extra,
+      onAttempt: (outcome, seconds) => seen.push(`${outcome}${seconds === null ? " (none made)" : ""}`),
+    }).catch(() => undefined);
+    return seen;
+  };
+
+  it("a 503 then an answer: retried, ok", async () => {
+    expect(await outcomes(flaky(1).attempt)).toEqual(["retried", "ok"]);
+  });
+
+  it("a 503 that lasts: three retried, then gave_up", async () => {
+    expect(await outcomes(flaky(9).attempt)).toEqual(["retried", "retried", "retried", "gave_up"]);
+  });
+
+  it("a 4xx is the client's error and is not retried; a bug is no upstream outcome at all", async () => {
+    expect(await outcomes(flaky(1, () => clerkError(422)).attempt)).toEqual(["client_error"]);
+    expect(await outcomes(flaky(1, () => new RangeError("bug")).attempt)).toEqual([]);
+  });
+
+  it("a write is given up at its first failure", async () => {
+    expect(await outcomes(flaky(1).attempt, { retry: false })).toEqual(["gave_up"]);
+  });
+
+  it("no answer in time: timed_out while attempts remain, gave_up at the last", async () => {
+    const never = () => new Promise<string>(() => {});
+    const seen: string[] = [];
+    await callUpstream("clerk.users", never, {
+      policy: { attemptTimeoutMs: 5, baseDelayMs: 1, retries: 1 },
+      onAttempt: (outcome) => seen.push(outcome),
+    }).catch(() => undefined);
+    expect(seen).toEqual(["timed_out", "gave_up"]);
+  });
+
+  it("past the request's deadline: gave_up, with no attempt made", async () => {
+    const clock = fakeClock();
+    expect(await outcomes(flaky(0).attempt, { deadline: -1, now: clock.options.now })).toEqual(["gave_up (none made)"]);
+  });
+});

@@ -72,6 +72,7 @@ function waitText(seconds: number): string {
 export async function enforceRateLimit(context: AppLoadContext, action: RateLimitedAction, userId: string | null) {
   const result = await context.rateLimiter.consume(action, userId ? `user:${userId}` : `ip:${context.clientIp}`);
   if (result.allowed) return;
+  context.metrics.rateLimitRefusal(action);
   context.retryAfter.seconds = result.retryAfterSeconds;
   throw json(
     {

@@ -1,3 +1,4 @@
+import { NO_METRICS, type AppMetrics } from "../metrics.server";
 import { createShortCache, type ShortCache } from "../short-cache.server";
 import type { Member, OrgSummary } from "./organizations";
 
@@ -18,10 +19,11 @@ export type OrgCaches = {
   latestMembers: ShortCache<LatestMembers>;
 };
 
-export function createOrgCaches(): OrgCaches {
+export function createOrgCaches(metrics: AppMetrics = NO_METRICS): OrgCaches {
+  const counted = (cache: keyof OrgCaches) => (hit: boolean) => metrics.cacheLookup(cache, hit);
   return {
-    memberships: createShortCache({ ttlMs: 2_000 }),
-    profiles: createShortCache({ ttlMs: 5_000 }),
-    latestMembers: createShortCache({ ttlMs: 5_000 }),
+    memberships: createShortCache({ ttlMs: 2_000, onLookup: counted("memberships") }),
+    profiles: createShortCache({ ttlMs: 5_000, onLookup: counted("profiles") }),
+    latestMembers: createShortCache({ ttlMs: 5_000, onLookup: counted("latestMembers") }),
   };
 }

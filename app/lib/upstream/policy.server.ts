@@ -1,4 +1,5 @@
 import { logEvent, type LogFields } from "../log.server";
+import type { AttemptOutcome } from "../metrics.server";
 
 /**
  * How every server-side call to another service behaves. One policy, here:
@@ -63,6 +64,8 @@ export type CallOptions = {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   log?: (fields: LogFields) => void;
+  /** Each attempt's outcome, for metrics (not called for errors that are not upstream failures). */
+  onAttempt?: (outcome: AttemptOutcome, seconds: number | null) => void;
 };
 
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
@@ -119,6 +122,7 @@ export async function callUpstream<T>(
   const random = options.random ?? Math.random;
   const log = options.log ?? ((fields: LogFields) => logEvent("upstream", fields));
   const classify = options.classify ?? classifyFailure;
+  const onAttempt = options.onAttempt ?? (() => undefined);
   const deadline = options.deadline ?? now() + policy.deadlineMs;
   const maxAttempts = options.retry === false ? 1 : policy.retries + 1;
   const giveUp = (attempts: number, retryAfterMs?: number) =>
@@ -132,27 +136,33 @@ export async function callUpstream<T>(
     const remaining = deadline - now();
     if (remaining <= 0) {
       log({ upstream, attempt: n, status: "deadline", duration_ms: 0, outcome: "give-up" });
+      onAttempt("gave_up", null);
       throw giveUp(n - 1);
     }
     const started = now();
     try {
       const value = await withTimeout(attempt, Math.min(policy.attemptTimeoutMs, remaining));
       log({ upstream, attempt: n, status: "ok", duration_ms: now() - started, outcome: "ok" });
+      onAttempt("ok", (now() - started) / 1000);
       return value;
     } catch (error) {
       const failure = classify(error);
       const fields = { upstream, attempt: n, status: failure?.status ?? "error", duration_ms: now() - started };
+      const seconds = fields.duration_ms / 1000;
       if (!failure?.retryable) {
         log({ ...fields, outcome: "fail" });
+        if (failure) onAttempt("client_error", seconds);
         throw error;
       }
       const jitter = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1));
       const delay = Math.max(jitter, Math.min(failure.retryAfterMs ?? 0, policy.retryAfterCapMs));
       if (n >= maxAttempts || now() + delay >= deadline) {
         log({ ...fields, outcome: "give-up" });
+        onAttempt("gave_up", seconds);
         throw giveUp(n, failure.retryAfterMs);
       }
       log({ ...fields, outcome: "retry", delay_ms: Math.round(delay) });
+      onAttempt(failure.status === "timeout" ? "timed_out" : "retried", seconds);
       await sleep(delay);
     }
   }

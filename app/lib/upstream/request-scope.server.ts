@@ -1,5 +1,6 @@
 import { json } from "@remix-run/node";
 import type { LoadContext } from "../load-context.server";
+import type { AttemptOutcome } from "../metrics.server";
 import { callUpstream, createDeduper, UPSTREAM_POLICY, UpstreamUnavailableError } from "./policy.server";
 
 /**
@@ -14,7 +15,12 @@ export function createUpstreamScope(now = Date.now()): UpstreamScope {
   return { deadline: now + UPSTREAM_POLICY.deadlineMs, once: createDeduper() };
 }
 
-type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing">;
+type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing" | "metrics">;
+
+const counted = (context: ScopedContext, upstream: string) => ({
+  onAttempt: (outcome: AttemptOutcome, seconds: number | null) =>
+    context.metrics.upstreamAttempt(upstream, outcome, seconds),
+});
 
 export const UNAVAILABLE_MESSAGE = "This service is temporarily unavailable. Please try again in a moment.";
 
@@ -47,13 +53,19 @@ export function readUpstream<T>(
 ): Promise<T> {
   const { deadline, once } = context.upstream;
   return once(`${upstream} ${key}`, () =>
-    context.timing.time("upstream", () => callUpstream(upstream, read, { deadline })),
+    context.timing.time("upstream", () => callUpstream(upstream, read, { deadline, ...counted(context, upstream) })),
   ).catch((error: unknown) => unavailable(context, error));
 }
 
 /** A write: tried once (it has no idempotency key), a 503 response if the upstream fails. */
 export function writeUpstream<T>(context: ScopedContext, upstream: string, write: () => Promise<T>): Promise<T> {
   return context.timing
-    .time("upstream", () => callUpstream(upstream, write, { retry: false, deadline: context.upstream.deadline }))
+    .time("upstream", () =>
+      callUpstream(upstream, write, {
+        retry: false,
+        deadline: context.upstream.deadline,
+        ...counted(context, upstream),
+      }),
+    )
     .catch((error: unknown) => unavailable(context, error));
 }

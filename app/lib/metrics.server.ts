@@ -1,0 +1,26 @@
+/**
+ * What the app counts for operators. server/metrics.ts records it with
+ * prom-client when METRICS_PORT is set; otherwise nothing is recorded.
+ */
+
+/**
+ * What happened to one attempt of a call to an upstream: it answered (`ok`),
+ * refused the request as ours to fix (`client_error`, a 4xx, not retried), gave
+ * no answer in time (`timed_out`) or failed (`retried`, a 5xx or a failed
+ * connection) and is tried again, or failed with no attempt left (`gave_up`:
+ * the person gets the 503 page).
+ */
+export type AttemptOutcome = "ok" | "client_error" | "timed_out" | "retried" | "gave_up";
+
+export type AppMetrics = {
+  /** One attempt of a call named `upstream` ("clerk.users.getUser"…); `seconds` is null when none was made. */
+  upstreamAttempt(upstream: string, outcome: AttemptOutcome, seconds: number | null): void;
+  cacheLookup(cache: string, hit: boolean): void;
+  rateLimitRefusal(limit: string): void;
+};
+
+export const NO_METRICS: AppMetrics = {
+  upstreamAttempt() {},
+  cacheLookup() {},
+  rateLimitRefusal() {},
+};
