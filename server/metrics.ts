@@ -83,28 +83,44 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
       if (seconds !== null) clerkDuration.observe({ endpoint }, seconds);
     },
     cacheLookup(cache, hit) {
-      cacheLookups.inc({ cache, result: hit ? "hit" : "miss" });
+      cacheLookups.labels(cache, hit ? "hit" : "miss").inc();
     },
     rateLimitRefusal(limit) {
       refusals.inc({ limit });
     },
   };
 
+  // One pair of labelled children per route, method and status class, made
+  // once: prom-client would otherwise hash the labels on every request.
+  const perLabels = new Map<
+    string,
+    { count: Counter.Internal; time: Histogram.Internal<"route" | "method" | "status_class"> }
+  >();
+  function childrenFor(route: string, method: string, statusClass: string) {
+    const key = `${route} ${method} ${statusClass}`;
+    let children = perLabels.get(key);
+    if (!children) {
+      children = {
+        count: requests.labels(route, method, statusClass),
+        time: duration.labels(route, method, statusClass),
+      };
+      perLabels.set(key, children);
+    }
+    return children;
+  }
+
   /** Counts and times every request; `routeOf` names its route once it is answered. */
   function http(routeOf: (req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => string) {
     const handler: RequestHandler = (req, res, next) => {
-      const started = process.hrtime.bigint();
+      const started = performance.now();
       inFlight.inc();
       // "close" comes once per response, answered or abandoned.
       res.once("close", () => {
         inFlight.dec();
-        const labels = {
-          route: routeOf(req, res),
-          method: METHODS.has(req.method) ? req.method : "other",
-          status_class: `${Math.floor(res.statusCode / 100)}xx`,
-        };
-        requests.inc(labels);
-        duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+        const method = METHODS.has(req.method) ? req.method : "other";
+        const children = childrenFor(routeOf(req, res), method, `${Math.floor(res.statusCode / 100)}xx`);
+        children.count.inc();
+        children.time.observe((performance.now() - started) / 1000);
       });
       next();
     };

@@ -2,6 +2,7 @@ import type { Browser, Response } from "@playwright/test";
 import { Redis } from "ioredis";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import { PUBLIC_HOST, publicRequest, startProductionStack, type ProductionStack } from "../support/production-stack";
+import { scrapeMetrics } from "../support/metrics";
 import { emulatorSession } from "../support/session";
 import { expect, openGuardedContext, test } from "./fixtures";
 
@@ -204,15 +205,3 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
     }
   });
 });
-
-/** One instance's metrics, straight from its loopback metrics port: sample (name and labels) → value. */
-async function scrapeMetrics(port: number): Promise<Map<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return new Map(
-    text
-      .split("\n")
-      .map((line) => /^([a-zA-Z_:][\w:]*(?:\{.*\})?) (\S+)$/.exec(line))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => [m[1]!, Number(m[2])]),
-  );
-}

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseMetrics } from "../support/metrics";
 import { freePort, postForm, startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
 
@@ -42,12 +43,7 @@ async function scrapeOnce(): Promise<Samples> {
   const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-  const samples: Samples = new Map();
-  for (const line of (await res.text()).split("\n")) {
-    const match = /^([a-zA-Z_:][\w:]*(?:\{.*\})?) (\S+)$/.exec(line);
-    if (match) samples.set(match[1]!, Number(match[2]));
-  }
-  return samples;
+  return parseMetrics(await res.text());
 }
 
 /** A sample's key as the exposition format writes it (labels in the order given). */
