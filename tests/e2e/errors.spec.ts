@@ -1,4 +1,5 @@
 import type { TestInfo } from "@playwright/test";
+import { armFault } from "../support/emulator-api";
 import { expect, signInAs, test } from "./fixtures";
 
 // Untagged: each test runs with JavaScript on and off. Faults are scoped to
@@ -6,15 +7,6 @@ import { expect, signInAs, test } from "./fixtures";
 const MY_MEMBERSHIPS = "bapi GET /v1/users/:id/organization_memberships";
 const personFor = (info: TestInfo, people: [string, string]) =>
   info.project.name === "javascript-on" ? people[0] : people[1];
-
-async function arm(baseURL: string, fault: Record<string, unknown>) {
-  const res = await fetch(`${baseURL}/__clerk/_emulator/faults`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(fault),
-  });
-  expect(res.ok).toBe(true);
-}
 
 test.beforeEach(async ({ context, page }) => {
   await context.request.post("/resources/theme", { form: { theme: "dark" }, maxRedirects: 0 });
@@ -26,7 +18,7 @@ test.beforeEach(async ({ context, page }) => {
 test("the 503 page's Try again works once the upstream recovers", async ({ page, context, baseURL }, info) => {
   const person = personFor(info, ["hedy", "tim"]);
   await signInAs(context, baseURL!, `${person}@example.com`);
-  await arm(baseURL!, {
+  await armFault(baseURL!, {
     endpoint: MY_MEMBERSHIPS,
     mode: "error",
     status: 503,
@@ -63,7 +55,7 @@ test("the 500 page apologises with a reference, and keeps the navigation bar and
 }, info) => {
   const person = personFor(info, ["shafi", "leslie"]);
   await signInAs(context, baseURL!, `${person}@example.com`);
-  await arm(baseURL!, {
+  await armFault(baseURL!, {
     endpoint: MY_MEMBERSHIPS,
     mode: "error",
     status: 400,

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { armFault } from "../support/emulator-api";
 import { parseMetrics } from "../support/metrics";
 import { freePort, postForm, startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
@@ -55,14 +56,7 @@ const key = (name: string, labels: Record<string, string> = {}) => {
 const moved = (before: Samples, after: Samples, name: string, labels: Record<string, string> = {}) =>
   (after.get(key(name, labels)) ?? 0) - (before.get(key(name, labels)) ?? 0);
 
-async function arm(fault: Record<string, unknown>) {
-  const res = await fetch(`${server.origin}/__clerk/_emulator/faults`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(fault),
-  });
-  expect(res.status).toBe(200);
-}
+const arm = (fault: Parameters<typeof armFault>[1]) => armFault(server.origin, fault);
 
 const get = (path: string, cookie: string) =>
   fetch(server.origin + path, { headers: { Cookie: cookie, Accept: "text/html" }, redirect: "manual" });

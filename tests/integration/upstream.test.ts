@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { emulatorCalls } from "../support/emulator-api";
+import { armFault, emulatorCalls } from "../support/emulator-api";
 import { startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
 
@@ -27,14 +27,7 @@ async function signedIn(person: string) {
   return emulatorCookie(server.origin, `${person}@example.com`);
 }
 
-async function arm(fault: Record<string, unknown>) {
-  const res = await fetch(`${server.origin}/__clerk/_emulator/faults`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(fault),
-  });
-  expect(res.status).toBe(200);
-}
+const arm = (fault: Parameters<typeof armFault>[1]) => armFault(server.origin, fault);
 
 async function callsOf(endpoint: string): Promise<number> {
   return (await emulatorCalls(server.origin))[endpoint] ?? 0;

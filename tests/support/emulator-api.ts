@@ -52,6 +52,19 @@ export function frontendClient(origin: string) {
   return Object.assign(call, { cookie: () => (client ? `__client=${client}` : "") });
 }
 
+/**
+ * Arms one of the emulator's faults (tests only: its control API) for the
+ * next calls of an endpoint ("bapi GET /v1/organizations/:id/memberships"…).
+ */
+export async function armFault(origin: string, fault: { endpoint: string; mode: string } & Record<string, unknown>) {
+  const res = await fetch(`${origin}/__clerk/_emulator/faults`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(fault),
+  });
+  if (res.status !== 200) throw new Error(`arming ${fault.endpoint} failed: ${res.status}`);
+}
+
 /** How many calls the emulator has answered, per endpoint ("bapi GET /v1/organizations/:id", …). */
 export async function emulatorCalls(origin: string): Promise<Record<string, number>> {
   return (await (await fetch(`${origin}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
@@ -69,22 +82,26 @@ export const uniqueEmail = (name: string) =>
 
 export const TEAM_PASSWORD = "team-password-1";
 
+/** A new person ("Name Tester", a unique address from `name`), made through the Backend API. */
+export async function newPerson(bapi: ReturnType<typeof backendApi>, name: string, password = TEAM_PASSWORD) {
+  const email = uniqueEmail(name);
+  const user = await bapi("POST", "/v1/users", {
+    email_address: [email],
+    password,
+    first_name: name[0]!.toUpperCase() + name.slice(1),
+    last_name: "Tester",
+  });
+  if (user.status !== 200) throw new Error(`creating ${email} failed: ${user.status}`);
+  return { id: user.body.id as string, email };
+}
+
 /**
  * A new organization with a new admin and `members` plain members, made
  * through the Backend API as a Clerk app's test setup would. Everyone's
  * password is TEAM_PASSWORD.
  */
 export async function newTeam(bapi: ReturnType<typeof backendApi>, { members = 0 } = {}) {
-  const person = async (name: string) => {
-    const email = uniqueEmail(name);
-    const user = await bapi("POST", "/v1/users", {
-      email_address: [email],
-      password: TEAM_PASSWORD,
-      first_name: name[0]!.toUpperCase() + name.slice(1),
-      last_name: "Tester",
-    });
-    return { id: user.body.id as string, email };
-  };
+  const person = (name: string) => newPerson(bapi, name);
   const admin = await person("admin");
   const org = await bapi("POST", "/v1/organizations", {
     name: `Team ${Date.now().toString(36)}${(++counter).toString(36)}${process.pid}`,
