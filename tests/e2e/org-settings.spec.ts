@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { backendApi, uniqueEmail } from "../support/emulator-api";
+import { backendApi, newTeam } from "../support/emulator-api";
 import { confirmInClerkForm, expect, signInAs, test } from "./fixtures";
 
 // What an organization's people do in Clerk's <OrganizationProfile/> (the
@@ -10,24 +10,10 @@ import { confirmInClerkForm, expect, signInAs, test } from "./fixtures";
 type Bapi = ReturnType<typeof backendApi>;
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
-async function newTeam(bapi: Bapi) {
-  const id = unique();
-  const person = async (role: string) => {
-    const email = uniqueEmail(role);
-    const user = await bapi("POST", "/v1/users", { email_address: [email], password: "team-password-1" });
-    expect(user.status).toBe(200);
-    return { id: user.body.id as string, email };
-  };
-  const admin = await person("admin");
-  const member = await person("member");
-  const created = await bapi("POST", "/v1/organizations", {
-    name: `Team ${id}`,
-    slug: `team-${id}`,
-    created_by: admin.id,
-  });
-  expect(created.status).toBe(200);
-  await bapi("POST", `/v1/organizations/${created.body.id}/memberships`, { user_id: member.id, role: "org:member" });
-  return { org: { id: created.body.id as string, name: `Team ${id}`, slug: `team-${id}` }, admin, member, id };
+/** A new organization with an admin and one member, and a unique word for the names and slugs a test gives it. */
+async function newTeamOfTwo(bapi: Bapi) {
+  const team = await newTeam(bapi, { members: 1 });
+  return { ...team, member: team.members[0]!, id: unique() };
 }
 
 const profileOf = (page: Page) => page.locator(".cl-organizationProfile-root");
@@ -52,7 +38,7 @@ async function switcherNames(page: Page) {
 test.describe("an organization's settings in Clerk's OrganizationProfile @js", () => {
   test("a rename shows in the header and the switcher at once", async ({ page, context, baseURL }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const { org, admin, id } = await newTeam(bapi);
+    const { org, admin, id } = await newTeamOfTwo(bapi);
     await signInAs(context, baseURL!, admin.email);
     const profile = await openSettings(page, org.slug);
     expect(await switcherNames(page)).toContain(org.name);
@@ -76,7 +62,7 @@ test.describe("an organization's settings in Clerk's OrganizationProfile @js", (
     baseURL,
   }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const { org, admin, id } = await newTeam(bapi);
+    const { org, admin, id } = await newTeamOfTwo(bapi);
     await signInAs(context, baseURL!, admin.email);
     const profile = await openSettings(page, org.slug);
 
@@ -108,7 +94,7 @@ test.describe("an organization's settings in Clerk's OrganizationProfile @js", (
     baseURL,
   }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const { org, admin } = await newTeam(bapi);
+    const { org, admin } = await newTeamOfTwo(bapi);
     // A second organization, so /orgs and the switcher have something left to list.
     const other = await bapi("POST", "/v1/organizations", { name: `Other ${unique()}`, created_by: admin.id });
     await signInAs(context, baseURL!, admin.email);
@@ -146,7 +132,7 @@ test.describe("an organization's settings in Clerk's OrganizationProfile @js", (
     baseURL,
   }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const { org, member } = await newTeam(bapi);
+    const { org, member } = await newTeamOfTwo(bapi);
     await signInAs(context, baseURL!, member.email);
     const profile = await openSettings(page, org.slug);
     await expect(profile.getByRole("button", { name: "Leave organization" })).toBeVisible();

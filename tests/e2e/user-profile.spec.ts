@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { backendApi, uniqueEmail } from "../support/emulator-api";
+import { backendApi, newPerson, uniqueEmail } from "../support/emulator-api";
 import { confirmInClerkForm, expect, signInAs, test } from "./fixtures";
 
 // What a person does to their own account through Clerk's <UserProfile/> (the app's /user page),
@@ -17,18 +17,6 @@ const PNG = Buffer.from(
 );
 
 type Bapi = ReturnType<typeof backendApi>;
-
-async function newPerson(bapi: Bapi, name: string) {
-  const email = uniqueEmail(name);
-  const created = await bapi("POST", "/v1/users", {
-    email_address: [email],
-    password: PASSWORD,
-    first_name: name[0]!.toUpperCase() + name.slice(1),
-    last_name: "Tester",
-  });
-  expect(created.status).toBe(200);
-  return { id: created.body.id as string, email };
-}
 
 /** The same person signed in on another browser, as the control API makes one (with that browser's user agent). */
 async function otherDevice(baseURL: string, email: string, userAgent = FIREFOX) {
@@ -93,7 +81,7 @@ async function changePassword(page: Page, current: string, next: string, { signO
 test.describe("a person's own account in Clerk's UserProfile @js", () => {
   test("changes their first and last name", async ({ page, context, baseURL }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const person = await newPerson(bapi, "naming");
+    const person = await newPerson(bapi, "naming", PASSWORD);
     await signInAs(context, baseURL!, person.email);
     await page.goto("/user");
     const profile = profileOf(page);
@@ -120,7 +108,7 @@ test.describe("a person's own account in Clerk's UserProfile @js", () => {
     baseURL,
   }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const person = await newPerson(bapi, "emails");
+    const person = await newPerson(bapi, "emails", PASSWORD);
     const second = uniqueEmail("emails-second");
     await signInAs(context, baseURL!, person.email);
     await page.goto("/user");
@@ -164,7 +152,7 @@ test.describe("a person's own account in Clerk's UserProfile @js", () => {
     baseURL,
   }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const person = await newPerson(bapi, "password");
+    const person = await newPerson(bapi, "password", PASSWORD);
     const elsewhere = await otherDevice(baseURL!, person.email);
     const here = (await signInAs(context, baseURL!, person.email)).sessionId;
     await page.goto("/user");
@@ -191,7 +179,7 @@ test.describe("a person's own account in Clerk's UserProfile @js", () => {
 
   test("uploads a profile image that the emulator serves, and removes it", async ({ page, context, baseURL }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const person = await newPerson(bapi, "avatar");
+    const person = await newPerson(bapi, "avatar", PASSWORD);
     await signInAs(context, baseURL!, person.email);
     await page.goto("/user");
     const profile = profileOf(page);
@@ -213,7 +201,7 @@ test.describe("a person's own account in Clerk's UserProfile @js", () => {
 
   test("sees this device and another one, and signs the other one out", async ({ page, context, baseURL }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const person = await newPerson(bapi, "devices");
+    const person = await newPerson(bapi, "devices", PASSWORD);
     const firefox = await otherDevice(baseURL!, person.email);
     const here = (await signInAs(context, baseURL!, person.email)).sessionId;
     await page.goto("/user");
@@ -240,8 +228,8 @@ test.describe("a person's own account in Clerk's UserProfile @js", () => {
     baseURL,
   }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
-    const person = await newPerson(bapi, "leaving");
-    const colleague = await newPerson(bapi, "colleague");
+    const person = await newPerson(bapi, "leaving", PASSWORD);
+    const colleague = await newPerson(bapi, "colleague", PASSWORD);
     const org = (await bapi("POST", "/v1/organizations", { name: `Leaving ${Date.now()}`, created_by: person.id }))
       .body;
     await bapi("POST", `/v1/organizations/${org.id}/memberships`, { user_id: colleague.id, role: "org:member" });
@@ -289,7 +277,7 @@ test.describe("a person's own account in Clerk's UserProfile @js", () => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
     // A whole journey (two profile forms, sign-out, three sign-in attempts): on a busy machine it needs more than one test's time.
     test.slow();
-    const person = await newPerson(bapi, "moving");
+    const person = await newPerson(bapi, "moving", PASSWORD);
     const address = uniqueEmail("moved");
     await signInAs(context, baseURL!, person.email);
     await page.goto("/user");

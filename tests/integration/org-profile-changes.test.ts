@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backendApi, uniqueEmail } from "../support/emulator-api";
+import { backendApi, newTeam } from "../support/emulator-api";
 import { postForm, startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
 
@@ -26,23 +26,9 @@ const get = (path: string, cookie: string) =>
 
 /** A new person, admin of a new organization, signed in with it active (the token names its slug). */
 async function adminOfNewTeam() {
-  const id = unique();
-  const email = uniqueEmail("follow");
-  const user = await bapi("POST", "/v1/users", { email_address: [email], password: "follow-password-1" });
-  const org = await bapi("POST", "/v1/organizations", {
-    name: `Follow ${id}`,
-    slug: `follow-${id}`,
-    created_by: user.body.id,
-  });
-  expect([user.status, org.status]).toEqual([200, 200]);
-  const cookie = await emulatorCookie(server.origin, email, org.body.id);
-  return {
-    id,
-    email,
-    userId: user.body.id as string,
-    org: org.body as { id: string; slug: string; name: string },
-    cookie,
-  };
+  const { org, admin } = await newTeam(bapi);
+  const cookie = await emulatorCookie(server.origin, admin.email, org.id);
+  return { id: unique(), userId: admin.id, org, cookie };
 }
 
 const changed = (organizationId: string, cookie: string) =>
