@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
+import type { Exchange } from "../../emulator/recorder";
 import { allowlist, type Excuse } from "../contract/allowlist";
 
 /**
@@ -11,20 +12,9 @@ import { allowlist, type Excuse } from "../contract/allowlist";
  * sends, `tests/contract/allowlist.ts` corrects the spec, with the evidence.
  */
 
-export type Api = "fapi" | "bapi";
-
-/** One answer as the emulator's recorder writes it (emulator/recorder.ts). */
-export type Answer = {
-  seq: number;
-  at: number;
-  api: Api;
-  method: string;
-  path: string;
-  status: number;
-  contentType: string | null;
-  body: unknown;
-  test: string | null;
-};
+/** One answer as the emulator's recorder writes it. */
+export type Answer = Exchange;
+export type Api = Answer["api"];
 
 const SPECS: Record<Api, string> = { fapi: "fapi-2025-11-10.yml", bapi: "bapi-2025-11-10.yml" };
 const SPEC_DIR = resolve(import.meta.dirname, "../contract/clerk-openapi");
@@ -207,6 +197,16 @@ function describe(errors: ErrorObject[]): string {
 
 /** How far a recorder file's complete lines go (a line being written is not yet one). */
 export const completeLength = (file: string) => readFileSync(file).lastIndexOf(0x0a) + 1;
+
+/** What is wrong with `answers`, a line each; Clerk's spec is read only when there is something to check. */
+export function contractBreaches(answers: Answer[]): string[] {
+  if (answers.length === 0) return [];
+  const contract = loadContract();
+  return answers.flatMap((answer) => {
+    const mismatch = contract.check(answer);
+    return mismatch ? [formatMismatch(mismatch)] : [];
+  });
+}
 
 /** Reads the complete lines of a recorder file from `offset`; returns them and the offset after them. */
 export function readAnswers(file: string, offset = 0): { answers: Answer[]; next: number } {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { clientJSON, organizationJSON, userJSON } from "../../emulator/json";
 import { Store } from "../../emulator/store";
-import { loadContract, toJsonSchema, type Answer } from "../support/contract";
+import { contractBreaches, loadContract, toJsonSchema, type Answer } from "../support/contract";
 
 const answer = (a: Partial<Answer> & Pick<Answer, "api" | "method" | "path" | "body">): Answer => ({
   seq: 1,
@@ -56,6 +56,18 @@ describe("the contract check", () => {
     const mismatch = contract.check(answer({ api: "fapi", method: "GET", path: orgPath, body }));
     expect(mismatch?.operation).toBe("fapi GET /v1/organizations/{organization_id}");
     expect(mismatch?.problem).toContain("private_metadata");
+  });
+
+  it("says each broken answer in one line, and nothing for answers that keep it", () => {
+    const good = { response: organizationJSON(store, org, "fapi"), client };
+    const bad = { response: organizationJSON(store, org, "bapi"), client };
+    const lines = contractBreaches([
+      answer({ api: "fapi", method: "GET", path: orgPath, body: good }),
+      answer({ api: "fapi", method: "GET", path: orgPath, body: bad }),
+    ]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("private_metadata");
+    expect(contractBreaches([])).toEqual([]);
   });
 
   it("fails a user that lacks a field the spec requires", () => {
