@@ -8,6 +8,7 @@ import {
   type Role,
   type SignInTokenRecord,
   type Store,
+  type UserRecord,
 } from "./store";
 
 /** What Clerk accepts as an email address (the emulator's one check, for sign-ups and invitations). */
@@ -100,6 +101,23 @@ export function createInstanceInvitation(
   store.state.invitations.push(invitation);
   store.changed();
   return invitation;
+}
+
+/**
+ * Invitations to organizations addressed to one of the person's verified
+ * addresses, by status as Clerk reports it (a pending one past its date is
+ * `expired`); with no statuses, all of them.
+ */
+export function invitationsTo(store: Store, user: UserRecord, statuses: string[] = []): InvitationRecord[] {
+  const t = Date.now();
+  const statusOf = (i: InvitationRecord) => (i.status === "pending" && i.expiresAt <= t ? "expired" : i.status);
+  return store.state.invitations.filter(
+    (i) =>
+      i.orgId !== null &&
+      store.org(i.orgId) &&
+      user.emails.some((e) => e.verified && e.email === i.email) &&
+      (statuses.length === 0 || statuses.includes(statusOf(i))),
+  );
 }
 
 export function pendingInvitations(store: Store, orgId: string): InvitationRecord[] {

@@ -3,9 +3,10 @@ import * as Popover from "@radix-ui/themes/components/popover";
 import { Link } from "@remix-run/react";
 import { useState, type KeyboardEvent, type ReactNode } from "react";
 import type { useSwitcherList } from "~/hooks/use-switcher-list";
-import { orgPath, roleLabel, type OrgSummary } from "~/lib/orgs/organizations";
+import { orgPath, roleLabel, type MyInvitation, type OrgSummary } from "~/lib/orgs/organizations";
+import { AcceptInvitation } from "./accept-invitation";
 import { EntityAvatar } from "./entity-avatar";
-import { Separator, Text } from "./ui";
+import { Flex, Separator, Text } from "./ui";
 
 // Arrow keys, Home and End move between the popover's links; Tab still works too.
 function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
@@ -105,6 +106,20 @@ export default function SwitcherPopover({
               ? "Your organizations could not be loaded just now. Try again in a moment."
               : "Loading your organizations…"}
         </Text>
+        {list.invitations && list.invitations.length > 0 ? (
+          <>
+            <Text as="p" size="1" color="gray" className="org-switcher-heading" id="switcher-invitations-heading">
+              Invitations
+            </Text>
+            <ul className="org-switcher-list" aria-labelledby="switcher-invitations-heading">
+              {list.invitations.map((invitation) => (
+                <li key={invitation.id}>
+                  <InvitationItem invitation={invitation} onAccepted={close} />
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
         <Separator size="4" my="2" />
         <Link to="/orgs/new" className="org-switcher-item" data-switcher-item onClick={close}>
           <span aria-hidden="true" className="org-switcher-plus">
@@ -135,5 +150,20 @@ function OrgItem({ org, current = false, onChoose }: { org: OrgSummary; current?
         {roleLabel(org.role)}
       </Text>
     </Link>
+  );
+}
+
+function InvitationItem({ invitation, onAccepted }: { invitation: MyInvitation; onAccepted: () => void }) {
+  return (
+    <Flex align="center" gap="2" px="2" py="1" data-testid="switcher-invitation">
+      <EntityAvatar name={invitation.name} imageUrl={invitation.imageUrl} shape="square" size="small" />
+      <Flex direction="column" className="org-switcher-item-name">
+        <Text size="2">{invitation.name}</Text>
+        <Text size="1" color="gray">
+          Invited as {roleLabel(invitation.role).toLowerCase()}
+        </Text>
+      </Flex>
+      <AcceptInvitation invitation={invitation} onAccepted={onAccepted} />
+    </Flex>
   );
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ORGANIZATIONS_CHANGED, type OrgSummary } from "~/lib/orgs/organizations";
+import { ORGANIZATIONS_CHANGED, type MyInvitation, type OrgSummary } from "~/lib/orgs/organizations";
 import { whenIdle } from "~/lib/when-idle";
 
 const LIST_URL = "/resources/organizations";
@@ -8,12 +8,14 @@ const FRESH_MS = 5_000;
 
 type SwitcherList = {
   organizations: OrgSummary[] | null;
+  /** Invitations waiting for the person; null until loaded, or if they could not be. */
+  invitations: MyInvitation[] | null;
   status: "idle" | "loading" | "ready" | "failed";
   loadedAt: number;
 };
 
 /**
- * The switcher's list, from its own route so that no page waits on it:
+ * The switcher's list (and the invitations waiting), from its own route so that no page waits on it:
  * fetched when the browser is idle or on first use, whichever comes first,
  * and again on use once it is a few seconds old, after a failure, or when it
  * lacks the organization on the page (just created or joined). It is read
@@ -22,7 +24,12 @@ type SwitcherList = {
  * they changed one. A failure leaves the page alone; the panel says so.
  */
 export function useSwitcherList(pageOrgId: string | null, goneOrgId: string | null = null) {
-  const [list, setList] = useState<SwitcherList>({ organizations: null, status: "idle", loadedAt: 0 });
+  const [list, setList] = useState<SwitcherList>({
+    organizations: null,
+    invitations: null,
+    status: "idle",
+    loadedAt: 0,
+  });
   const latest = useRef({ list, pageOrgId, goneOrgId, changed: false });
   latest.current = { ...latest.current, list, pageOrgId, goneOrgId };
 
@@ -38,9 +45,12 @@ export function useSwitcherList(pageOrgId: string | null, goneOrgId: string | nu
     const url = goneOrgId ? `${LIST_URL}?left=${encodeURIComponent(goneOrgId)}` : LIST_URL;
     fetch(url, { headers: { Accept: "application/json" }, cache: outdated ? "reload" : "default" })
       .then(async (res) => {
-        const { organizations } = (await res.json()) as { organizations: OrgSummary[] | null };
+        const { organizations, invitations } = (await res.json()) as Pick<
+          SwitcherList,
+          "organizations" | "invitations"
+        >;
         if (!res.ok || !organizations) throw new Error(`organizations: ${res.status}`);
-        setList({ organizations, status: "ready", loadedAt: Date.now() });
+        setList({ organizations, invitations, status: "ready", loadedAt: Date.now() });
       })
       .catch(() => setList((l) => ({ ...l, status: "failed" })));
   }, []);

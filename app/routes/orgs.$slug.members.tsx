@@ -12,7 +12,7 @@ import { formFailure, formOutage } from "~/lib/http/form-reply.server";
 import { readFormData } from "~/lib/http/forms.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { MEMBERS_PAGE_SIZE, listMembers, pendingInvitations, type PendingInvitation } from "~/lib/orgs/members.server";
-import { readInvite, readMembersQuery, readRevokeInvitation } from "~/lib/orgs/org-forms.server";
+import { readInvite, readMembersQuery, readInvitationId } from "~/lib/orgs/org-forms.server";
 import { inviteMember, revokeInvitation } from "~/lib/orgs/org-writes.server";
 import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/orgs/organizations";
 import { requireOrgMembership } from "~/lib/orgs/require-org.server";
@@ -88,7 +88,7 @@ async function invite(args: ActionFunctionArgs, org: AdminOrg, userId: string, f
 }
 
 async function revoke(args: ActionFunctionArgs, org: AdminOrg, userId: string, form: FormData) {
-  const invitationId = readRevokeInvitation(form);
+  const invitationId = readInvitationId(form);
   const values: Record<string, string> = { invitationId: invitationId ?? "" };
   const refuse = (message: string, status: number) => formFailure(values, { revoke: message }, { status });
   if (!invitationId) return refuse("That is not an invitation of this organization.", 400);

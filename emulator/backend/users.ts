@@ -1,6 +1,13 @@
 import type { Request } from "express";
-import { parseEmail } from "../invitations";
-import { deletedJSON, fullName, membershipJSON, userJSON } from "../json";
+import { invitationsTo, parseEmail, ticketUrl } from "../invitations";
+import {
+  backendInvitationJSON,
+  deletedJSON,
+  fullName,
+  membershipJSON,
+  publicOrganizationDataJSON,
+  userJSON,
+} from "../json";
 import { mergeMetadata, parseMetadata } from "../metadata";
 import { validateNewPassword } from "../passwords";
 import { ApiError, clampInt, paginate, str } from "../routing";
@@ -8,7 +15,10 @@ import { hashPassword } from "../store";
 import { asList, type BackendContext, type Route } from "./context";
 
 /** Users: list, count, read, create, update (names, primary address, password, metadata), delete. */
-export function registerUserRoutes(route: Route, { store, userOf, revokeSessionsOf }: BackendContext): void {
+export function registerUserRoutes(
+  route: Route,
+  { store, userOf, revokeSessionsOf, frontendApiUrl }: BackendContext,
+): void {
   const filteredUsers = (req: Request) => {
     const ids = asList(req.query.user_id);
     const emails = asList(req.query.email_address).map((e) => e.toLowerCase());
@@ -101,6 +111,26 @@ export function registerUserRoutes(route: Route, { store, userOf, revokeSessions
   });
   route("GET", "/v1/users/:id/organization_memberships", (req) => {
     const list = store.membershipsOfUser(String(req.params.id)).map((m) => membershipJSON(store, m, "bapi"));
+    return paginate(list, req.query);
+  });
+  // The invitations waiting for the person (by any verified address), each with its organization's public data.
+  route("GET", "/v1/users/:id/organization_invitations", (req) => {
+    const status = str(req.query.status);
+    if (status && !["pending", "accepted", "revoked", "expired"].includes(status)) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "status must be pending, accepted, revoked or expired.",
+        "status",
+      );
+    }
+    const list = invitationsTo(store, userOf(req), status ? [status] : []).map((inv) => {
+      const org = store.org(inv.orgId!)!;
+      return {
+        ...backendInvitationJSON(store, inv, ticketUrl(frontendApiUrl(req), inv.ticket)),
+        public_organization_data: publicOrganizationDataJSON(store, org),
+      };
+    });
     return paginate(list, req.query);
   });
 }

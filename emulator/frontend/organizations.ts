@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
-import { redeemTicket } from "../invitations";
+import { invitationsTo, redeemTicket } from "../invitations";
 import { deletedJSON, frontendInvitationJSON, membershipJSON, organizationJSON, roleJSON } from "../json";
 import { removeMember, requireAdmin, ROLES } from "../memberships";
 import { ApiError, paginate, str } from "../routing";
@@ -49,15 +49,7 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
   });
 
   /** Invitations to the signed-in user's address: Clerk's switcher offers to accept them. */
-  const myInvitations = (user: UserRecord) =>
-    store.state.invitations.filter(
-      (i) =>
-        i.status === "pending" &&
-        i.expiresAt > Date.now() &&
-        i.orgId !== null &&
-        store.org(i.orgId) &&
-        user.emails.some((e) => e.verified && e.email === i.email),
-    );
+  const myInvitations = (user: UserRecord) => invitationsTo(store, user, ["pending"]);
 
   route("GET", "/v1/me/organization_invitations", (req, res) => {
     const { user } = me(req);

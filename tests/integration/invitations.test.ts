@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backendApi, errorCode, frontendClient, newTeam, uniqueEmail } from "../support/emulator-api";
+import { backendApi, errorCode, frontendClient, newPerson, newTeam, uniqueEmail } from "../support/emulator-api";
 import { postForm, startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
 
@@ -246,5 +246,65 @@ describe("the members page's revoke form", () => {
     expect(await again.text()).toContain("no longer pending");
     const bad = await post(path, { intent: "revoke", invitationId: "<script>" }, ada);
     expect(bad.status).toBe(400);
+  });
+});
+
+describe("accepting an invitation that waits for a signed-in person (POST /orgs)", () => {
+  const accept = async (email: string, invitationId: string) =>
+    postForm(server, "/orgs?index", { invitationId }, await emulatorCookie(server.origin, email));
+
+  it("the Backend API lists a person's invitations with the organization's public data, by status", async () => {
+    const { org } = await newOrganization();
+    const person = await newPerson(bapi, "listed");
+    const made = await invite(org.id, person.email, "org:admin");
+    const list = await bapi("GET", `/v1/users/${person.id}/organization_invitations?status=pending`);
+    expect(list.status).toBe(200);
+    expect(list.body.total_count).toBe(1);
+    expect(list.body.data[0]).toMatchObject({
+      id: made.body.id,
+      role: "org:admin",
+      status: "pending",
+      public_organization_data: { id: org.id, name: org.name, slug: org.slug, has_image: false },
+    });
+    expect((await bapi("GET", `/v1/users/${person.id}/organization_invitations?status=accepted`)).body.data).toEqual(
+      [],
+    );
+    const bad = await bapi("GET", `/v1/users/${person.id}/organization_invitations?status=maybe`);
+    expect(bad.status).toBe(422);
+  });
+
+  it("makes the invitee a member and opens the organization; nobody else can use their invitation", async () => {
+    const { org } = await newOrganization();
+    const invitee = await newPerson(bapi, "invitee");
+    const made = await invite(org.id, invitee.email);
+    const page = await (
+      await fetch(`${server.origin}/orgs`, { headers: { Cookie: await emulatorCookie(server.origin, invitee.email) } })
+    ).text();
+    expect(page).toContain(`Accept the invitation to ${org.name}`);
+
+    // Someone else, signed in, naming the invitee's invitation: as if it did not exist.
+    const stranger = await newPerson(bapi, "stranger");
+    const refused = await accept(stranger.email, made.body.id);
+    expect(refused.status).toBe(404);
+    expect(await refused.text()).toContain("no longer open");
+    expect((await bapi("GET", `/v1/users/${stranger.id}/organization_memberships`)).body.data).toEqual([]);
+
+    const accepted = await accept(invitee.email, made.body.id);
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get("location")).toBe(`/orgs/${org.slug}`);
+    const memberships = await bapi("GET", `/v1/users/${invitee.id}/organization_memberships`);
+    expect(
+      memberships.body.data.map((m: { organization: { id: string }; role: string }) => [m.organization.id, m.role]),
+    ).toEqual([[org.id, "org:member"]]);
+    expect((await accept(invitee.email, made.body.id)).status).toBe(404);
+  });
+
+  it("refuses what is not an invitation id (400) and a signed-out post (sign-in)", async () => {
+    const person = await newPerson(bapi, "malformed");
+    const bad = await accept(person.email, "<script>");
+    expect(bad.status).toBe(400);
+    const signedOut = await postForm(server, "/orgs?index", { invitationId: "orginv_x" }, "");
+    expect(signedOut.status).toBe(302);
+    expect(signedOut.headers.get("location")).toMatch(/^\/sign-in/);
   });
 });

@@ -8,6 +8,7 @@ export const RATE_LIMITS = {
   "sign-out": { limit: 10, windowMs: 60_000 },
   invite: { limit: 20, windowMs: 10 * 60_000 },
   "revoke-invitation": { limit: 20, windowMs: 10 * 60_000 },
+  "accept-invitation": { limit: 20, windowMs: 10 * 60_000 },
   "create-organization": { limit: 10, windowMs: 60 * 60_000 },
 } as const;
 

@@ -51,6 +51,7 @@ export function listMyOrganizations(
  */
 export function forgetOrganization(context: AppLoadContext, userId: string, orgId: string): void {
   context.orgs.memberships.forget(userId);
+  context.orgs.invitations.forget(userId);
   context.orgs.profiles.forget(orgId);
   context.orgs.latestMembers.forget(orgId);
 }

@@ -1,6 +1,6 @@
 import { NO_METRICS, type AppMetrics } from "../metrics.server";
 import { createShortCache, type ShortCache } from "../short-cache.server";
-import type { Member, OrgSummary } from "./organizations";
+import type { Member, MyInvitation, OrgSummary } from "./organizations";
 
 export type OrgProfile = Omit<OrgSummary, "role">;
 export type LatestMembers = { members: Member[]; total: number };
@@ -17,6 +17,8 @@ export type OrgCaches = {
   profiles: ShortCache<OrgProfile>;
   /** An organization's newest members and member count, by organization id. */
   latestMembers: ShortCache<LatestMembers>;
+  /** The invitations waiting for a person, by user id. */
+  invitations: ShortCache<MyInvitation[]>;
 };
 
 export function createOrgCaches(metrics: AppMetrics = NO_METRICS): OrgCaches {
@@ -25,5 +27,6 @@ export function createOrgCaches(metrics: AppMetrics = NO_METRICS): OrgCaches {
     memberships: createShortCache({ ttlMs: 2_000, onLookup: counted("memberships") }),
     profiles: createShortCache({ ttlMs: 5_000, onLookup: counted("profiles") }),
     latestMembers: createShortCache({ ttlMs: 5_000, onLookup: counted("latestMembers") }),
+    invitations: createShortCache({ ttlMs: 2_000, onLookup: counted("invitations") }),
   };
 }

@@ -71,8 +71,8 @@ export function readMembersQuery(url: URL): { query: string; page: number } {
   return { query, page: Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1 };
 }
 
-/** The invitation a revoke form names: a Clerk id, or nothing usable. */
-export function readRevokeInvitation(form: FormData): string | null {
+/** The invitation a form names (to revoke or accept it): a Clerk id, or nothing usable. */
+export function readInvitationId(form: FormData): string | null {
   const id = text(form, "invitationId");
   return /^orginv_[A-Za-z0-9]{1,64}$/.test(id) ? id : null;
 }

@@ -56,3 +56,16 @@ export function leftOrganization(search: URLSearchParams): string | null {
 
 /** Said in the browser when Clerk's components changed an organization, so lists of them read again. */
 export const ORGANIZATIONS_CHANGED = "teamwork:organizations-changed";
+
+/** An invitation waiting for the signed-in person, as the switcher and /orgs offer it. */
+export type MyInvitation = {
+  id: string;
+  orgId: string;
+  name: string;
+  slug: string | null;
+  imageUrl: string | null;
+  role: OrgRole;
+};
+
+/** Where an Accept form posts (the /orgs page's action), with or without JavaScript. */
+export const ACCEPT_INVITATION_PATH = "/orgs?index";

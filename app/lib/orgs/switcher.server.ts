@@ -2,23 +2,46 @@ import type { AppLoadContext } from "@remix-run/node";
 import { logUnexpectedError } from "../log.server";
 import { isUnavailable } from "../upstream/request-scope.server";
 import { listMyOrganizationsWithout } from "./memberships.server";
-import type { OrgSummary } from "./organizations";
+import { listMyInvitations, openInvitations } from "./my-invitations.server";
+import type { MyInvitation, OrgSummary } from "./organizations";
+
+/** `null` instead of an error: outages are already logged by the upstream path; anything else is logged here. */
+async function orNull<T>(request: Request, context: AppLoadContext, route: string, read: Promise<T>) {
+  try {
+    return await read;
+  } catch (error) {
+    if (!isUnavailable(error)) logUnexpectedError(request, context.requestId, error, { route });
+    return null;
+  }
+}
 
 /**
- * The root loader's list for the switcher. Nothing here may take every page
- * (and its theme) down: on failure the switcher falls back to its /orgs link.
- * Outages are already logged by the upstream path; anything else is logged here.
+ * The switcher's list. Nothing here may take every page (and its theme)
+ * down: on failure the switcher falls back to its /orgs link.
  */
-export async function switcherOrganizations(
+export function switcherOrganizations(
   request: Request,
   context: AppLoadContext,
   userId: string,
   goneOrgId: string | null = null,
 ): Promise<OrgSummary[] | null> {
-  try {
-    return await listMyOrganizationsWithout(context, userId, goneOrgId);
-  } catch (error) {
-    if (!isUnavailable(error)) logUnexpectedError(request, context.requestId, error, { route: "root" });
-    return null;
-  }
+  return orNull(request, context, "root", listMyOrganizationsWithout(context, userId, goneOrgId));
+}
+
+/**
+ * The invitations waiting for the person, beside their organizations (both
+ * asked for at once): `null` if they could not be read, which leaves the
+ * rest of the page or panel alone.
+ */
+export async function invitationsBeside(
+  request: Request,
+  context: AppLoadContext,
+  userId: string,
+  organizations: Promise<OrgSummary[] | null>,
+): Promise<MyInvitation[] | null> {
+  const [invitations, orgs] = await Promise.all([
+    orNull(request, context, "invitations", listMyInvitations(context, userId)),
+    organizations.catch(() => null),
+  ]);
+  return invitations && openInvitations(invitations, orgs ?? []);
 }

@@ -1,0 +1,74 @@
+import type { OrganizationInvitation } from "@clerk/backend";
+import type { AppLoadContext } from "@remix-run/node";
+import { clerkRead, clerkWrite } from "../clerk/backend-calls.server";
+import { clerkErrorCode } from "../clerk/field-errors.server";
+import type { MyInvitation, OrgSummary } from "./organizations";
+
+function toInvitation(invitation: OrganizationInvitation): MyInvitation[] {
+  const org = invitation.publicOrganizationData;
+  if (!org) return [];
+  return [
+    {
+      id: invitation.id,
+      orgId: org.id,
+      name: org.name,
+      slug: org.slug || null,
+      imageUrl: org.has_image ? (org.image_url ?? null) : null,
+      role: invitation.role,
+    },
+  ];
+}
+
+/**
+ * The invitations waiting for the signed-in person (to any of their verified
+ * addresses), through the short per-user cache; `fresh` asks Clerk again.
+ */
+export function listMyInvitations(
+  context: AppLoadContext,
+  userId: string,
+  { fresh = false } = {},
+): Promise<MyInvitation[]> {
+  if (fresh) context.orgs.invitations.forget(userId);
+  return context.orgs.invitations.get(userId, () =>
+    clerkRead(context, "users.getOrganizationInvitationList", fresh ? `${userId}|fresh` : userId, (clerk) =>
+      clerk.users.getOrganizationInvitationList({ userId, status: "pending", limit: 100 }),
+    ).then(({ data }) => data.flatMap(toInvitation).sort((a, b) => a.name.localeCompare(b.name))),
+  );
+}
+
+/** What is worth offering: an invitation to an organization the person is already in is not. */
+export const openInvitations = (invitations: MyInvitation[], organizations: OrgSummary[]) =>
+  invitations.filter((i) => !organizations.some((o) => o.id === i.orgId));
+
+/**
+ * Accepts one of the person's pending invitations: they become a member with
+ * the invitation's role. Clerk's Backend API has no "accept" (only the
+ * person's browser can, through the Frontend API, which is what the page does
+ * when clerk-js is there); this is the same outcome for a browser without
+ * JavaScript: the membership is made here and the used invitation revoked, so
+ * that nobody sees it pending. `null` when the invitation is not (or no
+ * longer) waiting for this person.
+ */
+export async function acceptMyInvitation(
+  context: AppLoadContext,
+  userId: string,
+  invitationId: string,
+): Promise<MyInvitation | null> {
+  const invitation = (await listMyInvitations(context, userId, { fresh: true })).find((i) => i.id === invitationId);
+  if (!invitation) return null;
+  const organizationId = invitation.orgId;
+  await clerkWrite(context, "organizations.createOrganizationMembership", (clerk) =>
+    clerk.organizations.createOrganizationMembership({ organizationId, userId, role: invitation.role }),
+  ).catch((error: unknown) => {
+    if (clerkErrorCode(error) !== "already_a_member_in_organization") throw error;
+  });
+  await clerkWrite(context, "organizations.revokeOrganizationInvitation", (clerk) =>
+    clerk.organizations.revokeOrganizationInvitation({ organizationId, invitationId }),
+  ).catch((error: unknown) => {
+    // Accepted in another tab meanwhile: the membership is what counts.
+    if (clerkErrorCode(error) !== "organization_invitation_not_pending") throw error;
+  });
+  context.orgs.memberships.forget(userId);
+  context.orgs.invitations.forget(userId);
+  return invitation;
+}
