@@ -1,3 +1,4 @@
+import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
@@ -46,6 +47,7 @@ try {
 
 const build = withErrorReferences((await import(join(root, "build", "index.js"))) as ServerBuild);
 const { services, redis, metrics, close: closeServices } = createServices(env);
+if (local && env.CLERK_EMULATOR_CONTROL === "1") services.testFaults = local.emulator.faults;
 const shutdown = createShutdown();
 
 // The browser reaches Clerk's Frontend API on its own host unless a proxy path
@@ -101,11 +103,28 @@ app.all("*", (req, res, next) => {
   void remix(req, res, next);
 });
 
-const server = app.listen(env.PORT, env.HOST, () => {
+const server = createServer(
+  {
+    // A client has 10 s to send a request's head: plenty for a browser or a
+    // proxy (a head is one packet), and it cuts connections that dribble
+    // headers or send nothing (slowloris), with a 408, before they pile up and
+    // use up file descriptors. Node's default is 60 s, checked every 30 s;
+    // here it is checked every second.
+    headersTimeout: 10_000,
+    connectionsCheckingInterval: 1_000,
+    // The whole request, body included: forms are small, and the largest body
+    // (a 10 MB profile image to the local emulator) needs only 1.4 Mbit/s.
+    requestTimeout: 60_000,
+    // Idle keep-alive connections outlive the proxy's (nginx and most load
+    // balancers keep them 60 s), so the proxy, not us, closes them: no request
+    // is sent down a socket we are closing.
+    keepAliveTimeout: 65_000,
+  },
+  app,
+).listen(env.PORT, env.HOST, () => {
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;
   console.log(local ? local.banner(origin) : `Teamwork listening on ${origin}`);
 });
-server.keepAliveTimeout = 65_000;
 
 // Metrics have their own listener (loopback unless METRICS_HOST says otherwise);
 // the public origin's /metrics is an ordinary 404.

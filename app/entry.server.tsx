@@ -68,16 +68,26 @@ export default function handleRequest(
         nonce,
         [readyEvent]() {
           shellRendered = true;
-          const body = new PassThrough();
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          addServerTiming(loadContext, responseHeaders, { render: performance.now() - renderStart });
-          resolve(
-            new Response(createReadableStreamFromReadable(body), {
+          // React swallows what this callback throws: without the catch the
+          // promise never settles and the request hangs. Rejected, Remix
+          // renders the 500 page instead (handleError logs the reference).
+          try {
+            if (loadContext.testFaults?.take("app render-ready", new URL(request.url).pathname)) {
+              throw new Error("Injected fault: the document's ready handler threw");
+            }
+            const body = new PassThrough();
+            responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+            addServerTiming(loadContext, responseHeaders, { render: performance.now() - renderStart });
+            const response = new Response(createReadableStreamFromReadable(body), {
               headers: responseHeaders,
               status: responseStatusCode,
-            }),
-          );
-          pipe(body);
+            });
+            pipe(body);
+            resolve(response);
+          } catch (error) {
+            abort();
+            reject(error);
+          }
         },
         onShellError(error: unknown) {
           reject(error);

@@ -58,6 +58,8 @@ export async function loader(args: LoaderFunctionArgs) {
     viewer: viewerFromClaims(userId, sessionClaims),
     activeOrgId: orgId ?? null,
     analytics: browserAnalytics(request, context.analytics),
+    // The reference the 500 page shows when the document itself failed to render.
+    requestId: context.requestId,
   });
 }
 

@@ -1,5 +1,6 @@
 import { Button, Code, Flex, Heading, Text } from "~/components/ui";
 import { Link, isRouteErrorResponse, useLocation, useRouteError } from "@remix-run/react";
+import { useRootData } from "~/hooks/use-root-data";
 
 type ErrorCopy = { status: number; title: string; message: string; reference?: string; retry: boolean };
 
@@ -9,8 +10,14 @@ function dataField(data: unknown, field: "message" | "reference"): string | unde
   return typeof value === "string" && value.length < 500 ? value : undefined;
 }
 
-/** The error catalogue's wording for each situation (see the README). */
-export function describeError(error: unknown): ErrorCopy {
+/** What Remix shows in place of an error thrown while the server rendered the document (production hides it). */
+const SERVER_RENDER_ERROR = "Unexpected Server Error";
+
+/**
+ * The error catalogue's wording for each situation (see the README).
+ * `requestId` is the document request's, the reference of a failed render.
+ */
+export function describeError(error: unknown, requestId: string | null = null): ErrorCopy {
   if (isRouteErrorResponse(error)) {
     const message = dataField(error.data, "message");
     switch (error.status) {
@@ -62,13 +69,14 @@ export function describeError(error: unknown): ErrorCopy {
     status: 500,
     title: "Something went wrong on our side",
     message: "Sorry about that. Please try again in a moment.",
+    reference: error instanceof Error && error.message === SERVER_RENDER_ERROR && requestId ? requestId : undefined,
     retry: true,
   };
 }
 
 /** A friendly error inside the normal page frame (navigation bar and theme kept). */
 export function ErrorPage({ error }: { error: unknown }) {
-  const { status, title, message, reference, retry } = describeError(error);
+  const { status, title, message, reference, retry } = describeError(error, useRootData()?.requestId ?? null);
   const location = useLocation();
   return (
     <Flex direction="column" align="start" gap="4" className="error-page" data-testid="error-page">

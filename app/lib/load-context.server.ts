@@ -18,6 +18,12 @@ export type AppServices = {
   rateLimiter: RateLimiter;
   orgs: OrgCaches;
   theme: ThemeStore;
+  /**
+   * Test servers only (local mode with the emulator's control API on): the
+   * emulator's armed faults, for the few points inside the app a test must
+   * be able to break ("app render-ready"). Absent in production.
+   */
+  testFaults?: { take(point: string, path: string): unknown };
 };
 
 /** What server.ts knows of one request before Remix sees it. */

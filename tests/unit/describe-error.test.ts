@@ -40,6 +40,11 @@ describe("describeError: the error catalogue's wording", () => {
     expect(JSON.stringify(copy)).not.toContain("secret");
   });
 
+  it("a document that failed to render (Remix's stand-in error) shows the request's reference; a browser error does not", () => {
+    expect(describeError(new Error("Unexpected Server Error"), "req-123").reference).toBe("req-123");
+    expect(describeError(new Error("Cannot read properties of undefined"), "req-123").reference).toBeUndefined();
+  });
+
   it("ignores an over-long or non-string message", () => {
     expect(describeError(new ErrorResponse(403, "", { message: "x".repeat(600) })).message).toMatch(/Ask an admin/);
     expect(describeError(new ErrorResponse(403, "", { message: 42 })).message).toMatch(/Ask an admin/);
