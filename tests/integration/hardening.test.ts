@@ -208,7 +208,7 @@ describe("request log", () => {
   });
 
   it("the 4xx answers Remix makes itself (405, 404) are not logged as unexpected errors", async () => {
-    const noAction = await post(server, "/orgs", "", { "X-Request-Id": "log-check-405-0001" });
+    const noAction = await post(server, "/orgs/analytical-engines", "", { "X-Request-Id": "log-check-405-0001" });
     expect(noAction.status).toBe(405);
     const unknown = await fetch(`${server.origin}/no/such/page.data`, {
       headers: { "X-Request-Id": "log-check-404-0001" },
