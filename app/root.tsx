@@ -33,11 +33,16 @@ import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
 import appStyles from "~/styles/app.css";
 import fontStyles from "~/styles/fonts.css";
+import radixDarkFallback from "~/styles/radix-dark-fallback.css";
 
 export const links: LinksFunction = () => [
   { rel: "preload", href: interLatin, as: "font", type: "font/woff2", crossOrigin: "anonymous" },
   { rel: "preload", href: groteskLatin, as: "font", type: "font/woff2", crossOrigin: "anonymous" },
   { rel: "stylesheet", href: radixStyles },
+  // Radix's dark tokens for a page served without a theme class (the OS
+  // scheme unknown to the server); inert once <html> has one. Right after
+  // Radix's sheet, so the cascade is the same as for html.dark.
+  { rel: "stylesheet", href: radixDarkFallback, media: "(prefers-color-scheme: dark)" },
   { rel: "stylesheet", href: fontStyles },
   { rel: "stylesheet", href: appStyles },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
