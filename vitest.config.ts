@@ -30,6 +30,22 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      {
+        resolve: { alias },
+        test: {
+          name: "firefox",
+          include: ["tests/firefox/**/*.test.ts"],
+          environment: "node",
+          // The same contract check as the integration tests.
+          setupFiles: ["tests/support/contract-setup.ts"],
+          testTimeout: 30_000,
+          // A file's server and Firefox start in beforeAll.
+          hookTimeout: 60_000,
+          // Each file has its own server and browsers: two files at a time suits two cores.
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });

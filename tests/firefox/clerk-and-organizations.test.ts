@@ -1,0 +1,108 @@
+import type { Browser, CookieData, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backendApi, newPerson, TEAM_PASSWORD } from "../support/emulator-api";
+import { startServer, type RunningServer } from "../support/server";
+import { emulatorSession } from "../support/session";
+import { closeFirefox, launchFirefox, openPage, textOf } from "./firefox";
+
+const activeOrganization = (page: Page) =>
+  page.evaluate(
+    () => (window as unknown as { Clerk?: { organization?: { id: string } | null } }).Clerk?.organization?.id,
+  );
+
+const attribute = (page: Page, selector: string, name: string) =>
+  page.$eval(selector, (el, n) => el.getAttribute(n), name).catch(() => null);
+
+/** Clicks Clerk's Continue until its next step shows: a click can land before Clerk's form has taken the typed text. */
+async function continueTo(page: Page, next: string) {
+  for (let attempt = 1; ; attempt++) {
+    await page.click(".cl-formButtonPrimary");
+    try {
+      await page.waitForSelector(next, { visible: true, timeout: 5_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+describe("Firefox with JavaScript: Clerk and organizations", () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let person: { id: string; email: string };
+  const orgs: { id: string; slug: string; name: string }[] = [];
+
+  beforeAll(async () => {
+    server = await startServer({ LOG_LEVEL: "silent" });
+    const launching = launchFirefox({ os: "light", javaScript: true });
+    try {
+      const bapi = backendApi(server.origin, server.dataDir);
+      person = await newPerson(bapi, "firefox");
+      for (const name of ["Firefox Alpha", "Firefox Beta"]) {
+        const org = await bapi("POST", "/v1/organizations", { name, created_by: person.id });
+        expect(org.status).toBe(200);
+        orgs.push({ id: org.body.id as string, slug: org.body.slug as string, name });
+      }
+    } finally {
+      browser = await launching;
+    }
+  });
+
+  afterAll(async () => {
+    await closeFirefox(browser);
+    await server?.stop();
+  });
+
+  it("signs in through Clerk's own form (the real clerk-js against the emulator)", async () => {
+    const guarded = await openPage(browser);
+    const { page } = guarded;
+    try {
+      await page.goto(`${server.origin}/sign-in`);
+      await page.waitForSelector('input[name="identifier"]', { visible: true });
+      await page.type('input[name="identifier"]', person.email);
+      await continueTo(page, 'input[name="password"]');
+      await page.type('input[name="password"]', TEAM_PASSWORD);
+      await continueTo(page, '[data-testid="user-menu-trigger"]');
+      expect(await attribute(page, '[data-testid="user-menu-trigger"]', "aria-label")).toBe(
+        "Account menu for Firefox Tester",
+      );
+      // Signed in for the server too: a fresh document load is rendered for the person.
+      await page.reload();
+      expect(await page.$('[aria-label="Account menu for Firefox Tester"]')).not.toBeNull();
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it("switches organizations from the popover in the navigation bar, without a full reload", async () => {
+    const [alpha, beta] = orgs as [(typeof orgs)[0], (typeof orgs)[0]];
+    const session = await emulatorSession(server.origin, person.email, alpha.id);
+    const cookies: CookieData[] = session.cookies.map((c) => ({ ...c, domain: "127.0.0.1" }));
+    const guarded = await openPage(browser, cookies);
+    const { page } = guarded;
+    try {
+      await page.goto(`${server.origin}/orgs/${alpha.slug}`);
+      expect(await textOf(page, '[data-testid="org-name"]')).toBe(alpha.name);
+      await expect.poll(() => activeOrganization(page), { timeout: 15_000 }).toBe(alpha.id);
+      await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+
+      await page.waitForSelector('[data-testid="org-switcher-trigger"]');
+      await page.click('[data-testid="org-switcher-trigger"]');
+      const choice = `[data-testid="org-switcher-panel"] a[href="/orgs/${beta.slug}"]`;
+      await page.waitForSelector(choice, { visible: true });
+      expect(await textOf(page, '[data-testid="org-switcher-panel"] [aria-current="true"]')).toContain(alpha.name);
+      await page.click(choice);
+
+      await expect.poll(() => page.evaluate(() => location.pathname), { timeout: 15_000 }).toBe(`/orgs/${beta.slug}`);
+      await expect.poll(() => textOf(page, '[data-testid="org-name"]'), { timeout: 15_000 }).toBe(beta.name);
+      await expect
+        .poll(() => attribute(page, '[data-testid="org-switcher-trigger"]', "aria-label"))
+        .toBe(`${beta.name}, switch organization`);
+      await expect.poll(() => page.$('[data-testid="org-switcher-panel"]')).toBeNull();
+      await expect.poll(() => activeOrganization(page), { timeout: 15_000 }).toBe(beta.id);
+      expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    } finally {
+      await guarded.close();
+    }
+  });
+});

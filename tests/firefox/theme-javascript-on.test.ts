@@ -1,0 +1,3 @@
+import { describeThemeMatrix } from "./theme-matrix";
+
+describeThemeMatrix(true);
