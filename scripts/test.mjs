@@ -1,5 +1,5 @@
 // `npm test`: type check, lint, build, vitest (unit, then integration against
-// the built server), Playwright (JavaScript on and off). Ends with the time of
+// the built server, then Firefox), Playwright (Chromium, JavaScript on and off). Ends with the time of
 // each phase and one line, "N passed, N failed, N skipped", summing every
 // check and test that ran.
 import { spawnSync } from "node:child_process";
@@ -60,6 +60,7 @@ function vitestProject(project) {
 if (built) {
   timed("unit", () => vitestProject("unit"));
   timed("integration", () => vitestProject("integration"));
+  timed("firefox", () => vitestProject("firefox"));
   timed("e2e (Playwright)", () => run("npx", ["playwright", "test"], { CI: "1" }));
   if (existsSync("test-results/playwright.json")) {
     const { stats } = JSON.parse(readFileSync("test-results/playwright.json", "utf8"));
