@@ -13,15 +13,20 @@ const activeOrganization = (page: Page) =>
 const attribute = (page: Page, selector: string, name: string) =>
   page.$eval(selector, (el, n) => el.getAttribute(n), name).catch(() => null);
 
-/** Clicks Clerk's Continue until its next step shows: a click can land before Clerk's form has taken the typed text. */
+/**
+ * Clicks Clerk's Continue until its next step shows. Clerk re-renders its
+ * form as it loads, so the button found can be gone by the time it is
+ * clicked, and a click can land before the form has taken the typed text.
+ */
 async function continueTo(page: Page, next: string) {
-  for (let attempt = 1; ; attempt++) {
-    await page.click(".cl-formButtonPrimary");
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    await page.click(".cl-formButtonPrimary").catch(() => undefined);
     try {
       await page.waitForSelector(next, { visible: true, timeout: 5_000 });
       return;
     } catch (error) {
-      if (attempt === 3) throw error;
+      if (Date.now() > deadline) throw error;
     }
   }
 }

@@ -157,6 +157,24 @@ export async function shownTheme(page: Page): Promise<Frame> {
   };
 }
 
+/**
+ * How every element is painted (colours, borders, shadows, colour scheme), in
+ * document order, leaving out the theme menus (their icon and pressed
+ * button show the stored choice).
+ */
+export async function lookOf(page: Page): Promise<string[]> {
+  // page.$$eval waits on the page's event loop, which does not run with JavaScript off.
+  return page.evaluate(() =>
+    [...document.querySelectorAll("html, body, body *")]
+      .filter((el) => !el.closest('[data-testid^="theme-menu"], button[name="theme"]'))
+      .map((el) => {
+        const s = getComputedStyle(el);
+        const paint = [s.color, s.backgroundColor, s.borderTopColor, s.borderBottomColor, s.boxShadow];
+        return [el.tagName.toLowerCase(), ...paint, s.outlineColor, s.colorScheme, s.fill, s.stroke].join(" | ");
+      }),
+  );
+}
+
 /** The text of the first element matching `selector`, or null while there is none (for expect.poll). */
 export async function textOf(page: Page, selector: string): Promise<string | null> {
   return page.$eval(selector, (el) => el.textContent).catch(() => null);

@@ -1,11 +1,13 @@
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../support/server";
+import { emulatorSession } from "../support/session";
 import {
   BACKGROUND,
   closeFirefox,
   firstStyledFrame,
   launchFirefox,
+  lookOf,
   openPage,
   recordFirstStyledFrame,
   shownTheme,
@@ -81,6 +83,29 @@ export function describeThemeMatrix(javaScript: boolean) {
           }
         });
       }
+    }
+
+    if (!javaScript) {
+      it.each(["/", "/orgs/analytical-engines/members"])(
+        "%s served without a theme class on a dark OS looks exactly as the dark theme",
+        async (path) => {
+          const session = await emulatorSession(server.origin, "ada@example.com");
+          const signedIn = session.cookies.map((c) => ({ ...c, domain: "127.0.0.1" }));
+          const looks: string[][] = [];
+          for (const cookie of [[], [cookies.get("dark")!]]) {
+            const guarded = await openPage(browsers.get("dark")!, [...signedIn, ...cookie]);
+            try {
+              await guarded.page.goto(`${server.origin}${path}`);
+              looks.push(await lookOf(guarded.page));
+            } finally {
+              await guarded.close();
+            }
+          }
+          const [unknown, dark] = looks as [string[], string[]];
+          expect(unknown.length).toBeGreaterThan(50);
+          expect(unknown).toEqual(dark);
+        },
+      );
     }
   });
 }
