@@ -10,7 +10,8 @@ const REMIX_THEMES: Record<ResolvedTheme, Theme> = { light: Theme.LIGHT, dark: T
 /**
  * remix-themes' `<meta name="color-scheme">` and, when the server could not
  * know the OS setting ("system" without a client hint), its pre-paint script,
- * which applies it before the first frame. The provider only carries `paint`
+ * which applies it before the first frame (without JavaScript the CSS does:
+ * radix-dark-fallback.css, docs/browsers.md). The provider only carries `paint`
  * to it (remix-themes reads its theme once, hence the key); what the page
  * shows comes from the root data and the theme fetcher.
  */
