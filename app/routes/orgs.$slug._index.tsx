@@ -4,11 +4,10 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { MemberRow } from "~/components/member-row";
 import { latestMembers } from "~/lib/orgs/members.server";
 import { isAdmin, orgPath, roleLabel } from "~/lib/orgs/organizations";
-import { requireOrgMembership } from "~/lib/orgs/require-org.server";
+import { requireOrgMembershipWith } from "~/lib/orgs/require-org.server";
 
 export async function loader(args: LoaderFunctionArgs) {
-  const { org } = await requireOrgMembership(args);
-  const latest = await latestMembers(args.context, org.id);
+  const { org, data: latest } = await requireOrgMembershipWith(args, ({ id }) => latestMembers(args.context, id));
   return { org, latest };
 }
 

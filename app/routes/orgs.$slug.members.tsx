@@ -15,7 +15,7 @@ import { MEMBERS_PAGE_SIZE, listMembers, pendingInvitations, type PendingInvitat
 import { readInvite, readMembersQuery, readInvitationId } from "~/lib/orgs/org-forms.server";
 import { inviteMember, revokeInvitation } from "~/lib/orgs/org-writes.server";
 import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/orgs/organizations";
-import { requireOrgMembership } from "~/lib/orgs/require-org.server";
+import { requireOrgMembership, requireOrgMembershipWith } from "~/lib/orgs/require-org.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -24,14 +24,18 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export async function loader(args: LoaderFunctionArgs) {
-  const { org } = await requireOrgMembership(args);
   const { query, page } = readMembersQuery(new URL(args.request.url));
   // Local mode sends no email, so admins see each invitation's link instead.
   const local = isLocalEmulator();
-  const [directory, invitations] = await Promise.all([
-    listMembers(args.context, org.id, { query, page }),
-    isAdmin(org.role) ? pendingInvitations(args.context, org.id, { withLinks: local }) : null,
-  ]);
+  const {
+    org,
+    data: [directory, invitations],
+  } = await requireOrgMembershipWith(args, ({ id, role }) =>
+    Promise.all([
+      listMembers(args.context, id, { query, page }),
+      isAdmin(role) ? pendingInvitations(args.context, id, { withLinks: local }) : null,
+    ]),
+  );
   return {
     org,
     query,

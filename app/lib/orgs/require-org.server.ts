@@ -45,3 +45,30 @@ export async function requireOrgMembership(args: LoaderFunctionArgs): Promise<{ 
   if (!org) organizationNotFound();
   return { userId, org };
 }
+
+type OrgAccess = { id: string; role: OrgSummary["role"] };
+
+/**
+ * requireOrgMembership, and the page's own read of the organization started
+ * beside it rather than after it. When the verified session token names the
+ * URL's organization (the active one: the usual case), `read` starts at once
+ * with the token's id and role, while the guard reads the organization's
+ * profile; a cold page then waits on one Clerk round trip, not two. Its
+ * result is used only if the guard agrees on the organization and the role;
+ * otherwise (another organization, a stale token) `read` runs again after
+ * the guard, as before.
+ */
+export async function requireOrgMembershipWith<T>(
+  args: LoaderFunctionArgs,
+  read: (org: OrgAccess) => Promise<T>,
+): Promise<{ userId: string; org: OrgSummary; data: T }> {
+  const { orgId, orgSlug, orgRole } = await requireSignedIn(args);
+  const segment = args.params.slug ?? "";
+  const named = orgId && orgRole && (segment === orgId || segment === orgSlug) ? { id: orgId, role: orgRole } : null;
+  const early = named ? read(named) : null;
+  // Settled by whichever path uses it; a guard that refuses leaves it unused.
+  early?.catch(() => undefined);
+  const { userId, org } = await requireOrgMembership(args);
+  const data = early && named?.id === org.id && named.role === org.role ? await early : await read(org);
+  return { userId, org, data };
+}
