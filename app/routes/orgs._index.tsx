@@ -94,17 +94,14 @@ export default function Organizations() {
             <li key={org.id}>
               <Card asChild size="2">
                 <Link to={orgPath(org)} className="org-card" data-testid="org-choice">
-                  <EntityAvatar name={org.name} imageUrl={org.imageUrl} shape="square" />
-                  <Flex direction="column" gap="1" className="org-card-text">
-                    <Text size="3" weight="medium">
-                      {org.name}
-                    </Text>
-                    <Text size="2" color="gray">
-                      {org.membersCount === null
+                  <OrgCardFace
+                    org={org}
+                    detail={
+                      org.membersCount === null
                         ? orgPath(org)
-                        : `${org.membersCount} ${org.membersCount === 1 ? "member" : "members"}`}
-                    </Text>
-                  </Flex>
+                        : `${org.membersCount} ${org.membersCount === 1 ? "member" : "members"}`
+                    }
+                  />
                   <RoleBadge role={org.role} />
                 </Link>
               </Card>
@@ -113,6 +110,23 @@ export default function Organizations() {
         </ul>
       ) : null}
     </Flex>
+  );
+}
+
+/** An organization's logo, name and one line about it, as each card on this page starts. */
+function OrgCardFace({ org, detail }: { org: { name: string; imageUrl: string | null }; detail: string }) {
+  return (
+    <>
+      <EntityAvatar name={org.name} imageUrl={org.imageUrl} shape="square" />
+      <Flex direction="column" gap="1" className="org-card-text">
+        <Text size="3" weight="medium">
+          {org.name}
+        </Text>
+        <Text size="2" color="gray">
+          {detail}
+        </Text>
+      </Flex>
+    </>
   );
 }
 
@@ -127,15 +141,10 @@ function Invitations({ invitations }: { invitations: MyInvitation[] }) {
           <li key={invitation.id}>
             <Card size="2" data-testid="invitation">
               <Flex align="center" gap="4">
-                <EntityAvatar name={invitation.name} imageUrl={invitation.imageUrl} shape="square" />
-                <Flex direction="column" gap="1" className="org-card-text">
-                  <Text size="3" weight="medium">
-                    {invitation.name}
-                  </Text>
-                  <Text size="2" color="gray">
-                    You are invited as {roleLabel(invitation.role).toLowerCase()}
-                  </Text>
-                </Flex>
+                <OrgCardFace
+                  org={invitation}
+                  detail={`You are invited as ${roleLabel(invitation.role).toLowerCase()}`}
+                />
                 <AcceptInvitation invitation={invitation} size="2" />
               </Flex>
             </Card>
