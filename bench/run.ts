@@ -379,8 +379,8 @@ async function main() {
     ["organization home", (slug: string) => `/orgs/${slug}`],
     ["members", (slug: string) => `/orgs/${slug}/members`],
   ] as const) {
-    const near = await coldTimeToFirstByte(url(ports.app), clerk, path);
-    const far = await coldTimeToFirstByte(url(ports.farApp), farClerk, path);
+    const near = await coldTimeToFirstByte(`http://127.0.0.1:${ports.app}`, clerk, path);
+    const far = await coldTimeToFirstByte(`http://127.0.0.1:${ports.farApp}`, farClerk, path);
     cold.push([name, near, far]);
   }
 
