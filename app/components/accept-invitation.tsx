@@ -9,18 +9,24 @@ type Clerk = ReturnType<typeof useClerk>;
 /**
  * Accepts through Clerk's Frontend API, as Clerk's own switcher does, makes
  * the organization active and has this instance forget the person's cached
- * lists. Throws when clerk-js cannot (the invitation is gone, Clerk is away).
+ * lists. Throws when clerk-js could not accept (the invitation is gone,
+ * Clerk is away); once accepted, the rest is best effort (the organization's
+ * page makes it active too, and the server's copies expire in seconds).
  */
 async function acceptInBrowser(clerk: Clerk, invitation: MyInvitation) {
   const { data } = await clerk.user!.getOrganizationInvitations({ status: "pending" });
   const pending = data.find((i) => i.id === invitation.id);
   if (!pending) throw new Error("The invitation is no longer pending.");
   await pending.accept();
-  await clerk.setActive({ organization: invitation.orgId });
-  await fetch("/resources/organizations", {
-    method: "POST",
-    body: new URLSearchParams({ organizationId: invitation.orgId }),
-  }).catch(() => undefined);
+  try {
+    await clerk.setActive({ organization: invitation.orgId });
+    await fetch("/resources/organizations", {
+      method: "POST",
+      body: new URLSearchParams({ organizationId: invitation.orgId }),
+    });
+  } catch {
+    // accepted: opening the organization is what matters now
+  }
   window.dispatchEvent(new Event(ORGANIZATIONS_CHANGED));
 }
 
