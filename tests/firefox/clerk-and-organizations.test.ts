@@ -14,13 +14,20 @@ const attribute = (page: Page, selector: string, name: string) =>
   page.$eval(selector, (el, n) => el.getAttribute(n), name).catch(() => null);
 
 /**
- * Clicks Clerk's Continue until its next step shows. Clerk re-renders its
- * form as it loads, so the button found can be gone by the time it is
- * clicked, and a click can land before the form has taken the typed text.
+ * Types `value` into Clerk's `field` and clicks Continue until its next step
+ * shows. Clerk re-renders its form as it loads, so the button found can be
+ * gone by the time it is clicked, a click can land before the form has taken
+ * the typed text, and a re-rendered field can lose it: each try types it
+ * again if the field no longer holds it.
  */
-async function continueTo(page: Page, next: string) {
+async function continueTo(page: Page, field: string, value: string, next: string) {
   const deadline = Date.now() + 20_000;
   for (;;) {
+    const typed = await page.$eval(field, (input) => (input as HTMLInputElement).value).catch(() => null);
+    if (typed !== null && typed !== value) {
+      await page.$eval(field, (input) => ((input as HTMLInputElement).value = ""));
+      await page.type(field, value);
+    }
     await page.click(".cl-formButtonPrimary").catch(() => undefined);
     try {
       await page.waitForSelector(next, { visible: true, timeout: 5_000 });
@@ -64,10 +71,8 @@ describe("Firefox with JavaScript: Clerk and organizations", () => {
     try {
       await page.goto(`${server.origin}/sign-in`);
       await page.waitForSelector('input[name="identifier"]', { visible: true });
-      await page.type('input[name="identifier"]', person.email);
-      await continueTo(page, 'input[name="password"]');
-      await page.type('input[name="password"]', TEAM_PASSWORD);
-      await continueTo(page, '[data-testid="user-menu-trigger"]');
+      await continueTo(page, 'input[name="identifier"]', person.email, 'input[name="password"]');
+      await continueTo(page, 'input[name="password"]', TEAM_PASSWORD, '[data-testid="user-menu-trigger"]');
       expect(await attribute(page, '[data-testid="user-menu-trigger"]', "aria-label")).toBe(
         "Account menu for Firefox Tester",
       );
