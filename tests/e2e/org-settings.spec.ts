@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { backendApi, newTeam } from "../support/emulator-api";
 import { confirmInClerkForm, expect, signInAs, test } from "./fixtures";
 
@@ -35,6 +35,18 @@ async function switcherNames(page: Page) {
   return names.join("\n");
 }
 
+/**
+ * Types into a field of the profile form and saves, until clerk-js sends the
+ * organization's update (a POST with `_method=PATCH`; see confirmInClerkForm).
+ */
+const saveInClerkForm = (page: Page, orgId: string, field: Locator, text: string) =>
+  confirmInClerkForm(page, {
+    field,
+    text,
+    submit: profileOf(page).getByRole("button", { name: "Save" }),
+    isRequest: (r) => new URL(r.url()).pathname.endsWith(`/v1/organizations/${orgId}`) && r.method() !== "GET",
+  });
+
 test.describe("an organization's settings in Clerk's OrganizationProfile @js", () => {
   test("a rename shows in the header and the switcher at once", async ({ page, context, baseURL }) => {
     const bapi = backendApi(baseURL!, process.env.E2E_DATA_DIR!);
@@ -44,8 +56,8 @@ test.describe("an organization's settings in Clerk's OrganizationProfile @js", (
     expect(await switcherNames(page)).toContain(org.name);
 
     await profile.getByRole("button", { name: "Update profile" }).click();
-    await profile.getByLabel("Name").fill(`Renamed ${id}`);
-    await profile.getByRole("button", { name: "Save" }).click();
+    const renamed = await saveInClerkForm(page, org.id, profile.getByLabel("Name"), `Renamed ${id}`);
+    expect(renamed.status()).toBe(200);
 
     await expect(page.getByTestId("org-name")).toHaveText(`Renamed ${id}`);
     await expect(page.getByTestId("org-switcher-trigger")).toHaveAccessibleName(`Renamed ${id}, switch organization`);
@@ -69,14 +81,13 @@ test.describe("an organization's settings in Clerk's OrganizationProfile @js", (
     // A seeded organization's slug is taken: Clerk's error, under the field, and what was typed stays.
     await profile.getByRole("button", { name: "Update profile" }).click();
     const slug = profile.getByLabel("Slug");
-    await slug.fill("analytical-engines");
-    await profile.getByRole("button", { name: "Save" }).click();
+    const refused = await saveInClerkForm(page, org.id, slug, "analytical-engines");
+    expect(refused.status()).toBe(422);
     await expect(profile.locator(".cl-formFieldErrorText__slug")).toHaveText("That slug is taken. Please try another.");
     await expect(slug).toHaveValue("analytical-engines");
     await expect(page).toHaveURL(new RegExp(`/orgs/${org.slug}/settings`));
 
-    await slug.fill(`moved-${id}`);
-    await profile.getByRole("button", { name: "Save" }).click();
+    expect((await saveInClerkForm(page, org.id, slug, `moved-${id}`)).status()).toBe(200);
     await expect(page).toHaveURL(new RegExp(`/orgs/moved-${id}/settings$`));
     await expect(page.getByTestId("org-name")).toHaveText(org.name);
     await expect(profileOf(page).getByRole("button", { name: "Update profile" })).toBeVisible();
