@@ -47,7 +47,10 @@ try {
 
 const build = withErrorReferences((await import(join(root, "build", "index.js"))) as ServerBuild);
 const { services, redis, metrics, close: closeServices } = createServices(env);
-if (local && env.CLERK_EMULATOR_CONTROL === "1") services.testFaults = local.emulator.faults;
+// The emulator's control API (reset, faults…) exists only for test servers;
+// its faults also reach the few fault points inside the app.
+const testEmulator = local && env.CLERK_EMULATOR_CONTROL === "1" ? local.emulator : null;
+if (testEmulator) services.testFaults = testEmulator.faults;
 const shutdown = createShutdown();
 
 // The browser reaches Clerk's Frontend API on its own host unless a proxy path
@@ -85,7 +88,7 @@ if (local) app.use("/__clerk", local.emulator.router);
 app.use(refuseCrossSiteWrites(publicOrigin));
 // The emulator's control API (reset, faults…) exists only for test servers,
 // and behind the cross-site check: no web page may wipe a developer's data.
-if (local && env.CLERK_EMULATOR_CONTROL === "1") app.use("/__clerk/_emulator", local.emulator.control);
+if (testEmulator) app.use("/__clerk/_emulator", testEmulator.control);
 app.use(requestHygiene());
 const remix = createRequestHandler({
   build,

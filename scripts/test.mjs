@@ -1,7 +1,7 @@
 // `npm test`: type check, lint, build, vitest (unit, then integration against
-// the built server, then Firefox), Playwright (Chromium, JavaScript on and off). Ends with the time of
-// each phase and one line, "N passed, N failed, N skipped", summing every
-// check and test that ran.
+// the built server, then Firefox), Playwright (Chromium, JavaScript on and
+// off). Ends with the time of each phase and one line, "N passed, N failed,
+// N skipped", summing every check and test that ran.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";

@@ -15,8 +15,8 @@ type SwitcherList = {
 };
 
 /**
- * The switcher's list (and the invitations waiting), from its own route so that no page waits on it:
- * fetched when the browser is idle or on first use, whichever comes first,
+ * The switcher's list (and the invitations waiting), from its own route so
+ * that no page waits on it: fetched when the browser is idle or on first use, whichever comes first,
  * and again on use once it is a few seconds old, after a failure, or when it
  * lacks the organization on the page (just created or joined). It is read
  * again at once, past the browser's cache, when it still holds one the

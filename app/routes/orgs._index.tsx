@@ -9,10 +9,10 @@ import { readFormData } from "~/lib/http/forms.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { isUnavailable, UNAVAILABLE_MESSAGE } from "~/lib/upstream/request-scope.server";
 import { listMyOrganizationsWithout } from "~/lib/orgs/memberships.server";
-import { acceptMyInvitation } from "~/lib/orgs/my-invitations.server";
+import { acceptMyInvitation, openInvitations } from "~/lib/orgs/my-invitations.server";
 import { readInvitationId } from "~/lib/orgs/org-forms.server";
 import { leftOrganization, orgPath, roleLabel, type MyInvitation } from "~/lib/orgs/organizations";
-import { invitationsBeside } from "~/lib/orgs/switcher.server";
+import { invitationsOrNull } from "~/lib/orgs/switcher.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
 
 export const meta: MetaFunction = () => [{ title: "Your organizations — Teamwork" }, NOT_INDEXED];
@@ -20,12 +20,11 @@ export const meta: MetaFunction = () => [{ title: "Your organizations — Teamwo
 export async function loader(args: LoaderFunctionArgs) {
   const userId = await requireUserId(args);
   const gone = leftOrganization(new URL(args.request.url).searchParams);
-  const reading = listMyOrganizationsWithout(args.context, userId, gone);
   const [organizations, invitations] = await Promise.all([
-    reading,
-    invitationsBeside(args.request, args.context, userId, reading),
+    listMyOrganizationsWithout(args.context, userId, gone),
+    invitationsOrNull(args.request, args.context, userId),
   ]);
-  return { organizations, invitations };
+  return { organizations, invitations: openInvitations(invitations, organizations) };
 }
 
 /**

@@ -2,13 +2,14 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import { getRequestAuth } from "~/lib/clerk/auth.server";
 import { forgetOrganization } from "~/lib/orgs/memberships.server";
 import { leftOrganization } from "~/lib/orgs/organizations";
-import { invitationsBeside, switcherOrganizations } from "~/lib/orgs/switcher.server";
+import { openInvitations } from "~/lib/orgs/my-invitations.server";
+import { invitationsOrNull, switcherOrganizations } from "~/lib/orgs/switcher.server";
 import { UPSTREAM_POLICY } from "~/lib/upstream/policy.server";
 
 /**
- * The switcher's list and the invitations waiting for the person, loaded by the browser when the switcher is first
- * opened, pointed at or focused, or when the page is idle: no page waits on
- * it. Kept a few seconds by the browser; never by shared caches. `?left=`
+ * The switcher's list and the invitations waiting for the person, loaded
+ * by the browser when the switcher is first opened, pointed at or focused,
+ * or when the page is idle: no page waits on it. Kept a few seconds by the browser; never by shared caches. `?left=`
  * names an organization the person just left or deleted, so it is dropped now.
  */
 export async function loader(args: LoaderFunctionArgs) {
@@ -16,10 +17,9 @@ export async function loader(args: LoaderFunctionArgs) {
   if (!userId)
     return json({ organizations: null, invitations: null }, { status: 401, headers: { "Cache-Control": "no-store" } });
   const gone = leftOrganization(new URL(args.request.url).searchParams);
-  const reading = switcherOrganizations(args.request, args.context, userId, gone);
   const [organizations, invitations] = await Promise.all([
-    reading,
-    invitationsBeside(args.request, args.context, userId, reading),
+    switcherOrganizations(args.request, args.context, userId, gone),
+    invitationsOrNull(args.request, args.context, userId),
   ]);
   if (!organizations) {
     const retryAfter = args.context.retryAfter.seconds ?? UPSTREAM_POLICY.unavailableRetryAfterSeconds;
@@ -28,7 +28,10 @@ export async function loader(args: LoaderFunctionArgs) {
       { status: 503, headers: { "Cache-Control": "no-store", "Retry-After": String(retryAfter) } },
     );
   }
-  return json({ organizations, invitations }, { headers: { "Cache-Control": "private, max-age=5", Vary: "Cookie" } });
+  return json(
+    { organizations, invitations: openInvitations(invitations, organizations) },
+    { headers: { "Cache-Control": "private, max-age=5", Vary: "Cookie" } },
+  );
 }
 
 /**

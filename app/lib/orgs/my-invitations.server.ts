@@ -36,9 +36,12 @@ export function listMyInvitations(
   );
 }
 
-/** What is worth offering: an invitation to an organization the person is already in is not. */
-export const openInvitations = (invitations: MyInvitation[], organizations: OrgSummary[]) =>
-  invitations.filter((i) => !organizations.some((o) => o.id === i.orgId));
+/**
+ * What is worth offering: an invitation to an organization the person is
+ * already in is not. Invitations that could not be read stay `null`.
+ */
+export const openInvitations = (invitations: MyInvitation[] | null, organizations: OrgSummary[] | null) =>
+  invitations && invitations.filter((i) => !organizations?.some((o) => o.id === i.orgId));
 
 /**
  * Accepts one of the person's pending invitations: they become a member with

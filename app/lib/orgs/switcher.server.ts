@@ -2,7 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { logUnexpectedError } from "../log.server";
 import { isUnavailable } from "../upstream/request-scope.server";
 import { listMyOrganizationsWithout } from "./memberships.server";
-import { listMyInvitations, openInvitations } from "./my-invitations.server";
+import { listMyInvitations } from "./my-invitations.server";
 import type { MyInvitation, OrgSummary } from "./organizations";
 
 /** `null` instead of an error: outages are already logged by the upstream path; anything else is logged here. */
@@ -29,19 +29,14 @@ export function switcherOrganizations(
 }
 
 /**
- * The invitations waiting for the person, beside their organizations (both
- * asked for at once): `null` if they could not be read, which leaves the
- * rest of the page or panel alone.
+ * The invitations waiting for the person, read alongside their
+ * organizations: `null` if they could not be read, which leaves the rest of
+ * the page or panel alone.
  */
-export async function invitationsBeside(
+export function invitationsOrNull(
   request: Request,
   context: AppLoadContext,
   userId: string,
-  organizations: Promise<OrgSummary[] | null>,
 ): Promise<MyInvitation[] | null> {
-  const [invitations, orgs] = await Promise.all([
-    orNull(request, context, "invitations", listMyInvitations(context, userId)),
-    organizations.catch(() => null),
-  ]);
-  return invitations && openInvitations(invitations, orgs ?? []);
+  return orNull(request, context, "invitations", listMyInvitations(context, userId));
 }
