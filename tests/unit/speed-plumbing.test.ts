@@ -72,3 +72,23 @@ describe("Radix Themes, patched (patches/, applied by npm's postinstall)", () =>
     expect(readFileSync(join(dir, "dropdown-menu.js"), "utf8")).toContain('from"@radix-ui/react-dropdown-menu"');
   });
 });
+
+describe("the auth object", () => {
+  it("is built once per authentication, however many loaders ask for it", async () => {
+    const { createClerkClient } = await import("@clerk/backend");
+    const { authOf } = await import("../../app/lib/clerk/auth.server");
+    const clerk = createClerkClient({
+      secretKey: "sk_live_unit",
+      publishableKey: `pk_live_${Buffer.from("clerk.unit.invalid$").toString("base64")}`,
+    });
+    // A request with no session: Clerk decides without any network.
+    const state = await clerk.authenticateRequest(new Request("http://localhost/"));
+    expect(state.status).toBe("signed-out");
+    const toAuth = vi.spyOn(state, "toAuth");
+    const first = authOf(state);
+    expect(authOf(state)).toBe(first);
+    expect(authOf(state)).toBe(first);
+    expect(toAuth).toHaveBeenCalledTimes(1);
+    expect(first.userId).toBeNull();
+  });
+});

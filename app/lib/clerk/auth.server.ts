@@ -41,11 +41,26 @@ export function authenticate({ request, context }: Args): Promise<RequestState> 
 
 export type Auth = ReturnType<RequestState["toAuth"]> & {};
 
+const authObjects = new WeakMap<RequestState, Auth>();
+
+/**
+ * The auth object of a request's one authentication, built once: Clerk's
+ * `toAuth()` makes a new Backend API client at every call, and a document
+ * asks for it from the root, the layout and the page.
+ */
+export function authOf(state: RequestState): Auth {
+  let auth = authObjects.get(state);
+  if (!auth) {
+    auth = state.toAuth() ?? undefined;
+    if (!auth) throw new Error("Clerk: no auth object after a completed handshake");
+    authObjects.set(state, auth);
+  }
+  return auth;
+}
+
 /** The request's auth object (user, session, active organization and its role). */
 export async function getRequestAuth(args: Args): Promise<Auth> {
-  const auth = (await authenticate(args)).toAuth();
-  if (!auth) throw new Error("Clerk: no auth object after a completed handshake");
-  return auth;
+  return authOf(await authenticate(args));
 }
 
 /** The request's auth object for a signed-in user, or a redirect to sign-in that comes back here. */

@@ -1,6 +1,7 @@
 import type { RequestState } from "@clerk/backend/internal";
 import { json } from "@remix-run/node";
 import { getEnv } from "../env.server";
+import { authOf } from "./auth.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
 const truthy = (value: string | undefined) => value === "1" || value === "true";
@@ -15,7 +16,7 @@ export function withClerkState<Data extends Record<string, unknown>>(state: Requ
   const env = getEnv();
   const clerkState = {
     __internal_clerk_state: {
-      __clerk_ssr_state: state.toAuth(),
+      __clerk_ssr_state: authOf(state),
       __publishableKey: state.publishableKey,
       __proxyUrl: state.proxyUrl,
       __domain: state.domain,
