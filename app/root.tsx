@@ -2,7 +2,6 @@ import { ClerkApp, useAuth, useClerk } from "@clerk/remix";
 import interLatin from "@fontsource-variable/inter/files/inter-latin-wght-normal.woff2";
 import groteskLatin from "@fontsource-variable/space-grotesk/files/space-grotesk-latin-wght-normal.woff2";
 import { Theme as RadixTheme } from "~/components/ui";
-import radixStyles from "@radix-ui/themes/styles.css";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import {
   Links,
@@ -33,6 +32,8 @@ import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
 import appStyles from "~/styles/app.css";
 import fontStyles from "~/styles/fonts.css";
+// Radix Themes' styles.css with the colour scales the app uses only (scripts/build-dark-fallback.mjs).
+import radixStyles from "~/styles/radix.css";
 import radixDarkFallback from "~/styles/radix-dark-fallback.css";
 
 export const links: LinksFunction = () => [
