@@ -1,18 +1,39 @@
 // `npm run audit`: Lighthouse (the npm package, 12.8.x for Node 20) in
 // Debian's Chromium against the built server in local mode: the landing page,
 // an organization's home and its members page; mobile and desktop; light and
-// dark. Prints one table of scores. Not part of `npm test` (about 3 minutes).
+// dark. Prints one table of scores and the metrics behind the performance
+// score. Not part of `npm test` (about 3 minutes).
+//   --only mobile|desktop   one form factor
+//   --reports DIR           also write each Lighthouse report (JSON) to DIR
 import { spawn, execSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
+import puppeteer from "puppeteer-core";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 // The same flags as the tests' Chromium: it makes no connections of its own.
 const CHROMIUM_FLAGS = ["--headless=new", ...JSON.parse(readFileSync("tests/support/chromium-args.json", "utf8"))];
-const TARGETS = { performance: 95, accessibility: 100, "best-practices": 100, seo: 95 };
+// Performance: 95 on desktop, 90 on a phone (Lighthouse's slow-4G, 4× CPU slowdown profile).
+const TARGETS = { performance: { desktop: 95, mobile: 90 }, accessibility: 100, "best-practices": 100, seo: 95 };
+const target = (id, form) => (typeof TARGETS[id] === "object" ? TARGETS[id][form] : TARGETS[id]);
+const argument = (name) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const forms = argument("--only") ? [argument("--only")] : ["mobile", "desktop"];
+const reports = argument("--reports");
+if (reports) mkdirSync(reports, { recursive: true });
+// The metrics the performance score is made of, as Lighthouse names them.
+const METRICS = [
+  ["FCP", "first-contentful-paint"],
+  ["LCP", "largest-contentful-paint"],
+  ["TBT", "total-blocking-time"],
+  ["SI", "speed-index"],
+  ["CLS", "cumulative-layout-shift"],
+];
 
 const freePort = () =>
   new Promise((done) => {
@@ -57,14 +78,19 @@ const chrome = await (async () => {
 })();
 
 try {
-  const session = await (
-    await fetch(`${origin}/__clerk/_emulator/sessions`, {
+  // A fresh sign-in for each run, as a browser keeps it: every cookie a real
+  // sign-in leaves, Clerk's client (`__client`) included, so clerk-js finds
+  // its session (with the server's two alone it would see none, and the page
+  // would reload its data as after a sign-out). Lighthouse clears the cache
+  // and storage before a run, not cookies.
+  const signIn = async () => {
+    const res = await fetch(`${origin}/__clerk/_emulator/sessions`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ email: "ada@example.com", organizationId: "org_seed_engines" }),
-    })
-  ).json();
-  const signedIn = `__session=${session.sessionToken}; __client_uat=${session.clientUat}`;
+    });
+    return (await res.json()).cookies;
+  };
   const themeCookie = async (theme) => {
     const res = await fetch(`${origin}/resources/theme`, {
       method: "POST",
@@ -72,26 +98,35 @@ try {
       body: `theme=${theme}&redirectTo=%2F`,
       redirect: "manual",
     });
-    return (res.headers.get("set-cookie") ?? "").split(";")[0];
+    const [name, ...value] = (res.headers.get("set-cookie") ?? "").split(";")[0].split("=");
+    return { name, value: value.join("="), path: "/" };
   };
-  const cookies = { light: await themeCookie("light"), dark: await themeCookie("dark") };
+  const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}` });
+  const setCookies = async (cookies) => {
+    const tab = await browser.newPage();
+    const cdp = await tab.createCDPSession();
+    await cdp.send("Network.clearBrowserCookies");
+    await cdp.send("Network.setCookies", { cookies: cookies.map((c) => ({ ...c, domain: "localhost" })) });
+    await tab.close();
+  };
   const pages = [
-    { name: "landing", path: "/", cookie: "" },
-    { name: "organization home", path: "/orgs/analytical-engines", cookie: signedIn },
-    { name: "members", path: "/orgs/analytical-engines/members", cookie: signedIn },
+    { name: "landing", path: "/", signedIn: false },
+    { name: "organization home", path: "/orgs/analytical-engines", signedIn: true },
+    { name: "members", path: "/orgs/analytical-engines/members", signedIn: true },
   ];
 
   const rows = [];
   for (const page of pages) {
-    for (const form of ["mobile", "desktop"]) {
+    for (const form of forms) {
       for (const theme of ["light", "dark"]) {
-        const cookie = [page.cookie, cookies[theme]].filter(Boolean).join("; ");
+        await setCookies([await themeCookie(theme), ...(page.signedIn ? await signIn() : [])]);
         const result = await lighthouse(
           `${origin}${page.path}`,
-          { port: chrome.port, output: "json", logLevel: "error", extraHeaders: { Cookie: cookie } },
+          { port: chrome.port, output: "json", logLevel: "error" },
           form === "desktop" ? desktopConfig : undefined,
         );
         const { categories, audits } = result.lhr;
+        if (reports) writeFileSync(`${reports}/${page.name.replace(/ /g, "-")}-${form}-${theme}.json`, result.report);
         const score = (id) => Math.round((categories[id]?.score ?? 0) * 100);
         const failing = Object.values(audits)
           .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary")
@@ -104,29 +139,32 @@ try {
           accessibility: score("accessibility"),
           "best-practices": score("best-practices"),
           seo: score("seo"),
+          metrics: METRICS.map(([, id]) => audits[id]?.displayValue ?? "?").join(" · "),
           failing: failing.join(" "),
         });
       }
     }
   }
 
-  console.log("\n| page | form | theme | performance | accessibility | best practices | SEO | failing audits |");
-  console.log("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |");
+  const metricNames = METRICS.map(([name]) => name).join(" · ");
+  console.log(
+    `\n| page | form | theme | performance | ${metricNames} | accessibility | best practices | SEO | failing audits |`,
+  );
+  console.log("| --- | --- | --- | ---: | --- | ---: | ---: | ---: | --- |");
   for (const r of rows) {
     console.log(
-      `| ${r.page} | ${r.form} | ${r.theme} | ${r.performance} | ${r.accessibility} | ${r["best-practices"]} | ${r.seo} | ${r.failing || "—"} |`,
+      `| ${r.page} | ${r.form} | ${r.theme} | ${r.performance} | ${r.metrics} | ${r.accessibility} | ${r["best-practices"]} | ${r.seo} | ${r.failing || "—"} |`,
     );
   }
   const misses = rows.flatMap((r) =>
-    Object.entries(TARGETS)
-      .filter(([id, target]) => {
-        if (id === "performance" && r.form !== "desktop") return false;
-        if (id === "seo" && r.page !== "landing") return false;
-        return r[id] < target;
-      })
-      .map(([id, target]) => `${r.page} (${r.form}, ${r.theme}): ${id} ${r[id]} < ${target}`),
+    Object.keys(TARGETS)
+      // Pages behind sign-in are not for search engines (no description, not crawlable).
+      .filter((id) => (id !== "seo" || r.page === "landing") && r[id] < target(id, r.form))
+      .map((id) => `${r.page} (${r.form}, ${r.theme}): ${id} ${r[id]} < ${target(id, r.form)}`),
   );
   console.log(misses.length ? `\nTargets missed:\n${misses.join("\n")}` : "\nEvery target met.");
+  if (misses.length) process.exitCode = 1;
+  await browser.disconnect();
 } finally {
   await chrome.kill();
   process.kill(-server.pid, "SIGTERM");
