@@ -4,8 +4,7 @@ import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 /**
  * The Remix route id a request is for ("routes/orgs.$slug._index"…), for
  * metric labels: a fixed set, unlike paths. Data requests (`/orgs/x.data`,
- * `/_root.data`) count as their page; the lazy route manifest is
- * `__manifest`. Paths repeat (every view of an organization's home), so the
+ * `/_root.data`) count as their page. Paths repeat (every view of an organization's home), so the
  * last thousand answers are kept.
  */
 export function routeIdsOf(build: ServerBuild): (pathname: string) => string {
@@ -22,7 +21,6 @@ export function routeIdsOf(build: ServerBuild): (pathname: string) => string {
   const known = new Map<string, string>();
 
   return (pathname) => {
-    if (pathname === "/__manifest") return "__manifest";
     const page = pathname === "/_root.data" ? "/" : pathname.replace(/\.data$/, "");
     let id = known.get(page);
     if (id === undefined) {

@@ -13,7 +13,8 @@ type MatchRoutes = (routes: unknown[], location: string) => RouteMatchLike[] | n
 
 /**
  * True when every route module the destination needs is in the browser. A
- * route the lazy route discovery has not yet fetched counts as "not loaded".
+ * route the router does not know (with lazy route discovery on: not yet
+ * discovered) counts as "not loaded".
  */
 export function destinationCodeLoaded(win: RemixWindow, href: string, matchRoutes: MatchRoutes): boolean {
   const router = win.__remixRouter;
