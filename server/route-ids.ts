@@ -4,8 +4,8 @@ import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 /**
  * The Remix route id a request is for ("routes/orgs.$slug._index"…), for
  * metric labels: a fixed set, unlike paths. Data requests (`/orgs/x.data`,
- * `/_root.data`) count as their page. Paths repeat (every view of an organization's home), so the
- * last thousand answers are kept.
+ * `/_root.data`) count as their page. Paths repeat (every view of an
+ * organization's home), so the last thousand answers are kept.
  */
 export function routeIdsOf(build: ServerBuild): (pathname: string) => string {
   const routes = Object.values(build.routes);
