@@ -1,4 +1,5 @@
 import type { AppLoadContext } from "@remix-run/node";
+import type { ShortCache } from "../short-cache.server";
 import { readUpstream, writeUpstream } from "../upstream/request-scope.server";
 import type { ClerkClient } from "./client.server";
 
@@ -10,6 +11,21 @@ export function clerkRead<T>(
   read: (clerk: ClerkClient) => Promise<T>,
 ) {
   return readUpstream(context, `clerk.${name}`, key, () => read(context.clerk));
+}
+
+/**
+ * A Backend API read kept in a short cache under `key`, shaped before it is
+ * kept. `fresh` forgets this instance's copy and asks Clerk again, once per
+ * request (its own dedupe key, so an earlier plain read does not answer it).
+ */
+export function cachedClerkRead<Raw, T>(
+  context: AppLoadContext,
+  { cache, name, key, fresh = false }: { cache: ShortCache<T>; name: string; key: string; fresh?: boolean },
+  read: (clerk: ClerkClient) => Promise<Raw>,
+  shape: (raw: Raw) => T,
+): Promise<T> {
+  if (fresh) cache.forget(key);
+  return cache.get(key, () => clerkRead(context, name, fresh ? `${key}|fresh` : key, read).then(shape));
 }
 
 /** A Backend API write: tried once, a 503 response if Clerk is unavailable. */

@@ -1,6 +1,6 @@
 import type { Organization, OrganizationMembership } from "@clerk/backend";
 import type { AppLoadContext } from "@remix-run/node";
-import { clerkRead } from "../clerk/backend-calls.server";
+import { cachedClerkRead, clerkRead } from "../clerk/backend-calls.server";
 import type { OrgProfile } from "./org-caches.server";
 import type { OrgRole, OrgSummary } from "./organizations";
 
@@ -36,11 +36,11 @@ export function listMyOrganizations(
   userId: string,
   { fresh = false } = {},
 ): Promise<OrgSummary[]> {
-  if (fresh) context.orgs.memberships.forget(userId);
-  return context.orgs.memberships.get(userId, () =>
-    clerkRead(context, "users.getOrganizationMembershipList", fresh ? `${userId}|fresh` : userId, (clerk) =>
-      clerk.users.getOrganizationMembershipList({ userId, limit: 100 }),
-    ).then(({ data }) => data.map(toSummary).sort((a, b) => a.name.localeCompare(b.name))),
+  return cachedClerkRead(
+    context,
+    { cache: context.orgs.memberships, name: "users.getOrganizationMembershipList", key: userId, fresh },
+    (clerk) => clerk.users.getOrganizationMembershipList({ userId, limit: 100 }),
+    ({ data }) => data.map(toSummary).sort((a, b) => a.name.localeCompare(b.name)),
   );
 }
 

@@ -1,6 +1,6 @@
 import type { OrganizationInvitation } from "@clerk/backend";
 import type { AppLoadContext } from "@remix-run/node";
-import { clerkRead, clerkWrite } from "../clerk/backend-calls.server";
+import { cachedClerkRead, clerkWrite } from "../clerk/backend-calls.server";
 import { clerkErrorCode } from "../clerk/field-errors.server";
 import type { MyInvitation, OrgSummary } from "./organizations";
 
@@ -28,11 +28,11 @@ export function listMyInvitations(
   userId: string,
   { fresh = false } = {},
 ): Promise<MyInvitation[]> {
-  if (fresh) context.orgs.invitations.forget(userId);
-  return context.orgs.invitations.get(userId, () =>
-    clerkRead(context, "users.getOrganizationInvitationList", fresh ? `${userId}|fresh` : userId, (clerk) =>
-      clerk.users.getOrganizationInvitationList({ userId, status: "pending", limit: 100 }),
-    ).then(({ data }) => data.flatMap(toInvitation).sort((a, b) => a.name.localeCompare(b.name))),
+  return cachedClerkRead(
+    context,
+    { cache: context.orgs.invitations, name: "users.getOrganizationInvitationList", key: userId, fresh },
+    (clerk) => clerk.users.getOrganizationInvitationList({ userId, status: "pending", limit: 100 }),
+    ({ data }) => data.flatMap(toInvitation).sort((a, b) => a.name.localeCompare(b.name)),
   );
 }
 
