@@ -21,12 +21,14 @@ import { PageLoadFallback } from "~/components/page-load-fallback";
 import { PreventThemeFlash } from "~/components/prevent-theme-flash";
 import { ProgressBar } from "~/components/progress-bar";
 import { useHydrated } from "~/hooks/use-hydrated";
+import { useKeepSessionFresh } from "~/hooks/use-keep-session-fresh";
 import { useRevalidateOnAuthChange } from "~/hooks/use-revalidate-on-auth-change";
 import { useRootData } from "~/hooks/use-root-data";
 import { useResolvedTheme, useThemeAcrossTabs } from "~/hooks/use-theme";
 import { browserAnalytics } from "~/lib/analytics/settings.server";
 import { authenticate, getRequestAuth } from "~/lib/clerk/auth.server";
 import { withClerkState } from "~/lib/clerk/clerk-state.server";
+import { lazyClerk } from "~/lib/clerk/lazy-clerk";
 import { SIGN_IN_URL, SIGN_UP_URL } from "~/lib/clerk/urls";
 import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
@@ -63,6 +65,8 @@ export async function loader(args: LoaderFunctionArgs) {
     theme: await context.theme.resolve(request),
     viewer: viewerFromClaims(userId, sessionClaims),
     activeOrgId: orgId ?? null,
+    // How long the session token has left: clerk-js is loaded in time to refresh it.
+    sessionExpiresInMs: userId && sessionClaims?.exp ? sessionClaims.exp * 1000 - Date.now() : null,
     analytics: browserAnalytics(request, context.analytics),
     // The reference the 500 page shows when the document itself failed to render.
     requestId: context.requestId,
@@ -98,7 +102,7 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 function App() {
-  const { viewer, activeOrgId, analytics } = useLoaderData<typeof loader>();
+  const { viewer, activeOrgId, analytics, sessionExpiresInMs } = useLoaderData<typeof loader>();
   const clerk = useClerk();
   const { isLoaded, userId } = useAuth();
   useRevalidateOnAuthChange({
@@ -107,6 +111,7 @@ function App() {
     clientLoaded: isLoaded,
     revalidator: useRevalidator(),
   });
+  useKeepSessionFresh(sessionExpiresInMs);
   useThemeAcrossTabs();
   return (
     <>
@@ -117,7 +122,9 @@ function App() {
         viewer={viewer}
         activeOrgId={activeOrgId}
         analyticsOptedOut={analytics.available ? analytics.optedOut : undefined}
-        onSignOut={() => void clerk.signOut({ redirectUrl: "/" })}
+        // Until clerk-js is loaded (if ever, on this page), the server ends the session.
+        // (useAuth's isLoaded is true from the server's state alone; clerk.loaded is clerk-js itself.)
+        onSignOut={clerk.loaded ? () => void clerk.signOut({ redirectUrl: "/" }) : undefined}
       />
       <main id="main">
         <Outlet />
@@ -131,6 +138,8 @@ export default ClerkApp(App, {
   signUpUrl: SIGN_UP_URL,
   signInFallbackRedirectUrl: "/",
   signUpFallbackRedirectUrl: "/",
+  // clerk-js is loaded when a page needs it (app/lib/clerk/lazy-clerk.ts).
+  Clerk: lazyClerk,
 });
 
 export function ErrorBoundary() {

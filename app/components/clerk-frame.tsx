@@ -1,10 +1,11 @@
 import { ClerkLoading } from "@clerk/remix";
 import { Flex, Heading, Spinner, Text } from "~/components/ui";
-import type { ReactNode } from "react";
+import { useEffect, type ReactNode } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";
+import { loadClerk } from "~/lib/clerk/lazy-clerk";
 
 /**
- * Centres one of Clerk's hosted components. Clerk's UI needs JavaScript, so
+ * Centres one of Clerk's hosted components, and has clerk-js loaded for it. Clerk's UI needs JavaScript, so
  * without it the person is told so instead of facing a blank page, under the
  * page's heading (`heading`, where the page has no other) that Clerk's
  * component would otherwise give it.
@@ -12,6 +13,8 @@ import { useHydrated } from "~/hooks/use-hydrated";
 export function ClerkFrame({ label, heading, children }: { label: string; heading?: string; children: ReactNode }) {
   // A loading state only where something can load: not without JavaScript.
   const hydrated = useHydrated();
+  // Clerk's screens are what clerk-js is for: it is loaded now.
+  useEffect(loadClerk, []);
   return (
     <div className="clerk-frame">
       <noscript>

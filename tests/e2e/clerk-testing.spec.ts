@@ -10,6 +10,9 @@ import { expect, test } from "./fixtures";
  * testing against Clerk is the environment: CLERK_API_URL names the
  * emulator's Backend API, and the Frontend API is the app's own proxy path.
  * (Our fixtures' `test` adds the loopback-only network guard.)
+ * The helpers drive clerk-js, which this app loads on Clerk's own screens
+ * (and before a session token expires), not on every page: so they run on
+ * the sign-in page, and on the profile page once signed in.
  */
 const PASSWORD = "helpers-password-1";
 let people: { password: string; emailCode: string; ticketUserId: string };
@@ -47,7 +50,7 @@ test.beforeAll(async ({}, workerInfo) => {
 test.describe("Clerk's test helpers against the emulator @js", () => {
   test.beforeEach(async ({ page }) => {
     await setupClerkTestingToken({ page });
-    await page.goto("/");
+    await page.goto("/sign-in");
     await clerk.loaded({ page });
   });
 
@@ -59,6 +62,7 @@ test.describe("Clerk's test helpers against the emulator @js", () => {
     await page.goto("/orgs");
     await expect(page.getByRole("heading", { name: "Your organizations" })).toBeVisible();
 
+    await page.goto("/user");
     await clerk.signOut({ page });
     await page.goto("/orgs");
     await expect(page).toHaveURL(/\/sign-in/);
@@ -86,6 +90,7 @@ test.describe("Clerk's test helpers against the emulator @js", () => {
     await page.goto("/orgs");
     await expect(page.getByRole("heading", { name: "Your organizations" })).toBeVisible();
     // A ticket works once.
+    await page.goto("/user");
     await clerk.signOut({ page });
     await expect(clerk.signIn({ page, signInParams: { strategy: "ticket", ticket: token.token } })).rejects.toThrow(
       /already been used/,

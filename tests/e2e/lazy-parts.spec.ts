@@ -1,4 +1,5 @@
 import type { Page, Route } from "@playwright/test";
+import { startServer, type RunningServer } from "../support/server";
 import { expect, signInAs, test } from "./fixtures";
 
 /** Holds the named chunk's request until `release` is called. */
@@ -52,5 +53,79 @@ test.describe("menus, popover and dialog load after the page @js", () => {
     await expect(page.getByTestId("theme-menu-trigger")).toBeVisible();
     await page.locator('[data-testid="user-menu-fallback"] summary').click();
     await expect(page.getByTestId("user-menu-trigger")).toBeVisible();
+  });
+});
+
+test.describe("clerk-js loads when a page needs it @js", () => {
+  /** Whether the page has asked for clerk-js's script so far. */
+  const watchClerkJs = (page: Page) => {
+    const seen = { asked: false };
+    page.on("request", (request) => {
+      if (/\/clerk\.browser\.js$/.test(new URL(request.url()).pathname)) seen.asked = true;
+    });
+    return seen;
+  };
+
+  test("not on the landing page; the sign-in screen loads it", async ({ page }) => {
+    const clerkJs = watchClerkJs(page);
+    await page.goto("/");
+    // Hydrated, and idle long enough to load the menus (clerk-js used to be asked for while hydrating).
+    await expect(page.getByTestId("theme-menu-trigger")).toBeVisible();
+    expect(clerkJs.asked).toBe(false);
+    expect(await page.evaluate(() => "Clerk" in window)).toBe(false);
+
+    await page.getByRole("link", { name: "Sign in" }).first().click();
+    await expect(page.getByLabel("Email address")).toBeVisible();
+    expect(clerkJs.asked).toBe(true);
+  });
+
+  test.describe("with a minute's session tokens, as Clerk's", () => {
+    // (The suite's own server has 20-second tokens: clerk-js is loaded at once to refresh them.)
+    let server: RunningServer;
+
+    test.beforeAll(async () => {
+      server = await startServer({ CLERK_EMULATOR_TOKEN_TTL: "60", LOG_LEVEL: "silent" });
+    });
+
+    test.afterAll(async () => {
+      await server?.stop();
+    });
+
+    test("a signed-in page loads it 20 seconds before its token expires", async ({ page, context }) => {
+      await page.clock.install();
+      await signInAs(context, server.origin, "ada@example.com");
+      const clerkJs = watchClerkJs(page);
+      await page.goto(`${server.origin}/orgs/analytical-engines`);
+      await expect(page.getByTestId("user-menu-trigger")).toBeVisible();
+      expect(clerkJs.asked).toBe(false);
+
+      await page.clock.fastForward("00:41");
+      await expect.poll(() => clerkJs.asked).toBe(true);
+      await expect
+        .poll(() => page.evaluate(() => (window as unknown as { Clerk?: { loaded: boolean } }).Clerk?.loaded))
+        .toBe(true);
+    });
+
+    test("not on a signed-in page with time left on its token; signing out goes through the server", async ({
+      page,
+      context,
+    }) => {
+      await signInAs(context, server.origin, "ada@example.com");
+      const clerkJs = watchClerkJs(page);
+      await page.goto(`${server.origin}/orgs/analytical-engines`);
+      await expect(page.getByTestId("user-menu-trigger")).toBeVisible();
+      // Client-side navigation too.
+      await page.getByRole("link", { name: "Members" }).first().click();
+      await expect(page).toHaveURL(/\/members$/);
+      await expect(page.getByRole("heading", { level: 2, name: "Members" })).toBeVisible();
+      expect(clerkJs.asked).toBe(false);
+
+      await page.getByTestId("user-menu-trigger").click();
+      await page.getByRole("menuitem", { name: "Sign out" }).click();
+      await expect(page).toHaveURL(/\/$/);
+      await expect(page.getByRole("link", { name: "Sign in" }).first()).toBeVisible();
+      await page.goto(`${server.origin}/orgs`);
+      await expect(page).toHaveURL(/\/sign-in/);
+    });
   });
 });
