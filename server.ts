@@ -98,6 +98,8 @@ const remix = createRequestHandler({
       requestId: res.locals.requestId as string,
       cspNonce: res.locals.cspNonce as string,
       clientIp: req.ip ?? "unknown",
+      // (Remix hands loaders the page's URL, without `.data`.)
+      dataRequest: req.path.endsWith(".data"),
     }),
 });
 // The adapter hands its own errors to `next`; nothing is left to await here.

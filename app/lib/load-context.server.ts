@@ -33,6 +33,8 @@ export type RequestFacts = {
   cspNonce: string;
   /** The client's address (behind a trusted proxy, the forwarded one), for rate limits. */
   clientIp: string;
+  /** A page's data fetched by the app in the browser (Remix's `.data` URLs), not a document. */
+  dataRequest: boolean;
 };
 
 /**

@@ -34,7 +34,8 @@ describe("server-side auth against the emulator", () => {
     expect((await calls())["bapi GET /v1/jwks"]).toBeGreaterThanOrEqual(1);
   });
 
-  it("an expired __session on a document request goes through the handshake and comes back signed in", async () => {
+  /** Grace's cookies, signed in five minutes ago, with a session token that expired a minute ago. */
+  async function expiredCookies() {
     const s = await emulatorSession(server.origin, "grace@example.com");
     const key = signingKeyFromPem(readFileSync(join(server.dataDir, "clerk-emulator-key.pem"), "utf8"), "ins_emulator");
     const expired = signJwt(key, {
@@ -51,7 +52,11 @@ describe("server-side auth against the emulator", () => {
       nbf: s.clientUat - 130,
       exp: s.clientUat - 60,
     });
-    const cookies = `__session=${expired}; __client_uat=${s.clientUat}; __client=${s.clientId}`;
+    return `__session=${expired}; __client_uat=${s.clientUat - 300}; __client=${s.clientId}`;
+  }
+
+  it("an expired __session on a document request goes through the handshake and comes back signed in", async () => {
+    const cookies = await expiredCookies();
 
     // 1. The app sends the browser to the Frontend API's handshake.
     const first = await page("/user", cookies);
@@ -66,12 +71,52 @@ describe("server-side auth against the emulator", () => {
     expect(back.pathname).toBe("/user");
     expect(back.searchParams.get("__clerk_handshake_nonce")).toBeTruthy();
 
-    // 3. The app trades the nonce for cookies through the Backend API: signed in, new __session set.
+    // 3. The app trades the nonce for cookies through the Backend API, and sets them while it
+    //    takes the handshake's parameters out of the address (clerk-js may not be there to).
     const third = await page(back.pathname + back.search, cookies);
-    expect(third.status).toBe(200);
-    expect(await third.text()).toContain("Account menu for Grace Hopper");
-    const setCookie = third.headers.getSetCookie().join("\n");
-    expect(setCookie).toMatch(/__session=eyJ/);
+    expect(third.status).toBe(307);
+    expect(third.headers.get("location")).toBe("/user");
+    const setCookies = third.headers.getSetCookie();
+    expect(setCookies.join("\n")).toMatch(/__session=eyJ/);
+
+    // 4. Signed in with the cookies it set.
+    const fourth = await page("/user", setCookies.map((cookie) => cookie.split(";")[0]).join("; "));
+    expect(fourth.status).toBe(200);
+    expect(await fourth.text()).toContain("Account menu for Grace Hopper");
+  });
+
+  /**
+   * The redirect in a single-fetch answer (Remix encodes it with turbo-stream:
+   * a flat array whose objects name their keys and values by index).
+   */
+  async function singleFetchRedirect(res: Response) {
+    const flat = JSON.parse((await res.text()).split("\n")[0]!) as unknown[];
+    // (A loader's redirect comes tagged, an action's bare: the first plain object is the redirect.)
+    const fields = flat.find((item) => item !== null && typeof item === "object" && !Array.isArray(item)) as Record<
+      string,
+      number
+    >;
+    return Object.fromEntries(Object.entries(fields).map(([key, value]) => [flat[Number(key.slice(1))], flat[value]]));
+  }
+
+  it("an expired __session on a page's data request has the browser load the page as a document (and so the handshake)", async () => {
+    const cookies = await expiredCookies();
+    const res = await fetch(`${server.origin}/user.data?_routes=routes%2Fuser.%24&tab=1`, {
+      headers: { Cookie: cookies },
+      redirect: "manual",
+    });
+    expect(res.status).toBe(202);
+    expect(await singleFetchRedirect(res)).toMatchObject({ redirect: "/user?tab=1", reload: true });
+
+    // A form's POST is not replayed: it is answered as signed out.
+    const post = await fetch(`${server.origin}/resources/sign-out.data`, {
+      method: "POST",
+      headers: { Cookie: cookies, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
+      body: "",
+      redirect: "manual",
+    });
+    expect(await singleFetchRedirect(post)).toMatchObject({ redirect: "/", reload: false });
+    expect((await calls())["bapi POST /v1/sessions/:id/revoke"] ?? 0).toBe(0);
   });
 
   it("signing out without JavaScript revokes the session and clears the cookies", async () => {

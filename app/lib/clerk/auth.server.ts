@@ -1,5 +1,5 @@
 import type { RequestState } from "@clerk/backend/internal";
-import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
+import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
 import { getEnv } from "../env.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
@@ -34,9 +34,66 @@ export function authenticate({ request, context }: Args): Promise<RequestState> 
       });
       if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
       if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
+      const page = context.dataRequest ? staleTokenPage(request, state) : null;
+      if (page) throw redirectDocument(page);
+      const clean = context.dataRequest ? null : withoutHandshakeParams(request);
+      if (clean) {
+        const headers = new Headers(state.headers);
+        headers.set("Location", clean);
+        headers.set("Cache-Control", "no-store");
+        throw new Response(null, { status: 307, headers });
+      }
       return state;
     }),
   );
+}
+
+/**
+ * Why Clerk sends a document through its handshake to get a fresh session
+ * token: the one in the cookie has expired (`session-token-expired-refresh-…`),
+ * is not valid yet, predates the client's last sign-in, or is missing.
+ */
+const STALE_TOKEN_REASONS = [
+  "session-token-expired",
+  "session-token-nbf",
+  "session-token-iat-in-the-future",
+  "session-token-iat-before-client-uat",
+  "client-uat-but-no-session-token",
+];
+
+/**
+ * Clerk refreshes a stale session token only through a document (its
+ * handshake). A page's data request that arrives with one (clerk-js not
+ * loaded in time: a tab back from sleep) would be answered as signed out;
+ * instead the browser loads the page as a document, which goes through the
+ * handshake and comes back signed in. GETs only: a form's POST is not
+ * replayed (its answer is the signed-out one, as with Clerk's own SDK).
+ * Returns the page to load, or null.
+ */
+function staleTokenPage(request: Request, state: RequestState): string | null {
+  if (request.method !== "GET" || state.status !== "signed-out") return null;
+  const reason = state.reason ?? "";
+  if (!STALE_TOKEN_REASONS.some((stale) => reason.startsWith(stale))) return null;
+  const url = new URL(request.url);
+  return url.pathname + url.search;
+}
+
+/** What Clerk's handshake adds to the URL it sends the browser back to. */
+const HANDSHAKE_PARAMS = ["__clerk_handshake", "__clerk_handshake_nonce", "__clerk_help", "__clerk_db_jwt"];
+
+/**
+ * The page's URL without Clerk's handshake parameters, when it has any (the
+ * browser is back from the handshake; its cookies are set with this answer).
+ * clerk-js would take them out of the address bar, but it may not be loaded
+ * for a while, or at all: so the server redirects, as Clerk's SDK does for
+ * development instances.
+ */
+function withoutHandshakeParams(request: Request): string | null {
+  if (request.method !== "GET") return null;
+  const url = new URL(request.url);
+  if (!HANDSHAKE_PARAMS.some((name) => url.searchParams.has(name))) return null;
+  for (const name of HANDSHAKE_PARAMS) url.searchParams.delete(name);
+  return url.pathname + url.search;
 }
 
 export type Auth = ReturnType<RequestState["toAuth"]> & {};
