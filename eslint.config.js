@@ -15,6 +15,7 @@ export default tseslint.config(
       "playwright-report/**",
       "scripts/**",
       "tests/support/*.cjs",
+      "app/**/*.cjs",
       "*.config.js",
     ],
   },

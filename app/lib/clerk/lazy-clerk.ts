@@ -1,4 +1,5 @@
-import { loadClerkJsScript, type LoadClerkJsScriptOptions } from "@clerk/shared/loadClerkJsScript";
+import type { LoadClerkJsScriptOptions } from "./clerk-js-script.cjs";
+import { loadClerkJsScript } from "./clerk-js-script.client";
 import type { BrowserClerk as Clerk } from "@clerk/remix";
 
 /*

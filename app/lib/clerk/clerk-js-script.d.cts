@@ -1,0 +1,1 @@
+export { loadClerkJsScript, type LoadClerkJsScriptOptions } from "@clerk/shared/loadClerkJsScript";
