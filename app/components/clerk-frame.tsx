@@ -5,10 +5,10 @@ import { useHydrated } from "~/hooks/use-hydrated";
 import { loadClerk } from "~/lib/clerk/lazy-clerk";
 
 /**
- * Centres one of Clerk's hosted components, and has clerk-js loaded for it. Clerk's UI needs JavaScript, so
- * without it the person is told so instead of facing a blank page, under the
- * page's heading (`heading`, where the page has no other) that Clerk's
- * component would otherwise give it.
+ * Centres one of Clerk's hosted components, and has clerk-js loaded for it.
+ * Clerk's UI needs JavaScript, so without it the person is told so instead of
+ * facing a blank page, under the page's heading (`heading`, where the page has
+ * no other) that Clerk's component would otherwise give it.
  */
 export function ClerkFrame({ label, heading, children }: { label: string; heading?: string; children: ReactNode }) {
   // A loading state only where something can load: not without JavaScript.

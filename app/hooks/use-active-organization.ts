@@ -1,16 +1,21 @@
 import { useAuth, useOrganizationList } from "@clerk/remix";
 import { useEffect, useRef } from "react";
+import { loadClerk } from "~/lib/clerk/lazy-clerk";
 
 /**
  * The URL decides the organization. When it is not the session's active one,
  * make it active in Clerk, so Clerk's components and the next session token
- * agree with the page.
+ * agree with the page (the token then authorizes its pages without asking
+ * Clerk). That is work for clerk-js: it is loaded for it.
  */
 export function useActiveOrganization(orgId: string) {
   const { orgId: activeOrgId } = useAuth();
   // Unlike useAuth (known from the server render), this is loaded only once clerk-js is.
   const { isLoaded, setActive } = useOrganizationList();
   const requested = useRef<string | null>(null);
+  useEffect(() => {
+    if (activeOrgId !== orgId) loadClerk();
+  }, [activeOrgId, orgId]);
   useEffect(() => {
     if (!isLoaded || activeOrgId === orgId || requested.current === orgId) return;
     requested.current = orgId;

@@ -135,10 +135,11 @@ export { expect };
 
 /**
  * Puts a user's signed-in cookies into the browser, as a real sign-in leaves
- * them (`__client` too, so clerk-js sees the session and Clerk's components render).
+ * them (`__client` too, so clerk-js sees the session and Clerk's components
+ * render), with `orgId` the session's active organization if given.
  */
-export async function signInAs(context: BrowserContext, baseURL: string, email: string) {
-  const s = await emulatorSession(baseURL, email);
+export async function signInAs(context: BrowserContext, baseURL: string, email: string, orgId?: string) {
+  const s = await emulatorSession(baseURL, email, orgId);
   const domain = new URL(baseURL).hostname;
   await context.addCookies(s.cookies.map((cookie) => ({ ...cookie, domain })));
   return s;

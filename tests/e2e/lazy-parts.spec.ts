@@ -91,9 +91,27 @@ test.describe("clerk-js loads when a page needs it @js", () => {
       await server?.stop();
     });
 
+    test("an organization that is not the session's active one has clerk-js loaded to make it active", async ({
+      page,
+      context,
+    }) => {
+      await signInAs(context, server.origin, "ada@example.com");
+      const clerkJs = watchClerkJs(page);
+      await page.goto(`${server.origin}/orgs/analytical-engines`);
+      await expect
+        .poll(() =>
+          page.evaluate(
+            () => (window as unknown as { Clerk?: { organization?: { id: string } | null } }).Clerk?.organization?.id,
+          ),
+        )
+        .toBe("org_seed_engines");
+      expect(clerkJs.asked).toBe(true);
+    });
+
     test("a signed-in page loads it 20 seconds before its token expires", async ({ page, context }) => {
       await page.clock.install();
-      await signInAs(context, server.origin, "ada@example.com");
+      // Analytical Engines active, as after choosing it (else clerk-js is loaded to make it active).
+      await signInAs(context, server.origin, "ada@example.com", "org_seed_engines");
       const clerkJs = watchClerkJs(page);
       await page.goto(`${server.origin}/orgs/analytical-engines`);
       await expect(page.getByTestId("user-menu-trigger")).toBeVisible();
@@ -110,7 +128,8 @@ test.describe("clerk-js loads when a page needs it @js", () => {
       page,
       context,
     }) => {
-      await signInAs(context, server.origin, "ada@example.com");
+      // Analytical Engines active, as after choosing it (else clerk-js is loaded to make it active).
+      await signInAs(context, server.origin, "ada@example.com", "org_seed_engines");
       const clerkJs = watchClerkJs(page);
       await page.goto(`${server.origin}/orgs/analytical-engines`);
       await expect(page.getByTestId("user-menu-trigger")).toBeVisible();
