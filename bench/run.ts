@@ -105,6 +105,17 @@ const spread = (values: number[]): Spread => ({
 });
 type LoadSpread = { [K in keyof Load]: K extends "errors" ? number : Spread } & { rounds: Load[] };
 
+/** A target's figures over its rounds: each one's spread, and the errors of them all. */
+const loadSpread = (rounds: Load[]): LoadSpread => ({
+  rps: spread(rounds.map((x) => x.rps)),
+  p50: spread(rounds.map((x) => x.p50)),
+  p99: spread(rounds.map((x) => x.p99)),
+  errors: rounds.reduce((sum, x) => sum + x.errors, 0),
+  cpuMs: spread(rounds.map((x) => x.cpuMs)),
+  clerkCalls: spread(rounds.map((x) => x.clerkCalls)),
+  rounds,
+});
+
 /**
  * The whole load table, ROUNDS times: the targets take turns within a round,
  * so a slow moment of the shared machine hurts every target alike instead of
@@ -134,16 +145,7 @@ async function loadInTurns<T extends Target[]>(given: [...T]): Promise<{ [K in k
       });
     }
   }
-  const spreads: LoadSpread[] = runs.map((r) => ({
-    rps: spread(r.map((x) => x.rps)),
-    p50: spread(r.map((x) => x.p50)),
-    p99: spread(r.map((x) => x.p99)),
-    errors: r.reduce((sum, x) => sum + x.errors, 0),
-    cpuMs: spread(r.map((x) => x.cpuMs)),
-    clerkCalls: spread(r.map((x) => x.clerkCalls)),
-    rounds: r,
-  }));
-  return spreads as { [K in keyof T]: LoadSpread };
+  return runs.map(loadSpread) as { [K in keyof T]: LoadSpread };
 }
 
 /** "median (min–max)" */
@@ -162,27 +164,20 @@ function ratio(a: LoadSpread, b: LoadSpread, figure: "rps" | "cpuMs" = "rps") {
  * was compiled, what its heap looks like) then weighs half as much.
  */
 function pooled(a: LoadSpread, b: LoadSpread): LoadSpread {
-  const rounds = a.rounds.map((x, i) => {
-    const y = b.rounds[i]!;
-    const mean = (k: "rps" | "p50" | "p99" | "cpuMs" | "clerkCalls") => (x[k] + y[k]) / 2;
-    return {
-      rps: mean("rps"),
-      p50: mean("p50"),
-      p99: mean("p99"),
-      errors: x.errors + y.errors,
-      cpuMs: mean("cpuMs"),
-      clerkCalls: mean("clerkCalls"),
-    };
-  });
-  return {
-    rps: spread(rounds.map((r) => r.rps)),
-    p50: spread(rounds.map((r) => r.p50)),
-    p99: spread(rounds.map((r) => r.p99)),
-    errors: a.errors + b.errors,
-    cpuMs: spread(rounds.map((r) => r.cpuMs)),
-    clerkCalls: spread(rounds.map((r) => r.clerkCalls)),
-    rounds,
-  };
+  return loadSpread(
+    a.rounds.map((x, i) => {
+      const y = b.rounds[i]!;
+      const mean = (k: "rps" | "p50" | "p99" | "cpuMs" | "clerkCalls") => (x[k] + y[k]) / 2;
+      return {
+        rps: mean("rps"),
+        p50: mean("p50"),
+        p99: mean("p99"),
+        errors: x.errors + y.errors,
+        cpuMs: mean("cpuMs"),
+        clerkCalls: mean("clerkCalls"),
+      };
+    }),
+  );
 }
 const fmtRatio = ({ value, min, max }: ReturnType<typeof ratio>) =>
   `${fmt(value, 2)} (rounds ${fmt(min, 2)}–${fmt(max, 2)})`;
