@@ -63,9 +63,8 @@ function scalesOf(radix) {
 }
 
 /** The scales the app can show: named as a string (`color="red"`) or used as a variable (`var(--red-9)`). */
-function scalesUsedByApp(scales) {
+function scalesUsedByApp(scales, sources) {
   const used = new Set(["gray"]);
-  const sources = filesUnder(join(ROOT, "app"), [".ts", ".tsx", ".css"]).map((f) => readFileSync(f, "utf8"));
   for (const scale of scales) {
     const named = new RegExp(`["'\`]${scale}["'\`]|--${scale}-`);
     if (sources.some((source) => named.test(source))) used.add(scale);
@@ -112,8 +111,7 @@ async function buildDarkFallback(radix, scales, used) {
 const COMPONENT_CLASS = /\.?rt-[A-Z][A-Za-z]*/g;
 
 /** Every component class the Radix modules the app imports (and theirs, transitively) can put in the page. */
-function renderableClasses() {
-  const sources = filesUnder(join(ROOT, "app"), [".ts", ".tsx"]).map((f) => readFileSync(f, "utf8"));
+function renderableClasses(sources) {
   const entries = new Set(
     sources.flatMap((s) => [...s.matchAll(/@radix-ui\/themes\/components\/([a-z-]+)/g)].map((m) => m[1])),
   );
@@ -147,8 +145,8 @@ function requiredClasses(selector) {
 }
 
 /** Radix's components.css without the rules no element of this app can match. */
-async function buildComponents() {
-  const classes = renderableClasses();
+async function buildComponents(sources) {
+  const classes = renderableClasses(sources);
   const components = postcss.parse(readFileSync(require.resolve("@radix-ui/themes/components.css"), "utf8"));
   components.walkRules((rule) => {
     if (rule.parent?.type === "atrule" && /keyframes$/.test(rule.parent.name)) return;
@@ -197,11 +195,13 @@ async function buildThemes(used) {
 
 const radix = postcss.parse(readFileSync(RADIX_CSS, "utf8"));
 const scales = scalesOf(radix);
-const used = scalesUsedByApp(scales);
+// The app's own sources (the generated files left out), read once for both questions.
+const appSources = filesUnder(join(ROOT, "app"), [".ts", ".tsx", ".css"]).map((f) => readFileSync(f, "utf8"));
+const used = scalesUsedByApp(scales, appSources);
 const outputs = [
   [OUTPUT, await buildDarkFallback(radix, scales, used)],
   [THEMES_OUTPUT, await buildThemes(used)],
-  [COMPONENTS_OUTPUT, await buildComponents()],
+  [COMPONENTS_OUTPUT, await buildComponents(appSources)],
 ];
 let stale = false;
 for (const [path, css] of outputs) {
