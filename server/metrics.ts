@@ -64,6 +64,12 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
     labelNames: ["limit"] as const,
     registers,
   });
+  const staleTokenPosts = new Counter({
+    name: "stale_token_posts_total",
+    help: "Forms sent with a session token stale for a timing reason, by outcome: ran, refused, unverified, unavailable, signed_out.",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
   if (redis) {
     new Gauge({
       name: "redis_up",
@@ -87,6 +93,9 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
     },
     rateLimitRefusal(limit) {
       refusals.inc({ limit });
+    },
+    staleTokenPost(outcome) {
+      staleTokenPosts.inc({ outcome });
     },
   };
 

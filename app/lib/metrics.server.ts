@@ -12,15 +12,27 @@
  */
 export type AttemptOutcome = "ok" | "client_error" | "timed_out" | "retried" | "gave_up";
 
+/**
+ * What became of a form sent with a session token that is stale for a timing
+ * reason (see app/lib/clerk/stale-token.server.ts): Clerk confirmed the
+ * session and the action ran (`ran`), the session is no longer the person's
+ * or no longer active (`refused`), the token could not stand for anyone
+ * (`unverified`: no token, a bad signature, or expired too long ago), Clerk
+ * could not say (`unavailable`), or a sign-out ended the session (`signed_out`).
+ */
+export type StaleTokenOutcome = "ran" | "refused" | "unverified" | "unavailable" | "signed_out";
+
 export type AppMetrics = {
   /** One attempt of a call named `upstream` ("clerk.users.getUser"…); `seconds` is null when none was made. */
   upstreamAttempt(upstream: string, outcome: AttemptOutcome, seconds: number | null): void;
   cacheLookup(cache: string, hit: boolean): void;
   rateLimitRefusal(limit: string): void;
+  staleTokenPost(outcome: StaleTokenOutcome): void;
 };
 
 export const NO_METRICS: AppMetrics = {
   upstreamAttempt() {},
   cacheLookup() {},
   rateLimitRefusal() {},
+  staleTokenPost() {},
 };

@@ -1,8 +1,9 @@
 import { Button, Card, Flex, Heading, Text } from "~/components/ui";
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form } from "@remix-run/react";
-import { getRequestAuth } from "~/lib/clerk/auth.server";
+import { getRequestAuth, sessionToSignOut } from "~/lib/clerk/auth.server";
 import { clerkWrite } from "~/lib/clerk/backend-calls.server";
+import { clerkErrorCode } from "~/lib/clerk/field-errors.server";
 import { clearSessionCookies } from "~/lib/clerk/session-cookies.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
@@ -17,18 +18,24 @@ export async function loader(args: LoaderFunctionArgs) {
 
 /**
  * Ends the session on the server, so signing out works without JavaScript:
- * revokes it through Clerk's Backend API and clears the session cookies.
+ * revokes it through Clerk's Backend API and clears the session cookies. The
+ * session is ended whatever the state of its token (a token that expired
+ * while the page sat open still names it). If Clerk cannot be reached the
+ * person is told so, still signed in, rather than left thinking they are
+ * signed out while Clerk keeps the session.
  */
 export async function action(args: ActionFunctionArgs) {
-  const { sessionId, userId } = await getRequestAuth(args);
-  await enforceRateLimit(args.context, "sign-out", userId);
-  if (sessionId) {
-    // The upstream path logs a failure; the cookies are cleared either way, and
-    // an unrevoked session token still expires within a minute and is never
-    // refreshed without the client.
-    await clerkWrite(args.context, "sessions.revokeSession", (clerk) => clerk.sessions.revokeSession(sessionId)).catch(
-      () => undefined,
-    );
+  const session = await sessionToSignOut(args);
+  await enforceRateLimit(args.context, "sign-out", session?.userId ?? null);
+  if (session) {
+    const { sessionId } = session;
+    // Revoking is idempotent, so it is retried as a read; a 4xx means the
+    // session is already over (revoked, ended, removed), which is what was asked.
+    await clerkWrite(args.context, "sessions.revokeSession", (clerk) => clerk.sessions.revokeSession(sessionId), {
+      idempotent: true,
+    }).catch((error: unknown) => {
+      if (clerkErrorCode(error) === null) throw error;
+    });
   }
   const headers = new Headers();
   for (const cookie of clearSessionCookies(args.request)) headers.append("Set-Cookie", cookie);

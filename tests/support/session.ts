@@ -1,4 +1,7 @@
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { sessionClaims, signingKeyFromPem, signJwt, type SigningKey } from "../../emulator/tokens";
 
 /** A test RSA-2048 key pair, like a Clerk instance's. */
 export function createTestKeyPair() {
@@ -68,4 +71,40 @@ export async function emulatorSession(origin: string, email: string, organizatio
     /** What a real sign-in leaves in the browser (`__client`, `__client_uat`, `__session`), for `context.addCookies`. */
     cookies: { name: string; value: string; path: string; httpOnly: boolean; sameSite: "Lax" }[];
   };
+}
+
+type EmulatorSession = Awaited<ReturnType<typeof emulatorSession>>;
+
+/**
+ * A session token for an emulator session with the times (seconds since the
+ * epoch) and claims a test chooses, signed with the server's emulator key
+ * from its data folder (or `key`, another one, for a bad signature).
+ */
+export function emulatorToken(
+  dataDir: string,
+  session: Pick<EmulatorSession, "sessionId" | "userId">,
+  times: { iat: number; nbf?: number; exp: number },
+  { key, claims = {} }: { key?: SigningKey; claims?: Record<string, unknown> } = {},
+): string {
+  const signingKey =
+    key ?? signingKeyFromPem(readFileSync(join(dataDir, "clerk-emulator-key.pem"), "utf8"), "ins_emulator");
+  const base = sessionClaims({
+    issuer: "https://clerk.emulator.invalid",
+    sessionId: session.sessionId,
+    userId: session.userId,
+    name: null,
+    imageUrl: null,
+    org: null,
+    ttlSeconds: 60,
+  });
+  return signJwt(signingKey, { ...base, nbf: times.iat - 10, ...times, ...claims });
+}
+
+/** The cookies of the browser the emulator session is in, with `token` as its session token. */
+export function browserCookies(
+  session: Pick<EmulatorSession, "clientId" | "clientUat">,
+  token: string,
+  clientUat?: number,
+) {
+  return `__session=${token}; __client_uat=${clientUat ?? session.clientUat}; __client=${session.clientId}`;
 }

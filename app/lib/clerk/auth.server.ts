@@ -1,6 +1,7 @@
 import type { RequestState } from "@clerk/backend/internal";
 import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
 import { getEnv } from "../env.server";
+import { sessionToEnd, settlePost, staleReason, isRescuedState, type VerifyToken } from "./stale-token.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
 export function signInPath(request: Request): string {
@@ -16,64 +17,91 @@ function proxyUrlFor(request: Request): string | undefined {
   return proxy?.startsWith("/") ? new URL(proxy, request.url).toString() : proxy;
 }
 
+/** The options of every Clerk check of this app's requests. */
+function clerkOptions(request: Request) {
+  return { proxyUrl: proxyUrlFor(request), signInUrl: SIGN_IN_URL, signUpUrl: SIGN_UP_URL };
+}
+
+/**
+ * Clerk's own answer for the request, made once per request: signed in,
+ * signed out, or a handshake it wants the browser sent through. Nothing is
+ * thrown here; `authenticate` decides what each answer means.
+ */
+function clerkState({ request, context }: Args): Promise<RequestState> {
+  return context.upstream.once("clerk.authenticateRequest", () =>
+    context.timing.time("auth", () =>
+      // Clerk needs the URL and headers only; a copy without the body leaves that to the action.
+      context.clerk.authenticateRequest(
+        new Request(request.url, { method: request.method, headers: request.headers }),
+        clerkOptions(request),
+      ),
+    ),
+  );
+}
+
+/** Clerk's verification of `token` as a bearer, lenient on its times by `clockSkewInMs` (see stale-token.server). */
+function verifierFor({ request, context }: Args): VerifyToken {
+  return (token, clockSkewInMs) =>
+    context.clerk.authenticateRequest(new Request(request.url, { headers: { Authorization: `Bearer ${token}` } }), {
+      ...clerkOptions(request),
+      clockSkewInMs,
+    });
+}
+
+/** Clerk's signed-out state for this request (a request without credentials: no network). */
+function signedOutFor({ request, context }: Args) {
+  return () => context.clerk.authenticateRequest(new Request(request.url), clerkOptions(request));
+}
+
+const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";
+
 /**
  * Clerk's session check, made once per request: the root loader, the page's
  * loaders and its action share it through the load context. (@clerk/remix's
  * `rootAuthLoader` and `getAuth` each make their own, so a document paid for
- * two or three.) Like them, it answers Clerk's handshake with a redirect.
+ * two or three.) A GET is answered as Clerk's SDK answers it, handshake
+ * included. A POST never goes to the handshake (it would be lost there): a
+ * stale token is confirmed with Clerk instead (`settlePost`).
  */
-export function authenticate({ request, context }: Args): Promise<RequestState> {
-  return context.upstream.once("clerk.authenticate", () =>
-    context.timing.time("auth", async () => {
-      // Clerk needs the URL and headers only; a copy without the body leaves that to the action.
-      const copy = new Request(request.url, { method: request.method, headers: request.headers });
-      const state = await context.clerk.authenticateRequest(copy, {
-        proxyUrl: proxyUrlFor(request),
-        signInUrl: SIGN_IN_URL,
-        signUpUrl: SIGN_UP_URL,
-      });
-      if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
-      if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
-      const page = context.dataRequest ? staleTokenPage(request, state) : null;
-      if (page) throw redirectDocument(page);
-      const clean = context.dataRequest ? null : withoutHandshakeParams(request);
-      if (clean) {
-        const headers = new Headers(state.headers);
-        headers.set("Location", clean);
-        headers.set("Cache-Control", "no-store");
-        throw new Response(null, { status: 307, headers });
-      }
-      return state;
-    }),
-  );
+export function authenticate(args: Args): Promise<RequestState> {
+  const { request, context } = args;
+  return context.upstream.once("clerk.authenticate", async () => {
+    const state = await clerkState(args);
+    if (!isRead(request)) {
+      return settlePost(context, request, state, { verify: verifierFor(args), signedOut: signedOutFor(args) });
+    }
+    if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
+    if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
+    const page = context.dataRequest ? staleTokenPage(request, state) : null;
+    if (page) throw redirectDocument(page);
+    const clean = context.dataRequest ? null : withoutHandshakeParams(request);
+    if (clean) {
+      const headers = new Headers(state.headers);
+      headers.set("Location", clean);
+      headers.set("Cache-Control", "no-store");
+      throw new Response(null, { status: 307, headers });
+    }
+    return state;
+  });
 }
 
 /**
- * Why Clerk sends a document through its handshake to get a fresh session
- * token: the one in the cookie has expired (`session-token-expired-refresh-…`),
- * is not valid yet, predates the client's last sign-in, or is missing.
+ * The session a sign-out must end, whatever the state of its token (see
+ * stale-token.server's `sessionToEnd`), or null for a signed-out browser.
  */
-const STALE_TOKEN_REASONS = [
-  "session-token-expired",
-  "session-token-nbf",
-  "session-token-iat-in-the-future",
-  "session-token-iat-before-client-uat",
-  "client-uat-but-no-session-token",
-];
+export async function sessionToSignOut(args: Args) {
+  return sessionToEnd(args.context, args.request, await clerkState(args), verifierFor(args));
+}
 
 /**
  * Clerk refreshes a stale session token only through a document (its
  * handshake). A page's data request that arrives with one (clerk-js not
  * loaded in time: a tab back from sleep) would be answered as signed out;
  * instead the browser loads the page as a document, which goes through the
- * handshake and comes back signed in. GETs only: a form's POST is not
- * replayed (its answer is the signed-out one, as with Clerk's own SDK).
- * Returns the page to load, or null.
+ * handshake and comes back signed in. Returns the page to load, or null.
  */
 function staleTokenPage(request: Request, state: RequestState): string | null {
-  if (request.method !== "GET" || state.status !== "signed-out") return null;
-  const reason = state.reason ?? "";
-  if (!STALE_TOKEN_REASONS.some((stale) => reason.startsWith(stale))) return null;
+  if (request.method !== "GET" || !staleReason(state)) return null;
   const url = new URL(request.url);
   return url.pathname + url.search;
 }
@@ -99,6 +127,16 @@ function withoutHandshakeParams(request: Request): string | null {
 export type Auth = ReturnType<RequestState["toAuth"]> & {};
 
 const authObjects = new WeakMap<RequestState, Auth>();
+const fromStaleTokens = new WeakSet<Auth>();
+
+/**
+ * False for the auth of a POST carried by a stale token that Clerk confirmed:
+ * its session is active, but the claims it names (active organization, role)
+ * may be minutes old, so they authorize nothing alone.
+ */
+export function claimsAreCurrent(auth: Auth): boolean {
+  return !fromStaleTokens.has(auth);
+}
 
 /**
  * The auth object of a request's one authentication, built once: Clerk's
@@ -111,6 +149,7 @@ export function authOf(state: RequestState): Auth {
     auth = state.toAuth() ?? undefined;
     if (!auth) throw new Error("Clerk: no auth object after a completed handshake");
     authObjects.set(state, auth);
+    if (isRescuedState(state)) fromStaleTokens.add(auth);
   }
   return auth;
 }

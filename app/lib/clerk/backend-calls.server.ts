@@ -28,7 +28,12 @@ export function cachedClerkRead<Raw, T>(
   return cache.get(key, () => clerkRead(context, name, fresh ? `${key}|fresh` : key, read).then(shape));
 }
 
-/** A Backend API write: tried once, a 503 response if Clerk is unavailable. */
-export function clerkWrite<T>(context: AppLoadContext, name: string, write: (clerk: ClerkClient) => Promise<T>) {
-  return writeUpstream(context, `clerk.${name}`, () => write(context.clerk));
+/** A Backend API write: tried once (retried if `idempotent`), a 503 response if Clerk is unavailable. */
+export function clerkWrite<T>(
+  context: AppLoadContext,
+  name: string,
+  write: (clerk: ClerkClient) => Promise<T>,
+  options: { idempotent?: boolean } = {},
+) {
+  return writeUpstream(context, `clerk.${name}`, () => write(context.clerk), options);
 }

@@ -1,5 +1,5 @@
 import { json, type LoaderFunctionArgs } from "@remix-run/node";
-import { requireSignedIn } from "../clerk/auth.server";
+import { claimsAreCurrent, requireSignedIn } from "../clerk/auth.server";
 import { isClerkNotFound } from "../clerk/field-errors.server";
 import { listMyOrganizations, organizationProfile } from "./memberships.server";
 import { findOrganization, type OrgSummary } from "./organizations";
@@ -22,14 +22,17 @@ const isView = (request: Request) => request.method === "GET" || request.method 
  * Viewing the session's active organization asks Clerk nothing to authorize:
  * the verified session token names it and the person's role in it (a token
  * lives 60 seconds, so a removed member's access ends within that). Writes,
- * any other organization, and a slug the organization no longer has, are
- * checked against the person's memberships.
+ * any other organization, a slug the organization no longer has, and the
+ * pages rendered after a stale token's form (its claims may be minutes old)
+ * are checked against the person's memberships.
  */
 export async function requireOrgMembership(args: LoaderFunctionArgs): Promise<{ userId: string; org: OrgSummary }> {
-  const { userId, orgId, orgSlug, orgRole } = await requireSignedIn(args);
+  const auth = await requireSignedIn(args);
+  const { userId, orgId, orgSlug, orgRole } = auth;
   const segment = args.params.slug ?? "";
   if (!ORG_SEGMENT.test(segment)) organizationNotFound();
-  if (orgId && orgRole && isView(args.request) && (segment === orgId || segment === orgSlug)) {
+  const tokenNamesIt = claimsAreCurrent(auth) && (segment === orgId || segment === orgSlug);
+  if (orgId && orgRole && isView(args.request) && tokenNamesIt) {
     // Deleted since the token was made: the same 404 as for any other organization.
     const profile = await organizationProfile(args.context, orgId).catch((error: unknown) =>
       isClerkNotFound(error) ? organizationNotFound() : Promise.reject(error),
@@ -62,9 +65,11 @@ export async function requireOrgMembershipWith<T>(
   args: LoaderFunctionArgs,
   read: (org: OrgAccess) => Promise<T>,
 ): Promise<{ userId: string; org: OrgSummary; data: T }> {
-  const { orgId, orgSlug, orgRole } = await requireSignedIn(args);
+  const auth = await requireSignedIn(args);
+  const { orgId, orgSlug, orgRole } = auth;
   const segment = args.params.slug ?? "";
-  const named = orgId && orgRole && (segment === orgId || segment === orgSlug) ? { id: orgId, role: orgRole } : null;
+  const tokenNamesIt = claimsAreCurrent(auth) && (segment === orgId || segment === orgSlug);
+  const named = orgId && orgRole && tokenNamesIt ? { id: orgId, role: orgRole } : null;
   const early = named ? read(named) : null;
   // Settled by whichever path uses it; a guard that refuses leaves it unused.
   early?.catch(() => undefined);

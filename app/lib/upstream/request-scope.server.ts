@@ -57,12 +57,21 @@ export function readUpstream<T>(
   ).catch((error: unknown) => unavailable(context, error));
 }
 
-/** A write: tried once (it has no idempotency key), a 503 response if the upstream fails. */
-export function writeUpstream<T>(context: ScopedContext, upstream: string, write: () => Promise<T>): Promise<T> {
+/**
+ * A write: tried once, a 503 response if the upstream fails. An `idempotent`
+ * write (one that does the same however often it is made, such as revoking a
+ * session) is retried as a read is.
+ */
+export function writeUpstream<T>(
+  context: ScopedContext,
+  upstream: string,
+  write: () => Promise<T>,
+  { idempotent = false } = {},
+): Promise<T> {
   return context.timing
     .time("upstream", () =>
       callUpstream(upstream, write, {
-        retry: false,
+        retry: idempotent,
         deadline: context.upstream.deadline,
         ...counted(context, upstream),
       }),

@@ -1,0 +1,157 @@
+import type { RequestState } from "@clerk/backend/internal";
+import type { AppLoadContext } from "@remix-run/node";
+import { parse } from "cookie";
+import { logEvent } from "../log.server";
+import type { StaleTokenOutcome } from "../metrics.server";
+import { clerkRead } from "./backend-calls.server";
+import { isClerkNotFound } from "./field-errors.server";
+
+/**
+ * A form sent with a session token that is stale for a timing reason only.
+ * Clerk renews a stale token through its handshake, which works for a GET
+ * document alone: a POST sent there (a 307 keeps the method) is lost, and a
+ * data request is answered signed out. So a POST never goes there. Instead
+ * ("confirm and run", docs/stale-session-tokens.md): the token must still
+ * verify (signature, issuer) and have expired at most STALE_TOKEN_WINDOW_MS
+ * ago, and Clerk's Backend API must say that its session is active and the
+ * token's person's; then the action runs as that person. The page's next GET
+ * renews the cookies through the handshake, as ever.
+ */
+
+/**
+ * Clerk's reasons (its `AuthErrorReason`) for sending a request through the
+ * handshake that mean "the token is stale, not wrong": expired (its reason
+ * goes on with what stopped a refresh, `-refresh-non-eligible-non-get`…), not
+ * valid yet, issued in the future (clock skew), older than the client's last
+ * sign-in, or missing while the client says it has a session.
+ */
+export const STALE_TOKEN_REASONS = [
+  "session-token-expired",
+  "session-token-nbf",
+  "session-token-iat-in-the-future",
+  "session-token-iat-before-client-uat",
+  "client-uat-but-no-session-token",
+] as const;
+
+export type StaleReason = (typeof STALE_TOKEN_REASONS)[number];
+
+/** The stale reason of a request's authentication, or null when its token is current, absent or wrong. */
+export function staleReason(state: RequestState): StaleReason | null {
+  if (state.status === "signed-in") return null;
+  const reason = state.reason ?? "";
+  return STALE_TOKEN_REASONS.find((stale) => reason.startsWith(stale)) ?? null;
+}
+
+/**
+ * How long after its expiry a token, with Clerk's word that its session is
+ * still active, may carry a form. Past that the person signs in again: a
+ * token stolen from an old log or a shared computer must not stay a key for
+ * as long as the session lives (a week).
+ */
+export const STALE_TOKEN_WINDOW_MS = 10 * 60_000;
+
+/**
+ * Clerk's own verification of a token sent as a bearer (signature, issuer,
+ * authorized parties), with `clockSkewInMs` of leeway on its times: the
+ * signed-in state, or a signed-out one when it does not verify.
+ */
+export type VerifyToken = (token: string, clockSkewInMs: number) => Promise<RequestState>;
+
+/**
+ * The session token cookies of a request, most specific first: clerk-js 5
+ * writes `__session_<suffix>` (its instance's) beside `__session`, and only
+ * one that verifies against this instance's key is ever used.
+ */
+function sessionTokens(request: Request): string[] {
+  const cookies = parse(request.headers.get("Cookie") ?? "");
+  const suffixed = Object.keys(cookies).filter((name) => name.startsWith("__session_"));
+  return [...suffixed, "__session"].map((name) => cookies[name] ?? "").filter((value) => value.split(".").length === 3);
+}
+
+/** The first session token cookie that verifies with `clockSkewInMs` of leeway, as Clerk's signed-in state. */
+async function verifiedTokenState(request: Request, verify: VerifyToken, clockSkewInMs: number) {
+  for (const token of sessionTokens(request)) {
+    const state = await verify(token, clockSkewInMs);
+    if (state.status === "signed-in") return state;
+  }
+  return null;
+}
+
+const rescued = new WeakSet<RequestState>();
+
+/**
+ * True for the state of a POST whose stale token Clerk confirmed: its claims
+ * (the active organization, the role) may be up to STALE_TOKEN_WINDOW_MS old,
+ * so nothing is authorized from them alone.
+ */
+export function isRescuedState(state: RequestState): boolean {
+  return rescued.has(state);
+}
+
+function record(context: AppLoadContext, reason: StaleReason | "other", outcome: StaleTokenOutcome) {
+  context.metrics.staleTokenPost(outcome);
+  // The reason and the outcome only: no session, user, organization or request id.
+  logEvent("stale_token_post", { reason, outcome });
+}
+
+/**
+ * The authentication a POST goes on with, given Clerk's: a stale token is
+ * confirmed with Clerk (one Backend API read, on this path only) and stands
+ * for its person if its session is still active; anything else, including a
+ * handshake Clerk asked for, is signed out (`signedOut`), so that the
+ * action's guard sends the person to sign-in and back.
+ */
+export async function settlePost(
+  context: AppLoadContext,
+  request: Request,
+  state: RequestState,
+  { verify, signedOut }: { verify: VerifyToken; signedOut: () => Promise<RequestState> },
+): Promise<RequestState> {
+  if (state.status === "signed-in") return state;
+  const reason = staleReason(state);
+  if (!reason) return state.status === "handshake" ? signedOut() : state;
+  const verified = await verifiedTokenState(request, verify, STALE_TOKEN_WINDOW_MS);
+  const claims = verified?.toAuth();
+  if (!verified || !claims?.sessionId || !claims.userId) {
+    record(context, reason, "unverified");
+    return signedOut();
+  }
+  const { sessionId, userId } = claims;
+  let active: boolean;
+  try {
+    const session = await clerkRead(context, "sessions.getSession", sessionId, (clerk) =>
+      clerk.sessions.getSession(sessionId),
+    );
+    active = session.status === "active" && session.userId === userId;
+  } catch (error) {
+    if (!isClerkNotFound(error)) {
+      record(context, reason, "unavailable");
+      throw error;
+    }
+    active = false;
+  }
+  record(context, reason, active ? "ran" : "refused");
+  if (!active) return signedOut();
+  rescued.add(verified);
+  return verified;
+}
+
+/**
+ * The session a sign-out ends: the request's, from any session token cookie
+ * whose signature verifies, however old. Ending a session needs no proof that
+ * it is still active, and must not wait for a fresh token: a person who signs
+ * out after a minute away is signed out, in Clerk too. Null when there is none.
+ */
+export async function sessionToEnd(
+  context: AppLoadContext,
+  request: Request,
+  state: RequestState,
+  verify: VerifyToken,
+): Promise<{ sessionId: string; userId: string } | null> {
+  const current = state.status === "signed-in" ? state.toAuth() : null;
+  if (current?.sessionId && current.userId) return { sessionId: current.sessionId, userId: current.userId };
+  const claims = (await verifiedTokenState(request, verify, Number.POSITIVE_INFINITY))?.toAuth();
+  if (!claims?.sessionId || !claims.userId) return null;
+  record(context, staleReason(state) ?? "other", "signed_out");
+  return { sessionId: claims.sessionId, userId: claims.userId };
+}

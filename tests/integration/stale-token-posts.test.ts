@@ -1,0 +1,319 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSigningKey } from "../../emulator/tokens";
+import { armFault, backendApi, emulatorCalls } from "../support/emulator-api";
+import { scrapeMetrics } from "../support/metrics";
+import { freePort, startServer, type RunningServer } from "../support/server";
+import { browserCookies, emulatorSession, emulatorToken } from "../support/session";
+
+// Forms sent with a session token that is stale for a timing reason: the
+// server confirms the session with Clerk (one Backend API read) and runs the
+// action, or sends the person to sign-in; a POST never goes to the handshake.
+// Tokens are made with the emulator's key, so no test waits for one to expire.
+let server: RunningServer;
+let metricsPort: number;
+let bapi: ReturnType<typeof backendApi>;
+
+beforeAll(async () => {
+  metricsPort = await freePort();
+  server = await startServer({ METRICS_PORT: String(metricsPort) });
+  bapi = backendApi(server.origin, server.dataDir);
+});
+
+afterAll(async () => {
+  expect(await server.stop()).toBe(0);
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+const SESSION_CHECK = "bapi GET /v1/sessions/:id";
+const CREATE_ORG = "bapi POST /v1/organizations";
+const REVOKE = "bapi POST /v1/sessions/:id/revoke";
+
+/** How many calls each endpoint got while `work` ran. */
+async function callsDuring<T>(work: () => Promise<T>): Promise<{ result: T; calls: (endpoint: string) => number }> {
+  const before = await emulatorCalls(server.origin);
+  const result = await work();
+  const after = await emulatorCalls(server.origin);
+  return { result, calls: (endpoint) => (after[endpoint] ?? 0) - (before[endpoint] ?? 0) };
+}
+
+let counter = 0;
+const uniqueName = () => `Stale ${Date.now().toString(36)}${(counter += 1)}`;
+
+/** The create-organization form, sent as a browser without JavaScript sends it. */
+function createOrgDocument(cookie: string, name = uniqueName()) {
+  return fetch(`${server.origin}/orgs/new`, {
+    method: "POST",
+    headers: {
+      Cookie: cookie,
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: server.origin,
+      Accept: "text/html",
+      "Sec-Fetch-Dest": "document",
+      "Sec-Fetch-Mode": "navigate",
+    },
+    body: new URLSearchParams({ name, slug: "" }).toString(),
+    redirect: "manual",
+  });
+}
+
+/** An expired token (a minute ago) for a session, with the cookies of its browser. */
+async function expiredBrowser(email: string, { expiredSecondsAgo = 60 } = {}) {
+  const session = await emulatorSession(server.origin, email);
+  const exp = now() - expiredSecondsAgo;
+  const token = emulatorToken(server.dataDir, session, { iat: exp - 60, exp });
+  return { session, cookie: browserCookies(session, token, exp - 120) };
+}
+
+const sessionStatus = async (sessionId: string) =>
+  ((await bapi("GET", `/v1/sessions/${sessionId}`)).body as { status: string }).status;
+
+describe("a form sent with a stale session token", () => {
+  it.each([
+    {
+      reason: "session-token-expired",
+      times: () => ({ iat: now() - 120, exp: now() - 60 }),
+      clientUat: () => now() - 180,
+    },
+    {
+      reason: "session-token-nbf",
+      times: () => ({ iat: now(), nbf: now() + 60, exp: now() + 120 }),
+      clientUat: () => now() - 60,
+    },
+    {
+      reason: "session-token-iat-before-client-uat",
+      times: () => ({ iat: now() - 10, exp: now() + 50 }),
+      clientUat: () => now(),
+    },
+  ])("($reason) runs once the session is confirmed with one Backend API call", async ({ times, clientUat }) => {
+    const session = await emulatorSession(server.origin, "grace@example.com");
+    const cookie = browserCookies(session, emulatorToken(server.dataDir, session, times()), clientUat());
+    const { result: res, calls } = await callsDuring(() => createOrgDocument(cookie));
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toMatch(/^\/orgs\/stale-/);
+    expect(calls(SESSION_CHECK)).toBe(1);
+    expect(calls(CREATE_ORG)).toBe(1);
+  });
+
+  it("a current token asks Clerk nothing to authorize the form", async () => {
+    const session = await emulatorSession(server.origin, "grace@example.com");
+    const token = emulatorToken(server.dataDir, session, { iat: now() - 5, exp: now() + 55 });
+    const { result: res, calls } = await callsDuring(() =>
+      createOrgDocument(browserCookies(session, token, now() - 10)),
+    );
+    expect(res.status).toBe(303);
+    expect(calls(SESSION_CHECK)).toBe(0);
+    expect(calls(CREATE_ORG)).toBe(1);
+  });
+
+  it("a page's data request (JavaScript on) runs too, and the answer is the action's", async () => {
+    const { cookie } = await expiredBrowser("grace@example.com");
+    const { result: res, calls } = await callsDuring(() =>
+      fetch(`${server.origin}/orgs/new.data`, {
+        method: "POST",
+        headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.origin },
+        body: new URLSearchParams({ name: uniqueName(), slug: "" }).toString(),
+        redirect: "manual",
+      }),
+    );
+    expect(res.status).toBe(202); // single fetch's redirect
+    expect(await res.text()).toMatch(/\/orgs\/stale-/);
+    expect(calls(CREATE_ORG)).toBe(1);
+  });
+
+  it("the page rendered after the form checks the role with Clerk, not with the stale token's claims", async () => {
+    // Ada is an admin of Analytical Engines; her expired token says member (claims minutes old
+    // authorize nothing): the invite section is an admin's, so it shows only if Clerk's word was used.
+    const session = await emulatorSession(server.origin, "ada@example.com", "org_seed_engines");
+    const exp = now() - 30;
+    const token = emulatorToken(
+      server.dataDir,
+      session,
+      { iat: exp - 60, exp },
+      { claims: { org_id: "org_seed_engines", org_slug: "analytical-engines", org_role: "org:member" } },
+    );
+    const email = `stale.${Date.now()}@example.com`;
+    const { result: res, calls } = await callsDuring(() =>
+      fetch(`${server.origin}/orgs/analytical-engines/members`, {
+        method: "POST",
+        headers: {
+          Cookie: browserCookies(session, token, exp - 120),
+          "Content-Type": "application/x-www-form-urlencoded",
+          Origin: server.origin,
+          Accept: "text/html",
+          "Sec-Fetch-Dest": "document",
+        },
+        body: new URLSearchParams({ emailAddress: email, role: "org:member" }).toString(),
+        redirect: "manual",
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(`Invitation made for ${email}`);
+    expect(calls("bapi POST /v1/organizations/:id/invitations")).toBe(1);
+    expect(calls(SESSION_CHECK)).toBe(1);
+  });
+
+  it("never sends a POST to the handshake, and the GET after it renews the cookies there", async () => {
+    const { cookie } = await expiredBrowser("grace@example.com");
+    const res = await createOrgDocument(cookie);
+    expect(res.status).toBe(303);
+    const next = await fetch(server.origin + res.headers.get("location")!, {
+      headers: { Cookie: cookie, Accept: "text/html", "Sec-Fetch-Dest": "document" },
+      redirect: "manual",
+    });
+    expect(next.status).toBe(307);
+    expect(new URL(next.headers.get("location")!).pathname).toBe("/__clerk/v1/client/handshake");
+  });
+});
+
+describe("nothing is written for a session that is no longer active, or a token that is not its person's", () => {
+  /** Posts the form and checks that the person is sent to sign-in and back, with nothing created. */
+  async function expectRefused(cookie: string, sessionChecks: number) {
+    const { result: res, calls } = await callsDuring(() => createOrgDocument(cookie));
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/sign-in?redirect_url=%2Forgs%2Fnew");
+    expect(calls(CREATE_ORG)).toBe(0);
+    expect(calls(SESSION_CHECK)).toBe(sessionChecks);
+  }
+
+  it("revoked through the Backend API", async () => {
+    const { session, cookie } = await expiredBrowser("grace@example.com");
+    expect((await bapi("POST", `/v1/sessions/${session.sessionId}/revoke`)).status).toBe(200);
+    await expectRefused(cookie, 1);
+  });
+
+  it("removed by the person on another device", async () => {
+    const { session, cookie } = await expiredBrowser("grace@example.com");
+    const removed = await fetch(`${server.origin}/__clerk/v1/client/sessions/${session.sessionId}/remove`, {
+      method: "POST",
+      headers: { Cookie: `__client=${session.clientId}` },
+    });
+    expect(removed.status).toBe(200);
+    expect(await sessionStatus(session.sessionId)).toBe("removed");
+    await expectRefused(cookie, 1);
+  });
+
+  it("a token naming another person's session", async () => {
+    const ada = await emulatorSession(server.origin, "ada@example.com");
+    const grace = await emulatorSession(server.origin, "grace@example.com");
+    const exp = now() - 60;
+    const forged = emulatorToken(
+      server.dataDir,
+      { sessionId: ada.sessionId, userId: grace.userId },
+      { iat: exp - 60, exp },
+    );
+    await expectRefused(browserCookies(grace, forged, exp - 120), 1);
+  });
+
+  it("a token whose signature does not verify", async () => {
+    const session = await emulatorSession(server.origin, "grace@example.com");
+    const exp = now() - 60;
+    const token = emulatorToken(server.dataDir, session, { iat: exp - 60, exp }, { key: generateSigningKey() });
+    await expectRefused(browserCookies(session, token, exp - 120), 0);
+  });
+
+  it("a token that expired more than 10 minutes ago, its session still active", async () => {
+    const { session, cookie } = await expiredBrowser("grace@example.com", { expiredSecondsAgo: 11 * 60 });
+    await expectRefused(cookie, 0);
+    expect(await sessionStatus(session.sessionId)).toBe("active");
+  });
+
+  it("when Clerk cannot say, the form is answered 503 and nothing is written", async () => {
+    const { session, cookie } = await expiredBrowser("grace@example.com");
+    await armFault(server.origin, {
+      endpoint: SESSION_CHECK,
+      mode: "error",
+      status: 503,
+      times: 4,
+      pathIncludes: session.sessionId,
+    });
+    const { result: res, calls } = await callsDuring(() => createOrgDocument(cookie));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBeTruthy();
+    expect(calls(CREATE_ORG)).toBe(0);
+    expect(calls(SESSION_CHECK)).toBe(4);
+  });
+});
+
+describe("sign-out after the token expired", () => {
+  const signOut = (cookie: string, path = "/resources/sign-out") =>
+    fetch(server.origin + path, {
+      method: "POST",
+      headers: {
+        Cookie: cookie,
+        "Content-Type": "application/x-www-form-urlencoded",
+        Origin: server.origin,
+        Accept: "text/html",
+        "Sec-Fetch-Dest": "document",
+      },
+      body: "",
+      redirect: "manual",
+    });
+
+  it("without JavaScript: the session is revoked in Clerk and the person lands on the home page, signed out", async () => {
+    const { session, cookie } = await expiredBrowser("alan@example.com");
+    const { result: res, calls } = await callsDuring(() => signOut(cookie));
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/");
+    expect(res.headers.getSetCookie().join("\n")).toMatch(/__client_uat=0;/);
+    expect(calls(REVOKE)).toBe(1);
+    expect(calls(SESSION_CHECK)).toBe(0);
+    expect(await sessionStatus(session.sessionId)).toBe("revoked");
+  });
+
+  it("with JavaScript (a data request), the same", async () => {
+    const { session, cookie } = await expiredBrowser("alan@example.com", { expiredSecondsAgo: 3 * 3600 });
+    const res = await signOut(cookie, "/resources/sign-out.data");
+    expect(res.status).toBe(202);
+    expect(await sessionStatus(session.sessionId)).toBe("revoked");
+  });
+
+  it("an unsigned token ends nothing", async () => {
+    const { session } = await expiredBrowser("alan@example.com");
+    const exp = now() - 60;
+    const token = emulatorToken(server.dataDir, session, { iat: exp - 60, exp }, { key: generateSigningKey() });
+    const { result: res, calls } = await callsDuring(() => signOut(browserCookies(session, token, exp - 120)));
+    expect(res.status).toBe(303);
+    expect(calls(REVOKE)).toBe(0);
+    expect(await sessionStatus(session.sessionId)).toBe("active");
+  });
+
+  it("when Clerk cannot revoke it, the person is told and stays signed in", async () => {
+    const { session, cookie } = await expiredBrowser("alan@example.com");
+    await armFault(server.origin, {
+      endpoint: REVOKE,
+      mode: "error",
+      status: 503,
+      times: 4,
+      pathIncludes: session.sessionId,
+    });
+    const res = await signOut(cookie);
+    expect(res.status).toBe(503);
+    expect(res.headers.getSetCookie().join("\n")).not.toMatch(/__client_uat=0/);
+    expect(await sessionStatus(session.sessionId)).toBe("active");
+  });
+});
+
+describe("what operators see", () => {
+  it("each rescue is counted by outcome and logged with its reason and outcome, without ids", async () => {
+    const metrics = await scrapeMetrics(metricsPort);
+    for (const outcome of ["ran", "refused", "unverified", "unavailable", "signed_out"]) {
+      expect(metrics.get(`stale_token_posts_total{outcome="${outcome}"}`), outcome).toBeGreaterThan(0);
+    }
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"stale_token_post"'));
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) {
+      const { event, time, reason, outcome, ...rest } = JSON.parse(line) as Record<string, string>;
+      expect({ event, reason: typeof reason, outcome: typeof outcome, time: typeof time }).toEqual({
+        event: "stale_token_post",
+        reason: "string",
+        outcome: "string",
+        time: "string",
+      });
+      expect(rest).toEqual({});
+      expect(line).not.toMatch(/sess_|user_|org_|@/);
+    }
+  });
+});
