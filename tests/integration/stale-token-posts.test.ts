@@ -293,6 +293,22 @@ describe("sign-out after the token expired", () => {
   });
 });
 
+describe("the emulator's handshake", () => {
+  it("answers a POST as Clerk's Frontend API does: 405, GET only, in Clerk's error envelope", async () => {
+    const { session, cookie } = await expiredBrowser("grace@example.com");
+    const target = `${server.origin}/orgs/new?__clerk_hs_reason=session-token-expired-refresh-non-eligible-non-get`;
+    const res = await fetch(
+      `${server.origin}/__clerk/v1/client/handshake?redirect_url=${encodeURIComponent(target)}&format=nonce`,
+      { method: "POST", headers: { Cookie: cookie }, redirect: "manual" },
+    );
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET");
+    expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("method_not_allowed");
+    // Nothing was minted for the client: its session goes on as it was.
+    expect(await sessionStatus(session.sessionId)).toBe("active");
+  });
+});
+
 describe("what operators see", () => {
   it("each rescue is counted by outcome and logged with its reason and outcome, without ids", async () => {
     const metrics = await scrapeMetrics(metricsPort);
