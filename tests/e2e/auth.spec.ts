@@ -1,6 +1,6 @@
 import type { BrowserContext } from "@playwright/test";
-import { startServer, type RunningServer } from "../support/server";
 import { expect, signInAs, test } from "./fixtures";
+import { useShortTokenServer } from "./short-token-server";
 
 const PASSWORD = "correct-horse-battery";
 
@@ -80,16 +80,7 @@ test("sign-out works without JavaScript @nojs", async ({ page, context, baseURL 
 // (the emulator's shortest): the tests wait for the token to change or to
 // expire, not for a fixed time.
 test.describe("past a session token's lifetime", () => {
-  const TOKEN_TTL_SECONDS = 5;
-  let short: RunningServer;
-
-  test.beforeAll(async () => {
-    short = await startServer({ CLERK_EMULATOR_TOKEN_TTL: String(TOKEN_TTL_SECONDS), LOG_LEVEL: "silent" });
-  });
-
-  test.afterAll(async () => {
-    await short?.stop();
-  });
+  const short = useShortTokenServer();
 
   const sessionToken = async (context: BrowserContext) =>
     (await context.cookies()).find((c) => c.name === "__session")?.value;

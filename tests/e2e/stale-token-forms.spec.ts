@@ -1,23 +1,14 @@
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { backendApi, newPerson, newTeam, uniqueEmail } from "../support/emulator-api";
-import { startServer, type RunningServer } from "../support/server";
 import { expect, openGuardedContext, signInAs, test } from "./fixtures";
+import { useShortTokenServer } from "./short-token-server";
 
 // Every form of the app, sent after the page's session token expired (tokens
 // live 5 s on this server) and Clerk's 5 s of clock skew have passed. With
 // JavaScript on, clerk-js is kept away, as when it is slow to load or the
 // laptop just woke up: the form reaches the server with the stale token.
 // Each flow has a browser of its own (its own cookies), so one wait serves all.
-const TOKEN_TTL_SECONDS = 5;
-let short: RunningServer;
-
-test.beforeAll(async () => {
-  short = await startServer({ CLERK_EMULATOR_TOKEN_TTL: String(TOKEN_TTL_SECONDS), LOG_LEVEL: "silent" });
-});
-
-test.afterAll(async () => {
-  await short?.stop();
-});
+const short = useShortTokenServer();
 
 const api = () => backendApi(short.origin, short.dataDir);
 
@@ -54,6 +45,30 @@ async function waitPastExpiry(contexts: BrowserContext[]) {
   const latest = Math.max(...(await Promise.all(contexts.map(async (c) => (await tokenExpiry(c)) ?? 0))));
   await expect.poll(() => Date.now() / 1000 > latest + 6, { timeout: 30_000, intervals: [500] }).toBe(true);
 }
+
+/** An item of a navigation bar menu: Radix's menu with JavaScript, the `<details>` of buttons without. */
+async function chooseFromMenu(
+  page: Page,
+  javaScriptEnabled: boolean,
+  menu: "theme-menu" | "user-menu",
+  item: { role: "menuitem" | "menuitemradio"; name: string },
+) {
+  if (javaScriptEnabled) {
+    await page.getByTestId(`${menu}-trigger`).click();
+    await page.getByRole(item.role, { name: item.name }).click();
+  } else {
+    await page.locator(`[data-testid="${menu}-fallback"] summary`).click();
+    await page.getByRole("button", { name: item.name }).click();
+  }
+}
+
+/** An invitation to `email` from the team's admin, made through the Backend API. */
+const invite = (team: Awaited<ReturnType<typeof newTeam>>, email: string) =>
+  api()("POST", `/v1/organizations/${team.org.id}/invitations`, {
+    email_address: email,
+    role: "org:member",
+    inviter_user_id: team.admin.id,
+  });
 
 const pendingInvitations = async (orgId: string, email: string) =>
   (
@@ -102,11 +117,7 @@ function revokeFlow(): Flow {
     name: "revoke an invitation",
     async open(page) {
       const made = await newTeam(api());
-      await api()("POST", `/v1/organizations/${made.org.id}/invitations`, {
-        email_address: email,
-        role: "org:member",
-        inviter_user_id: made.admin.id,
-      });
+      await invite(made, email);
       await signInAs(page.context(), short.origin, made.admin.email);
       await page.goto(`/orgs/${made.org.slug}/members`);
       team = made;
@@ -153,11 +164,7 @@ function acceptInvitationFlow(): Flow {
     async open(page) {
       team = await newTeam(api());
       person = await newPerson(api(), "stale-acceptor");
-      await api()("POST", `/v1/organizations/${team.org.id}/invitations`, {
-        email_address: person.email,
-        role: "org:member",
-        inviter_user_id: team.admin.id,
-      });
+      await invite(team, person.email);
       await signInAs(page.context(), short.origin, person.email);
       await page.goto("/orgs");
     },
@@ -183,12 +190,8 @@ function themeFlow(javaScriptEnabled: boolean): Flow {
     async send(page) {
       if (javaScriptEnabled) {
         await page.evaluate(() => ((window as unknown as { __beforeTheme: boolean }).__beforeTheme = true));
-        await page.getByTestId("theme-menu-trigger").click();
-        await page.getByRole("menuitemradio", { name: "Dark" }).click();
-      } else {
-        await page.locator('[data-testid="theme-menu-fallback"] summary').click();
-        await page.getByRole("button", { name: "Dark" }).click();
       }
+      await chooseFromMenu(page, javaScriptEnabled, "theme-menu", { role: "menuitemradio", name: "Dark" });
     },
     async check(page) {
       if (javaScriptEnabled) {
@@ -216,13 +219,7 @@ function signOutFlow(javaScriptEnabled: boolean): Flow {
       await page.goto("/orgs");
     },
     async send(page) {
-      if (javaScriptEnabled) {
-        await page.getByTestId("user-menu-trigger").click();
-        await page.getByRole("menuitem", { name: "Sign out" }).click();
-      } else {
-        await page.locator('[data-testid="user-menu-fallback"] summary').click();
-        await page.getByRole("button", { name: "Sign out" }).click();
-      }
+      await chooseFromMenu(page, javaScriptEnabled, "user-menu", { role: "menuitem", name: "Sign out" });
     },
     async check(page) {
       await expect(page).toHaveURL(`${short.origin}/`);

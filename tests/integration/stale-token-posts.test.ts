@@ -39,9 +39,9 @@ async function callsDuring<T>(work: () => Promise<T>): Promise<{ result: T; call
 let counter = 0;
 const uniqueName = () => `Stale ${Date.now().toString(36)}${(counter += 1)}`;
 
-/** The create-organization form, sent as a browser without JavaScript sends it. */
-function createOrgDocument(cookie: string, name = uniqueName()) {
-  return fetch(`${server.origin}/orgs/new`, {
+/** A form's POST as a browser without JavaScript sends it (a document). */
+function postDocument(path: string, cookie: string, fields: Record<string, string> = {}) {
+  return fetch(server.origin + path, {
     method: "POST",
     headers: {
       Cookie: cookie,
@@ -51,16 +51,32 @@ function createOrgDocument(cookie: string, name = uniqueName()) {
       "Sec-Fetch-Dest": "document",
       "Sec-Fetch-Mode": "navigate",
     },
-    body: new URLSearchParams({ name, slug: "" }).toString(),
+    body: new URLSearchParams(fields).toString(),
     redirect: "manual",
   });
 }
+
+/** The create-organization form, without JavaScript. */
+const createOrgDocument = (cookie: string, name = uniqueName()) =>
+  postDocument("/orgs/new", cookie, { name, slug: "" });
 
 /** An expired token (a minute ago) for a session, with the cookies of its browser. */
 async function expiredBrowser(email: string, { expiredSecondsAgo = 60 } = {}) {
   const session = await emulatorSession(server.origin, email);
   const exp = now() - expiredSecondsAgo;
   const token = emulatorToken(server.dataDir, session, { iat: exp - 60, exp });
+  return { session, cookie: browserCookies(session, token, exp - 120) };
+}
+
+/** Clerk answers `endpoint` with a 503 for this session, through every retry. */
+const clerkFailsFor = (endpoint: string, sessionId: string) =>
+  armFault(server.origin, { endpoint, mode: "error", status: 503, times: 4, pathIncludes: sessionId });
+
+/** A session's browser whose expired token is signed with some other key. */
+async function badlySignedBrowser(email: string) {
+  const session = await emulatorSession(server.origin, email);
+  const exp = now() - 60;
+  const token = emulatorToken(server.dataDir, session, { iat: exp - 60, exp }, { key: generateSigningKey() });
   return { session, cookie: browserCookies(session, token, exp - 120) };
 }
 
@@ -133,17 +149,9 @@ describe("a form sent with a stale session token", () => {
     );
     const email = `stale.${Date.now()}@example.com`;
     const { result: res, calls } = await callsDuring(() =>
-      fetch(`${server.origin}/orgs/analytical-engines/members`, {
-        method: "POST",
-        headers: {
-          Cookie: browserCookies(session, token, exp - 120),
-          "Content-Type": "application/x-www-form-urlencoded",
-          Origin: server.origin,
-          Accept: "text/html",
-          "Sec-Fetch-Dest": "document",
-        },
-        body: new URLSearchParams({ emailAddress: email, role: "org:member" }).toString(),
-        redirect: "manual",
+      postDocument("/orgs/analytical-engines/members", browserCookies(session, token, exp - 120), {
+        emailAddress: email,
+        role: "org:member",
       }),
     );
     expect(res.status).toBe(200);
@@ -205,10 +213,8 @@ describe("nothing is written for a session that is no longer active, or a token 
   });
 
   it("a token whose signature does not verify", async () => {
-    const session = await emulatorSession(server.origin, "grace@example.com");
-    const exp = now() - 60;
-    const token = emulatorToken(server.dataDir, session, { iat: exp - 60, exp }, { key: generateSigningKey() });
-    await expectRefused(browserCookies(session, token, exp - 120), 0);
+    const { cookie } = await badlySignedBrowser("grace@example.com");
+    await expectRefused(cookie, 0);
   });
 
   it("a token that expired more than 10 minutes ago, its session still active", async () => {
@@ -219,13 +225,7 @@ describe("nothing is written for a session that is no longer active, or a token 
 
   it("when Clerk cannot say, the form is answered 503 and nothing is written", async () => {
     const { session, cookie } = await expiredBrowser("grace@example.com");
-    await armFault(server.origin, {
-      endpoint: SESSION_CHECK,
-      mode: "error",
-      status: 503,
-      times: 4,
-      pathIncludes: session.sessionId,
-    });
+    await clerkFailsFor(SESSION_CHECK, session.sessionId);
     const { result: res, calls } = await callsDuring(() => createOrgDocument(cookie));
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBeTruthy();
@@ -235,19 +235,7 @@ describe("nothing is written for a session that is no longer active, or a token 
 });
 
 describe("sign-out after the token expired", () => {
-  const signOut = (cookie: string, path = "/resources/sign-out") =>
-    fetch(server.origin + path, {
-      method: "POST",
-      headers: {
-        Cookie: cookie,
-        "Content-Type": "application/x-www-form-urlencoded",
-        Origin: server.origin,
-        Accept: "text/html",
-        "Sec-Fetch-Dest": "document",
-      },
-      body: "",
-      redirect: "manual",
-    });
+  const signOut = (cookie: string, path = "/resources/sign-out") => postDocument(path, cookie);
 
   it("without JavaScript: the session is revoked in Clerk and the person lands on the home page, signed out", async () => {
     const { session, cookie } = await expiredBrowser("alan@example.com");
@@ -268,10 +256,8 @@ describe("sign-out after the token expired", () => {
   });
 
   it("an unsigned token ends nothing", async () => {
-    const { session } = await expiredBrowser("alan@example.com");
-    const exp = now() - 60;
-    const token = emulatorToken(server.dataDir, session, { iat: exp - 60, exp }, { key: generateSigningKey() });
-    const { result: res, calls } = await callsDuring(() => signOut(browserCookies(session, token, exp - 120)));
+    const { session, cookie } = await badlySignedBrowser("alan@example.com");
+    const { result: res, calls } = await callsDuring(() => signOut(cookie));
     expect(res.status).toBe(303);
     expect(calls(REVOKE)).toBe(0);
     expect(await sessionStatus(session.sessionId)).toBe("active");
@@ -279,13 +265,7 @@ describe("sign-out after the token expired", () => {
 
   it("when Clerk cannot revoke it, the person is told and stays signed in", async () => {
     const { session, cookie } = await expiredBrowser("alan@example.com");
-    await armFault(server.origin, {
-      endpoint: REVOKE,
-      mode: "error",
-      status: 503,
-      times: 4,
-      pathIncludes: session.sessionId,
-    });
+    await clerkFailsFor(REVOKE, session.sessionId);
     const res = await signOut(cookie);
     expect(res.status).toBe(503);
     expect(res.headers.getSetCookie().join("\n")).not.toMatch(/__client_uat=0/);
