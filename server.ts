@@ -72,8 +72,8 @@ app.disable("x-powered-by");
 app.set("trust proxy", env.TRUST_PROXY ?? "loopback");
 
 app.use(refuseUnusableTargets());
-// Each request is counted under its Remix route id; those that never reach
-// Remix under what answered them.
+// Each request is counted under its Remix route id (which its error reports
+// name too); those that never reach Remix under what answered them.
 const routeId = routeIdsOf(build);
 if (metrics) app.use(metrics.http((req, res) => (res.locals.route as string | undefined) ?? outsideRemix(req.path)));
 if (local) app.use(localHostsOnly(env.PORT));
@@ -100,11 +100,12 @@ const remix = createRequestHandler({
       clientIp: req.ip ?? "unknown",
       // (Remix hands loaders the page's URL, without `.data`.)
       dataRequest: req.path.endsWith(".data"),
+      routeId: res.locals.route as string,
     }),
 });
 // The adapter hands its own errors to `next`; nothing is left to await here.
 app.all("*", (req, res, next) => {
-  if (metrics) res.locals.route = routeId(req.path);
+  res.locals.route = routeId(req.path);
   void remix(req, res, next);
 });
 

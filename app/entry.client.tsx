@@ -1,6 +1,10 @@
 import { RemixBrowser } from "@remix-run/react";
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
+import { captureUncaughtErrors } from "~/lib/analytics/browser-errors";
+
+// Before anything else runs: an error during hydration is reported too (once analytics load).
+captureUncaughtErrors();
 
 startTransition(() => {
   hydrateRoot(

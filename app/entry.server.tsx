@@ -5,7 +5,7 @@ import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/lib/http/nonce";
-import { logUnexpectedError } from "~/lib/log.server";
+import { recordUnexpectedError } from "~/lib/unexpected-error.server";
 import { colorSchemeHintHeaders } from "~/lib/theme/theme.server";
 import { UPSTREAM_POLICY } from "~/lib/upstream/policy.server";
 
@@ -35,7 +35,7 @@ export const handleDataRequest: HandleDataRequestFunction = (response, { context
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted || (isRouteErrorResponse(error) && error.status < 500)) return;
-  logUnexpectedError(request, context.requestId, error, { kind: "render" });
+  recordUnexpectedError(request, context, error, { kind: "render" });
 };
 
 export const streamTimeout = 5_000;
@@ -95,7 +95,7 @@ export default function handleRequest(
         onError(error: unknown) {
           responseStatusCode = 500;
           // Errors after the shell are already streamed; log them once here.
-          if (shellRendered) logUnexpectedError(request, loadContext.requestId, error, { kind: "stream" });
+          if (shellRendered) recordUnexpectedError(request, loadContext, error, { kind: "stream" });
         },
       },
     );

@@ -1,5 +1,5 @@
 import { json, type AppLoadContext, type ServerBuild } from "@remix-run/node";
-import { logUnexpectedError } from "../app/lib/log.server";
+import { recordUnexpectedError } from "../app/lib/unexpected-error.server";
 
 type DataFunctionArgs = { request: Request; context: AppLoadContext };
 type DataFunction = (args: DataFunctionArgs) => unknown;
@@ -11,9 +11,8 @@ function withReference(fn: DataFunction, kind: "loader" | "action", routeId: str
     } catch (error) {
       // Responses (redirects, 4xx, 503) are answers, and an aborted request has no one to tell.
       if (!(error instanceof Error) || args.request.signal.aborted) throw error;
-      const reference = args.context.requestId;
-      logUnexpectedError(args.request, reference, error, { route: routeId, kind });
-      throw json({ message: "Unexpected error", reference }, { status: 500 });
+      recordUnexpectedError(args.request, args.context, error, { routeId, kind });
+      throw json({ message: "Unexpected error", reference: args.context.requestId }, { status: 500 });
     }
   };
 }
@@ -21,8 +20,8 @@ function withReference(fn: DataFunction, kind: "loader" | "action", routeId: str
 /**
  * Remix hides unexpected errors' messages in production (rightly), which also
  * hides any way to find them in the log. This turns an unexpected error in a
- * loader or action into a logged 500 whose body is only the request id: the
- * reference the error page shows.
+ * loader or action into a logged (and reported) 500 whose body is only the
+ * request id: the reference the error page shows.
  */
 export function withErrorReferences(build: ServerBuild): ServerBuild {
   const routes: ServerBuild["routes"] = {};

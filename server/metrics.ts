@@ -70,6 +70,12 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
     labelNames: ["outcome"] as const,
     registers,
   });
+  const errorReports = new Counter({
+    name: "error_reports_total",
+    help: "Unexpected errors reported to PostHog's error tracking, by outcome: sent, or dropped over the flood bound.",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
   if (redis) {
     new Gauge({
       name: "redis_up",
@@ -96,6 +102,9 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
     },
     staleTokenPost(outcome) {
       staleTokenPosts.inc({ outcome });
+    },
+    errorReport(outcome) {
+      errorReports.inc({ outcome });
     },
   };
 

@@ -18,7 +18,7 @@ export function createServices(env: Env) {
   const redis = env.REDIS_URL ? connectRedis(env.REDIS_URL) : null;
   const metrics = env.METRICS_PORT === undefined ? null : createMetrics({ redis });
   const services: AppServices = {
-    analytics: createAnalytics(env),
+    analytics: createAnalytics(env, metrics?.app),
     clerk: createClerkBackend(env),
     metrics: metrics?.app ?? NO_METRICS,
     rateLimiter: createRateLimiter({ scale: env.RATE_LIMIT_SCALE, redis }),

@@ -1,16 +1,34 @@
 import { useLocation, useRouteLoaderData } from "@remix-run/react";
-import type { PostHog } from "posthog-js";
+import type { CaptureResult, PostHog } from "posthog-js";
 import { useEffect, useRef, useState } from "react";
+import { sendBrowserErrorsTo } from "~/lib/analytics/browser-errors";
+import { withoutQuery } from "~/lib/analytics/scrub";
 import type { AnalyticsSettings } from "~/lib/analytics/settings.server";
 import { whenIdle } from "~/lib/when-idle";
 import type { loader as orgLoader } from "~/routes/orgs.$slug";
 
+// `$current_url`, `$referrer`, `$session_entry_url`, `$initial_referrer`…: whatever posthog-js names so.
+const URL_PROPERTY = /(url|referrer)$/i;
+
+/** Every URL an event carries, without its query string (a member search's `?q=` names people). */
+function withoutQueries(event: CaptureResult | null): CaptureResult | null {
+  for (const bag of [event?.properties, event?.$set, event?.$set_once]) {
+    if (!bag) continue;
+    for (const [name, value] of Object.entries(bag)) {
+      if (typeof value === "string" && URL_PROPERTY.test(name)) bag[name] = withoutQuery(value);
+    }
+  }
+  return event;
+}
+
 /**
- * posthog-js, private by default: only page views and the identity and
- * organization we set; no autocapture, recordings, surveys, flags or scripts
- * from elsewhere. Requests go to this origin's `/ingest` proxy.
+ * posthog-js, private by default: only page views, the errors the app reports
+ * (browser-errors.ts) and the identity and organization we set; no
+ * autocapture, recordings, surveys, flags or scripts from elsewhere, and no
+ * query strings. Requests go to this origin's `/ingest` proxy.
  */
 const POSTHOG_OPTIONS = {
+  before_send: withoutQueries,
   api_host: "/ingest",
   capture_pageview: false,
   capture_pageleave: false,
@@ -65,11 +83,13 @@ export function Analytics({ settings, userId }: { settings: AnalyticsSettings; u
   useEffect(() => {
     if (!key) {
       // Opted out (or Do Not Track) while the page was open: stop at once.
+      sendBrowserErrorsTo(null);
       if (client) client.opt_out_capturing();
       return;
     }
     if (client) {
       if (client.has_opted_out_capturing()) client.opt_in_capturing({ captureEventName: false });
+      sendBrowserErrorsTo(client);
       return;
     }
     let cancelled = false;

@@ -1,6 +1,8 @@
 import { Button, Code, Flex, Heading, Text } from "~/components/ui";
 import { Link, isRouteErrorResponse, useLocation, useRouteError } from "@remix-run/react";
+import { useEffect, useState } from "react";
 import { useRootData } from "~/hooks/use-root-data";
+import { reportBrowserError } from "~/lib/analytics/browser-errors";
 
 type ErrorCopy = { status: number; title: string; message: string; reference?: string; retry: boolean };
 
@@ -74,9 +76,32 @@ export function describeError(error: unknown, requestId: string | null = null): 
   };
 }
 
+// randomUUID needs a secure context; a page served over plain HTTP has none.
+const newReference = () =>
+  typeof crypto.randomUUID === "function"
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+
+/**
+ * An error thrown in this browser (a component that failed to render), as
+ * opposed to one the server reported and answered for: it is reported from
+ * here, under a reference of its own that the page shows.
+ */
+function useBrowserErrorReference(error: unknown): string | undefined {
+  const thrownHere = error instanceof Error && error.message !== SERVER_RENDER_ERROR;
+  const [reference] = useState(() => (thrownHere ? newReference() : undefined));
+  useEffect(() => {
+    if (thrownHere) reportBrowserError(error, "error boundary", reference);
+  }, [error, thrownHere, reference]);
+  return reference;
+}
+
 /** A friendly error inside the normal page frame (navigation bar and theme kept). */
 export function ErrorPage({ error }: { error: unknown }) {
-  const { status, title, message, reference, retry } = describeError(error, useRootData()?.requestId ?? null);
+  const copy = describeError(error, useRootData()?.requestId ?? null);
+  const browserReference = useBrowserErrorReference(error);
+  const { status, title, message, retry } = copy;
+  const reference = copy.reference ?? browserReference;
   const location = useLocation();
   return (
     <Flex direction="column" align="start" gap="4" className="error-page" data-testid="error-page">

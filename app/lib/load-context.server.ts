@@ -35,6 +35,8 @@ export type RequestFacts = {
   clientIp: string;
   /** A page's data fetched by the app in the browser (Remix's `.data` URLs), not a document. */
   dataRequest: boolean;
+  /** The Remix route id the request is for ("routes/orgs.$slug._index"…), for error reports. */
+  routeId: string;
 };
 
 /**
@@ -47,6 +49,10 @@ export type LoadContext = AppServices &
     /** Set by whatever answered 429 or 503, so the document or data response can say when to come back. */
     retryAfter: { seconds: number | null };
     timing: ServerTiming;
+    /** Who the request is for, once its session is checked: the distinct id of an error report. */
+    person: { userId: string | null };
+    /** The unexpected errors already logged and reported for this request (several loaders may share one). */
+    recordedErrors: WeakSet<object>;
   };
 
 export function createLoadContext(services: AppServices, facts: RequestFacts): LoadContext {
@@ -56,6 +62,8 @@ export function createLoadContext(services: AppServices, facts: RequestFacts): L
     upstream: createUpstreamScope(),
     retryAfter: { seconds: null },
     timing: createServerTiming(),
+    person: { userId: null },
+    recordedErrors: new WeakSet(),
   };
 }
 

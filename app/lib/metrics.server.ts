@@ -28,6 +28,8 @@ export type AppMetrics = {
   cacheLookup(cache: string, hit: boolean): void;
   rateLimitRefusal(limit: string): void;
   staleTokenPost(outcome: StaleTokenOutcome): void;
+  /** An unexpected error's report to PostHog: `sent` (queued), or `dropped` (over the flood bound). */
+  errorReport(outcome: "sent" | "dropped"): void;
 };
 
 export const NO_METRICS: AppMetrics = {
@@ -35,4 +37,5 @@ export const NO_METRICS: AppMetrics = {
   cacheLookup() {},
   rateLimitRefusal() {},
   staleTokenPost() {},
+  errorReport() {},
 };

@@ -17,6 +17,8 @@ export type CapturedEvent = {
   url: string | null;
   properties: Record<string, unknown>;
   path: string;
+  /** When the client says the event happened (ISO 8601), if it says. */
+  timestamp: string | null;
 };
 
 export type CaptureSink = { origin: string; server: Server; events: CapturedEvent[]; close(): Promise<void> };
@@ -52,6 +54,7 @@ function normalise(raw: Record<string, unknown>, path: string): CapturedEvent {
     url: (properties.$current_url ?? null) as string | null,
     properties,
     path,
+    timestamp: typeof raw.timestamp === "string" ? raw.timestamp : null,
   };
 }
 

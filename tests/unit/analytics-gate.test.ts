@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { Analytics } from "~/lib/analytics/analytics.server";
 import { browserAnalytics } from "~/lib/analytics/settings.server";
 
-const analytics: Analytics = { key: "phc_test", capture: () => undefined, shutdown: async () => undefined };
+const analytics: Analytics = {
+  key: "phc_test",
+  capture: () => undefined,
+  reportError: () => undefined,
+  shutdown: async () => undefined,
+};
 const request = (headers: Record<string, string> = {}) => new Request("http://x/", { headers });
 
 describe("browserAnalytics: who gets PostHog's key", () => {

@@ -1,6 +1,8 @@
 import { PostHog } from "posthog-node";
 import { readCookie } from "../http/cookies.server";
 import { logEvent } from "../log.server";
+import { NO_METRICS, type AppMetrics } from "../metrics.server";
+import { createErrorReporter, type ErrorFacts } from "./error-reports.server";
 import { analyticsAllowed } from "./privacy.server";
 
 /** The events the server reports: the actions that matter, nothing else. */
@@ -17,6 +19,12 @@ export type Analytics = {
     event: ServerEvent,
     who: { userId: string | null; orgId?: string | null; properties?: Record<string, string> },
   ): void;
+  /**
+   * Reports an unexpected error (one that ends in the 500 page) to PostHog's
+   * error tracking, scrubbed and within the flood bound (error-reports.server).
+   * Never blocks or fails the response.
+   */
+  reportError(request: Request, error: unknown, facts: ErrorFacts & { userId: string | null }): void;
   /** Sends what is queued (at shutdown). */
   shutdown(): Promise<void>;
 };
@@ -37,7 +45,10 @@ function browserDistinctId(request: Request, key: string): string | null {
  * Server-side analytics, or `null` when `POSTHOG_KEY` is unset. Events are
  * queued and sent in batches (20 events or every 5 s), and on shutdown.
  */
-export function createAnalytics(env: { POSTHOG_KEY?: string; POSTHOG_HOST?: string }): Analytics | null {
+export function createAnalytics(
+  env: { POSTHOG_KEY?: string; POSTHOG_HOST?: string },
+  metrics: AppMetrics = NO_METRICS,
+): Analytics | null {
   const key = env.POSTHOG_KEY;
   if (!key) return null;
   const client = new PostHog(key, {
@@ -50,8 +61,19 @@ export function createAnalytics(env: { POSTHOG_KEY?: string; POSTHOG_HOST?: stri
   client.on("error", (error: unknown) =>
     logEvent("analytics_error", { message: error instanceof Error ? error.message : String(error) }),
   );
+  const reportError = createErrorReporter(
+    (error, distinctId, properties) => client.captureException(error, distinctId, properties),
+    metrics,
+  );
   return {
     key,
+    reportError(request, error, { userId, ...facts }) {
+      // Whoever opted out is not named in a report (their request id stands in); the error itself
+      // is the team's to see. Signed out, the browser's anonymous id ties it to their page views.
+      const allowed = analyticsAllowed(request);
+      const distinctId = (allowed ? (userId ?? browserDistinctId(request, key)) : null) ?? `request:${facts.requestId}`;
+      reportError(error, distinctId, { ...facts, person: allowed && userId !== null });
+    },
     capture(request, event, { userId, orgId, properties }) {
       if (!analyticsAllowed(request)) return;
       const distinctId = userId ?? browserDistinctId(request, key);

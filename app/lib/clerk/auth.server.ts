@@ -64,25 +64,33 @@ const isRead = (request: Request) => request.method === "GET" || request.method 
  * stale token is confirmed with Clerk instead (`settlePost`).
  */
 export function authenticate(args: Args): Promise<RequestState> {
-  const { request, context } = args;
+  const { context } = args;
   return context.upstream.once("clerk.authenticate", async () => {
-    const state = await clerkState(args);
-    if (!isRead(request)) {
-      return settlePost(context, request, state, { verify: verifierFor(args), signedOut: signedOutFor(args) });
-    }
-    if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
-    if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
-    const page = context.dataRequest ? staleTokenPage(request, state) : null;
-    if (page) throw redirectDocument(page);
-    const clean = context.dataRequest ? null : withoutHandshakeParams(request);
-    if (clean) {
-      const headers = new Headers(state.headers);
-      headers.set("Location", clean);
-      headers.set("Cache-Control", "no-store");
-      throw new Response(null, { status: 307, headers });
-    }
+    const state = await settledState(args);
+    context.person.userId = state.status === "signed-in" ? (authOf(state).userId ?? null) : null;
     return state;
   });
+}
+
+/** Clerk's answer, with what this app makes of it for a GET (redirects) and for a POST (`settlePost`). */
+async function settledState(args: Args): Promise<RequestState> {
+  const { request, context } = args;
+  const state = await clerkState(args);
+  if (!isRead(request)) {
+    return settlePost(context, request, state, { verify: verifierFor(args), signedOut: signedOutFor(args) });
+  }
+  if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
+  if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
+  const page = context.dataRequest ? staleTokenPage(request, state) : null;
+  if (page) throw redirectDocument(page);
+  const clean = context.dataRequest ? null : withoutHandshakeParams(request);
+  if (clean) {
+    const headers = new Headers(state.headers);
+    headers.set("Location", clean);
+    headers.set("Cache-Control", "no-store");
+    throw new Response(null, { status: 307, headers });
+  }
+  return state;
 }
 
 /**

@@ -41,6 +41,39 @@ export function isUnavailable(error: unknown): error is Response {
   return error instanceof Response && error.status === 503;
 }
 
+// Kept on the error itself: server.ts's bundle and the app's each hold a copy of this module.
+const CALL_SITE = Symbol.for("teamwork.upstreamCallSite");
+
+/**
+ * Where the app made a call, kept in case it fails: an SDK's error stack ends
+ * in the retry loop, while this one (V8 keeps `async` frames) leads back to
+ * the loader or action that asked.
+ */
+function callSite(): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 20;
+  const site = new Error("upstream call");
+  Error.stackTraceLimit = limit;
+  return site;
+}
+
+function remember(site: Error, error: unknown): never {
+  if (typeof error === "object" && error !== null && !Object.hasOwn(error, CALL_SITE)) {
+    Object.defineProperty(error, CALL_SITE, { value: site, enumerable: false });
+  }
+  throw error;
+}
+
+/** The stack frames of the app's code that made the upstream call `error` came from, if any. */
+export function upstreamCallFrames(error: unknown): string[] {
+  const site: unknown = typeof error === "object" && error !== null ? Reflect.get(error, CALL_SITE) : undefined;
+  const stack = site instanceof Error ? (site.stack ?? "") : "";
+  return stack
+    .split("\n")
+    .filter((line) => line.trim().startsWith("at "))
+    .slice(1);
+}
+
 /**
  * A read for this request: retried under the policy, made once per `key`
  * within the request, and a 503 response when the upstream gives up.
@@ -52,9 +85,12 @@ export function readUpstream<T>(
   read: () => Promise<T>,
 ): Promise<T> {
   const { deadline, once } = context.upstream;
+  const site = callSite();
   return once(`${upstream} ${key}`, () =>
     context.timing.time("upstream", () => callUpstream(upstream, read, { deadline, ...counted(context, upstream) })),
-  ).catch((error: unknown) => unavailable(context, error));
+  )
+    .catch((error: unknown) => remember(site, error))
+    .catch((error: unknown) => unavailable(context, error));
 }
 
 /**
@@ -68,6 +104,7 @@ export function writeUpstream<T>(
   write: () => Promise<T>,
   { idempotent = false } = {},
 ): Promise<T> {
+  const site = callSite();
   return context.timing
     .time("upstream", () =>
       callUpstream(upstream, write, {
@@ -76,5 +113,6 @@ export function writeUpstream<T>(
         ...counted(context, upstream),
       }),
     )
+    .catch((error: unknown) => remember(site, error))
     .catch((error: unknown) => unavailable(context, error));
 }
