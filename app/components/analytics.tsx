@@ -89,7 +89,6 @@ export function Analytics({ settings, userId }: { settings: AnalyticsSettings; u
     }
     if (client) {
       if (client.has_opted_out_capturing()) client.opt_in_capturing({ captureEventName: false });
-      sendBrowserErrorsTo(client);
       return;
     }
     let cancelled = false;
@@ -107,6 +106,8 @@ export function Analytics({ settings, userId }: { settings: AnalyticsSettings; u
     } else if (client.get_property("$user_state") === "identified") {
       client.reset();
     }
+    // Error reports (and those that waited for posthog-js) go out under the person's identity.
+    sendBrowserErrorsTo(client);
   }, [client, key, userId]);
 
   useEffect(() => {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { whenIdle } from "~/lib/when-idle";
 import { useHydrated } from "./use-hydrated";
+import { reportBrowserError } from "~/lib/analytics/browser-errors";
 
 /**
  * A part of the interface whose code is a chunk of its own (a Radix menu,
@@ -20,7 +21,11 @@ export function lazyPart<Module>(load: () => Promise<Module>) {
   return function useLazyPart() {
     const hydrated = useHydrated();
     const [module, setModule] = useState<Module | null>(null);
-    const request = useCallback(() => void fetchOnce().then(setModule, () => undefined), []);
+    // Without the part its no-JavaScript stand-in keeps working; the failure is reported, and retried on use.
+    const request = useCallback(
+      () => void fetchOnce().then(setModule, (error: unknown) => reportBrowserError(error, "module load")),
+      [],
+    );
     useEffect(() => (hydrated ? whenIdle(request) : undefined), [hydrated, request]);
     // Focus on the stand-in when the part arrives moves to the part's own trigger (`autoFocus`).
     const focused = useRef(false);

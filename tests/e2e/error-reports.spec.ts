@@ -74,6 +74,21 @@ test.describe("browser error reports @js", () => {
     expect(report!.url).not.toContain("?");
   });
 
+  test("a part of the page whose code fails to load arrives as one $exception", async ({ page }) => {
+    // The organization switcher's popover is fetched after the page; without it, its stand-in (a link) works.
+    await page.route(
+      (url) => /\/org-switcher\.radix-[\w-]+\.js$/.test(url.pathname),
+      (route) => route.abort("connectionfailed"),
+    );
+    await signedInOnOrgs(page, "katherine@example.com");
+    const [report] = await eventsAtSink(
+      (e) =>
+        e.event === "$exception" && e.properties.source === "module load" && e.distinctId === "user_seed_katherine",
+      1,
+    );
+    expect(messageOf(report!)).toMatch(/org-switcher\.radix-[\w-]+\.js/);
+  });
+
   test("an opted-out browser sends nothing", async ({ page, context }) => {
     const marker = `opted-out-${Date.now()}`;
     await context.addCookies([{ name: "analytics_opt_out", value: "1", url: ANALYTICS }]);
