@@ -100,6 +100,7 @@ const remix = createRequestHandler({
       clientIp: req.ip ?? "unknown",
       // (Remix hands loaders the page's URL, without `.data`.)
       dataRequest: req.path.endsWith(".data"),
+      method: req.method,
       routeId: res.locals.route as string,
     }),
 });

@@ -35,6 +35,12 @@ export type RequestFacts = {
   clientIp: string;
   /** A page's data fetched by the app in the browser (Remix's `.data` URLs), not a document. */
   dataRequest: boolean;
+  /**
+   * The method the browser sent. (The loaders Remix runs after an action get
+   * a GET copy of the POST; what the browser may be redirected to depends on
+   * what it sent.)
+   */
+  method: string;
   /** The Remix route id the request is for ("routes/orgs.$slug._index"…), for error reports. */
   routeId: string;
 };

@@ -1,5 +1,5 @@
 import { Button, Card, Flex, Heading, Text } from "~/components/ui";
-import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form } from "@remix-run/react";
 import { getRequestAuth, sessionToSignOut } from "~/lib/clerk/auth.server";
 import { clerkWrite } from "~/lib/clerk/backend-calls.server";
@@ -7,6 +7,12 @@ import { clerkErrorCode } from "~/lib/clerk/field-errors.server";
 import { clearSessionCookies } from "~/lib/clerk/session-cookies.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
+import { isUnavailable } from "~/lib/upstream/request-scope.server";
+
+const NOT_SIGNED_OUT =
+  "You are still signed in: Clerk, which keeps your session, did not answer. Please try again in a moment.";
+
+const retryAfterOf = (response: Response) => response.headers.get("Retry-After") ?? "5";
 
 export const meta: MetaFunction = () => [{ title: "Sign out — Teamwork" }, NOT_INDEXED];
 
@@ -34,6 +40,9 @@ export async function action(args: ActionFunctionArgs) {
     await clerkWrite(args.context, "sessions.revokeSession", (clerk) => clerk.sessions.revokeSession(sessionId), {
       idempotent: true,
     }).catch((error: unknown) => {
+      if (isUnavailable(error)) {
+        throw json({ message: NOT_SIGNED_OUT }, { status: 503, headers: { "Retry-After": retryAfterOf(error) } });
+      }
       if (clerkErrorCode(error) === null) throw error;
     });
   }
@@ -62,3 +71,6 @@ export default function SignOutPage() {
     </Flex>
   );
 }
+
+// The page's own boundary: the navigation bar still shows the person, who is still signed in.
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/error-page";

@@ -160,6 +160,14 @@ describe("a form sent with a stale session token", () => {
     expect(calls(SESSION_CHECK)).toBe(1);
   });
 
+  it("a form refused before its action checks the session is answered as it is, not sent to the handshake", async () => {
+    // The page's loaders run after the action with a GET copy of the POST: the browser sent a POST all the same.
+    const { cookie } = await expiredBrowser("grace@example.com");
+    const res = await postDocument("/resources/theme", cookie, { theme: "purple" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("Account menu for");
+  });
+
   it("never sends a POST to the handshake, and the GET after it renews the cookies there", async () => {
     const { cookie } = await expiredBrowser("grace@example.com");
     const res = await createOrgDocument(cookie);
@@ -268,6 +276,9 @@ describe("sign-out after the token expired", () => {
     await clerkFailsFor(REVOKE, session.sessionId);
     const res = await signOut(cookie);
     expect(res.status).toBe(503);
+    const page = await res.text();
+    expect(page).toContain("You are still signed in");
+    expect(page).toContain("Account menu for"); // (signed in; the test token carries no name)
     expect(res.headers.getSetCookie().join("\n")).not.toMatch(/__client_uat=0/);
     expect(await sessionStatus(session.sessionId)).toBe("active");
   });

@@ -6,7 +6,7 @@ import { scrub } from "./scrub";
  * A report carries the error, scrubbed, and four facts about its request (the
  * reference the person sees, the route, the method, the status); nothing else
  * of the request. An outage must not flood PostHog: per instance and per
- * minute, at most PER_ERROR reports of one error and TOTAL in all.
+ * minute, at most `perError` reports of one error and `total` in all.
  */
 
 export const ERROR_REPORT_LIMITS = { perError: 10, total: 100, windowMs: 60_000 };

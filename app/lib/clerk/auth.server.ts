@@ -32,7 +32,7 @@ function clerkState({ request, context }: Args): Promise<RequestState> {
     context.timing.time("auth", () =>
       // Clerk needs the URL and headers only; a copy without the body leaves that to the action.
       context.clerk.authenticateRequest(
-        new Request(request.url, { method: request.method, headers: request.headers }),
+        new Request(request.url, { method: context.method, headers: request.headers }),
         clerkOptions(request),
       ),
     ),
@@ -53,7 +53,8 @@ function signedOutFor({ request, context }: Args) {
   return () => context.clerk.authenticateRequest(new Request(request.url), clerkOptions(request));
 }
 
-const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";
+// What the browser sent, not the request a loader got (a GET copy, after an action).
+const isRead = (method: string) => method === "GET" || method === "HEAD";
 
 /**
  * Clerk's session check, made once per request: the root loader, the page's
@@ -76,7 +77,7 @@ export function authenticate(args: Args): Promise<RequestState> {
 async function settledState(args: Args): Promise<RequestState> {
   const { request, context } = args;
   const state = await clerkState(args);
-  if (!isRead(request)) {
+  if (!isRead(context.method)) {
     return settlePost(context, request, state, { verify: verifierFor(args), signedOut: signedOutFor(args) });
   }
   if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
