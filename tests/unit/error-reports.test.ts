@@ -3,10 +3,9 @@ import {
   createErrorReporter,
   createReportBudget,
   fingerprint,
-  scrubbedError,
   type SendError,
 } from "~/lib/analytics/error-reports.server";
-import { scrub } from "~/lib/analytics/scrub";
+import { scrub, scrubbedError } from "~/lib/analytics/scrub";
 import { NO_METRICS } from "~/lib/metrics.server";
 
 describe("scrub: what an error's text may not carry", () => {

@@ -1,5 +1,5 @@
 import type { PostHog } from "posthog-js";
-import { scrub, withoutQuery } from "./scrub";
+import { scrubbedError, withoutQuery } from "./scrub";
 
 /**
  * Browser errors reported to PostHog's error tracking, through posthog-js and
@@ -21,11 +21,6 @@ let waiting: Report[] = [];
 let made = 0;
 const seen = new WeakSet<object>();
 
-function asError(value: unknown): Error {
-  if (value instanceof Error) return value;
-  return new Error(typeof value === "string" ? value : `Non-Error value: ${typeof value}`);
-}
-
 /** Reports one error (once per error object), scrubbed, or keeps it until reports can be sent. */
 export function reportBrowserError(value: unknown, source: ErrorSource, reference?: string): void {
   if (typeof value === "object" && value !== null) {
@@ -34,11 +29,7 @@ export function reportBrowserError(value: unknown, source: ErrorSource, referenc
   }
   if (made >= MAX_PER_PAGE) return;
   made += 1;
-  const original = asError(value);
-  const error = new Error(scrub(original.message));
-  error.name = original.name;
-  error.stack = original.stack ? scrub(original.stack) : undefined;
-  const report = { error, properties: reference ? { source, reference } : { source } };
+  const report = { error: scrubbedError(value), properties: reference ? { source, reference } : { source } };
   if (send) send(report);
   else waiting.push(report);
 }

@@ -1,5 +1,5 @@
 import type { AppMetrics } from "../metrics.server";
-import { scrub } from "./scrub";
+import { scrubbedError } from "./scrub";
 
 /**
  * Server errors reported to PostHog's error tracking: private and bounded.
@@ -16,15 +16,6 @@ export type ErrorFacts = { requestId: string; routeId: string; method: string; s
 
 /** Where a scrubbed error goes (posthog-node's `captureException`, which queues it and sends it in the background). */
 export type SendError = (error: Error, distinctId: string, properties: Record<string, unknown>) => void;
-
-/** A copy of `error` with its message and stack scrubbed, or an Error describing a thrown non-Error. */
-export function scrubbedError(error: unknown): Error {
-  const original = error instanceof Error ? error : new Error(`Non-Error thrown: ${typeof error}`);
-  const clean = new Error(scrub(original.message));
-  clean.name = original.name;
-  clean.stack = original.stack ? scrub(original.stack) : `${clean.name}: ${clean.message}`;
-  return clean;
-}
 
 /**
  * What makes two errors the same one: its type, its message without the parts

@@ -18,6 +18,22 @@ export function scrub(text: string): string {
   return PLACEHOLDERS.reduce((out, [pattern, placeholder]) => out.replace(pattern, placeholder), text);
 }
 
+/**
+ * A copy of a thrown value as an Error, its message and stack scrubbed: what
+ * a report to PostHog carries, from the server or the browser. A thrown
+ * string is its message; anything else that is not an Error is named by type.
+ */
+export function scrubbedError(thrown: unknown): Error {
+  const original =
+    thrown instanceof Error
+      ? thrown
+      : new Error(typeof thrown === "string" ? thrown : `Non-Error thrown: ${typeof thrown}`);
+  const clean = new Error(scrub(original.message));
+  clean.name = original.name;
+  clean.stack = original.stack ? scrub(original.stack) : `${clean.name}: ${clean.message}`;
+  return clean;
+}
+
 /** A URL (absolute or a path) without its query string and fragment. */
 export function withoutQuery(url: string): string {
   return url.replace(/[?#].*$/, "");
