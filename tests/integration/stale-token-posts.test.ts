@@ -276,6 +276,7 @@ describe("sign-out after the token expired", () => {
     await clerkFailsFor(REVOKE, session.sessionId);
     const res = await signOut(cookie);
     expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBeTruthy();
     const page = await res.text();
     expect(page).toContain("You are still signed in");
     expect(page).toContain("Account menu for"); // (signed in; the test token carries no name)
