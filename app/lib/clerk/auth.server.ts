@@ -1,7 +1,7 @@
 import type { RequestState } from "@clerk/backend/internal";
 import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
 import { getEnv } from "../env.server";
-import { sessionToEnd, settlePost, staleReason, isRescuedState, type VerifyToken } from "./stale-token.server";
+import { sessionToEnd, settlePost, staleReason, type ClerkCheck } from "./stale-token.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
 export function signInPath(request: Request): string {
@@ -39,13 +39,16 @@ function clerkState({ request, context }: Args): Promise<RequestState> {
   );
 }
 
-/** Clerk's verification of `token` as a bearer, lenient on its times by `clockSkewInMs` (see stale-token.server). */
-function verifierFor({ request, context }: Args): VerifyToken {
-  return (token, clockSkewInMs) =>
-    context.clerk.authenticateRequest(new Request(request.url, { headers: { Authorization: `Bearer ${token}` } }), {
-      ...clerkOptions(request),
-      clockSkewInMs,
-    });
+/** What stale-token.server needs of Clerk: a bearer token's verification, lenient on its times, and auth objects. */
+function clerkCheckFor({ request, context }: Args): ClerkCheck {
+  return {
+    verify: (token, clockSkewInMs) =>
+      context.clerk.authenticateRequest(new Request(request.url, { headers: { Authorization: `Bearer ${token}` } }), {
+        ...clerkOptions(request),
+        clockSkewInMs,
+      }),
+    authOf,
+  };
 }
 
 /** Clerk's signed-out state for this request (a request without credentials: no network). */
@@ -78,7 +81,13 @@ async function settledState(args: Args): Promise<RequestState> {
   const { request, context } = args;
   const state = await clerkState(args);
   if (!isRead(context.method)) {
-    return settlePost(context, request, state, { verify: verifierFor(args), signedOut: signedOutFor(args) });
+    const settled = await settlePost(context, request, state, {
+      ...clerkCheckFor(args),
+      signedOut: signedOutFor(args),
+    });
+    // Signed in where Clerk said otherwise: a stale token Clerk confirmed, whose claims may be minutes old.
+    if (settled !== state && settled.status === "signed-in") fromStaleTokens.add(authOf(settled));
+    return settled;
   }
   if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
   if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
@@ -99,7 +108,7 @@ async function settledState(args: Args): Promise<RequestState> {
  * stale-token.server's `sessionToEnd`), or null for a signed-out browser.
  */
 export async function sessionToSignOut(args: Args) {
-  return sessionToEnd(args.context, args.request, await clerkState(args), verifierFor(args));
+  return sessionToEnd(args.context, args.request, await clerkState(args), clerkCheckFor(args));
 }
 
 /**
@@ -158,7 +167,6 @@ export function authOf(state: RequestState): Auth {
     auth = state.toAuth() ?? undefined;
     if (!auth) throw new Error("Clerk: no auth object after a completed handshake");
     authObjects.set(state, auth);
-    if (isRescuedState(state)) fromStaleTokens.add(auth);
   }
   return auth;
 }

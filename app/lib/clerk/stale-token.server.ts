@@ -1,10 +1,10 @@
 import type { RequestState } from "@clerk/backend/internal";
 import type { AppLoadContext } from "@remix-run/node";
-import { parse } from "cookie";
 import { logEvent } from "../log.server";
 import type { StaleTokenOutcome } from "../metrics.server";
 import { clerkRead } from "./backend-calls.server";
 import { isClerkNotFound } from "./field-errors.server";
+import { sessionTokenCookies } from "./session-cookies.server";
 
 /**
  * A form sent with a session token that is stale for a timing reason only.
@@ -25,7 +25,7 @@ import { isClerkNotFound } from "./field-errors.server";
  * valid yet, issued in the future (clock skew), older than the client's last
  * sign-in, or missing while the client says it has a session.
  */
-export const STALE_TOKEN_REASONS = [
+const STALE_TOKEN_REASONS = [
   "session-token-expired",
   "session-token-nbf",
   "session-token-iat-in-the-future",
@@ -51,41 +51,24 @@ export function staleReason(state: RequestState): StaleReason | null {
 export const STALE_TOKEN_WINDOW_MS = 10 * 60_000;
 
 /**
+ * What this module needs of Clerk's check, from auth.server: `verify` is
  * Clerk's own verification of a token sent as a bearer (signature, issuer,
- * authorized parties), with `clockSkewInMs` of leeway on its times: the
- * signed-in state, or a signed-out one when it does not verify.
+ * authorized parties) with `clockSkewInMs` of leeway on its times, giving the
+ * signed-in state or a signed-out one; `authOf` is a state's auth object,
+ * built once per state.
  */
-export type VerifyToken = (token: string, clockSkewInMs: number) => Promise<RequestState>;
-
-/**
- * The session token cookies of a request, most specific first: clerk-js 5
- * writes `__session_<suffix>` (its instance's) beside `__session`, and only
- * one that verifies against this instance's key is ever used.
- */
-function sessionTokens(request: Request): string[] {
-  const cookies = parse(request.headers.get("Cookie") ?? "");
-  const suffixed = Object.keys(cookies).filter((name) => name.startsWith("__session_"));
-  return [...suffixed, "__session"].map((name) => cookies[name] ?? "").filter((value) => value.split(".").length === 3);
-}
+export type ClerkCheck = {
+  verify: (token: string, clockSkewInMs: number) => Promise<RequestState>;
+  authOf: (state: RequestState) => { sessionId: string | null; userId: string | null };
+};
 
 /** The first session token cookie that verifies with `clockSkewInMs` of leeway, as Clerk's signed-in state. */
-async function verifiedTokenState(request: Request, verify: VerifyToken, clockSkewInMs: number) {
-  for (const token of sessionTokens(request)) {
+async function verifiedTokenState(request: Request, { verify }: ClerkCheck, clockSkewInMs: number) {
+  for (const token of sessionTokenCookies(request)) {
     const state = await verify(token, clockSkewInMs);
     if (state.status === "signed-in") return state;
   }
   return null;
-}
-
-const rescued = new WeakSet<RequestState>();
-
-/**
- * True for the state of a POST whose stale token Clerk confirmed: its claims
- * (the active organization, the role) may be up to STALE_TOKEN_WINDOW_MS old,
- * so nothing is authorized from them alone.
- */
-export function isRescuedState(state: RequestState): boolean {
-  return rescued.has(state);
 }
 
 function record(context: AppLoadContext, reason: StaleReason | "other", outcome: StaleTokenOutcome) {
@@ -99,19 +82,21 @@ function record(context: AppLoadContext, reason: StaleReason | "other", outcome:
  * confirmed with Clerk (one Backend API read, on this path only) and stands
  * for its person if its session is still active; anything else, including a
  * handshake Clerk asked for, is signed out (`signedOut`), so that the
- * action's guard sends the person to sign-in and back.
+ * action's guard sends the person to sign-in and back. A signed-in state
+ * other than Clerk's own is a confirmed stale token's: its claims (active
+ * organization, role) may be up to STALE_TOKEN_WINDOW_MS old.
  */
 export async function settlePost(
   context: AppLoadContext,
   request: Request,
   state: RequestState,
-  { verify, signedOut }: { verify: VerifyToken; signedOut: () => Promise<RequestState> },
+  { signedOut, ...check }: ClerkCheck & { signedOut: () => Promise<RequestState> },
 ): Promise<RequestState> {
   if (state.status === "signed-in") return state;
   const reason = staleReason(state);
   if (!reason) return state.status === "handshake" ? signedOut() : state;
-  const verified = await verifiedTokenState(request, verify, STALE_TOKEN_WINDOW_MS);
-  const claims = verified?.toAuth();
+  const verified = await verifiedTokenState(request, check, STALE_TOKEN_WINDOW_MS);
+  const claims = verified ? check.authOf(verified) : null;
   if (!verified || !claims?.sessionId || !claims.userId) {
     record(context, reason, "unverified");
     return signedOut();
@@ -131,9 +116,7 @@ export async function settlePost(
     active = false;
   }
   record(context, reason, active ? "ran" : "refused");
-  if (!active) return signedOut();
-  rescued.add(verified);
-  return verified;
+  return active ? verified : signedOut();
 }
 
 /**
@@ -146,11 +129,12 @@ export async function sessionToEnd(
   context: AppLoadContext,
   request: Request,
   state: RequestState,
-  verify: VerifyToken,
+  check: ClerkCheck,
 ): Promise<{ sessionId: string; userId: string } | null> {
-  const current = state.status === "signed-in" ? state.toAuth() : null;
+  const current = state.status === "signed-in" ? check.authOf(state) : null;
   if (current?.sessionId && current.userId) return { sessionId: current.sessionId, userId: current.userId };
-  const claims = (await verifiedTokenState(request, verify, Number.POSITIVE_INFINITY))?.toAuth();
+  const verified = await verifiedTokenState(request, check, Number.POSITIVE_INFINITY);
+  const claims = verified ? check.authOf(verified) : null;
   if (!claims?.sessionId || !claims.userId) return null;
   record(context, staleReason(state) ?? "other", "signed_out");
   return { sessionId: claims.sessionId, userId: claims.userId };
