@@ -10,6 +10,7 @@ import { recordAnswersTo } from "./recorder";
 import { ApiError, sendJson, str } from "./routing";
 import { Store } from "./store";
 import { generateSigningKey, sessionClaims, signingKeyFromPem, signJwt, type SigningKey } from "./tokens";
+import { createWebhookSender, type WebhookSettings } from "./webhooks";
 
 export { DEMO_PASSWORD } from "./store";
 export { TEST_EMAIL_CODE } from "./frontend";
@@ -36,6 +37,8 @@ export type ClerkEmulatorOptions = {
   backendLatencyMs?: number;
   /** Tests only: a folder where every Frontend and Backend API answer is written down, for the contract check. */
   recordDir?: string;
+  /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
+  webhooks?: WebhookSettings;
 };
 
 export type ClerkEmulator = {
@@ -75,6 +78,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const key = loadSigningKey(options.dataDir);
   const faults = new Faults();
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 60;
+  const webhooks = options.webhooks ? createWebhookSender(store, options.webhooks) : null;
+  if (webhooks) store.onChange((reset) => webhooks.changed(reset));
 
   const router = express.Router();
   // The control API is mounted on its own (or not at all): leave its paths to it.
@@ -133,6 +138,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       sendJson(res, 200, { ok: true });
     });
     control.get("/calls", (_req, res) => sendJson(res, 200, faults.calls()));
+    // The webhooks sent lately (newest last): their ids, types, attempts and whether they were accepted.
+    control.get("/webhooks", (_req, res) => sendJson(res, 200, webhooks?.deliveries() ?? []));
     // What the emulator holds (organizations, memberships, invitations…), for tests to check writes.
     control.get("/state", (_req, res) =>
       sendJson(res, 200, { ...store.state, users: store.state.users.map(({ passwordHash: _, ...user }) => user) }),
@@ -192,5 +199,15 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     return control;
   }
 
-  return { router, control: createControlApi(), store, faults, key, close: () => store.flush() };
+  return {
+    router,
+    control: createControlApi(),
+    store,
+    faults,
+    key,
+    close() {
+      webhooks?.close();
+      store.flush();
+    },
+  };
 }

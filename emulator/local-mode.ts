@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createClerkEmulator, DEMO_PASSWORD, TEST_EMAIL_CODE, type ClerkEmulator } from "./index";
+import { newWebhookSecret, type WebhookSettings } from "./webhooks";
 
 export const EMULATOR_MOUNT_PATH = "/__clerk";
 
@@ -27,6 +28,26 @@ function persistentSecret(dataDir: string | null, name: string): string {
  * emulator. Fills in the Clerk variables (and a session secret, if missing)
  * before the environment is validated; listens on loopback only.
  */
+/**
+ * Where the emulator sends Clerk's webhooks: by default to this app itself,
+ * signed with a secret kept in the data folder, which the app is then given
+ * (CLERK_WEBHOOK_SIGNING_SECRET), so the webhook path runs on every
+ * developer's machine. CLERK_EMULATOR_WEBHOOK_URL (and _SECRET) send them
+ * elsewhere (a stand-in for Clerk in front of other instances);
+ * CLERK_EMULATOR_WEBHOOKS=off sends none.
+ */
+function webhookSettings(env: NodeJS.ProcessEnv, dataDir: string | null, port: string): WebhookSettings | undefined {
+  if (env.CLERK_EMULATOR_WEBHOOKS === "off") return undefined;
+  if (env.CLERK_EMULATOR_WEBHOOK_URL) {
+    return { url: env.CLERK_EMULATOR_WEBHOOK_URL, secret: env.CLERK_EMULATOR_WEBHOOK_SECRET ?? newWebhookSecret() };
+  }
+  const secret =
+    env.CLERK_WEBHOOK_SIGNING_SECRET ??
+    `whsec_${Buffer.from(persistentSecret(dataDir, "clerk-webhook-secret"), "hex").toString("base64")}`;
+  env.CLERK_WEBHOOK_SIGNING_SECRET = secret;
+  return { url: `http://127.0.0.1:${port}/webhooks/clerk`, secret };
+}
+
 export function prepareLocalMode(env: NodeJS.ProcessEnv): {
   emulator: ClerkEmulator;
   banner: (origin: string) => string;
@@ -48,6 +69,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     // Invitation links name the address people open the app at.
     recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,
     frontendApiUrl: `${env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}${EMULATOR_MOUNT_PATH}`,
+    webhooks: webhookSettings(env, dataDir, port),
   });
 
   env.CLERK_LOCAL_EMULATOR = "1";

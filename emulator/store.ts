@@ -34,6 +34,8 @@ export class Store {
   /** Testing tokens (`POST /v1/testing_tokens`) and when each expires; kept in memory only. */
   readonly testingTokens = new Map<string, number>();
   private saveTimer: NodeJS.Timeout | null = null;
+  /** Told of every change (the webhook sender); `reset` when the state was replaced by the seed. */
+  private readonly listeners: ((reset: boolean) => void)[] = [];
   /** Image bytes when nothing is kept on disk. */
   private readonly imageBytes = new Map<string, Buffer>();
 
@@ -60,10 +62,15 @@ export class Store {
     for (const image of this.state.images) this.deleteImage(image.id);
     this.state = seedState();
     this.testingTokens.clear();
-    this.changed();
+    this.changed(true);
   }
 
-  changed(): void {
+  onChange(listener: (reset: boolean) => void): void {
+    this.listeners.push(listener);
+  }
+
+  changed(reset = false): void {
+    for (const listener of this.listeners) listener(reset);
     if (!this.file || this.saveTimer) return;
     this.saveTimer = setTimeout(() => this.flush(), 50);
     this.saveTimer.unref();

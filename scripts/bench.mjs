@@ -13,6 +13,6 @@ await build({
   packages: "external",
   logLevel: "warning",
 });
-// The bundle reads Chromium's shared flags from beside itself (tests/support/chromium.ts).
-copyFileSync("tests/support/chromium-args.json", "build/chromium-args.json");
+// The bundle reads Chromium's shared flags and finds the network guard beside itself (tests/support/).
+for (const file of ["chromium-args.json", "network-guard.cjs"]) copyFileSync(`tests/support/${file}`, `build/${file}`);
 await import(new URL("../build/bench.mjs", import.meta.url).href);

@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import { WEBHOOK_PATH } from "./clerk-webhooks";
 import { refuse } from "./refuse";
 
 /**
@@ -23,6 +24,8 @@ export function isCrossSiteWrite(input: {
  */
 export function refuseCrossSiteWrites(publicOrigin: string | null): RequestHandler {
   return (req, res, next) => {
+    // Clerk's webhooks come from Clerk, not a page: the endpoint checks their signature.
+    if (req.path === WEBHOOK_PATH && req.get("svix-signature") !== undefined) return next();
     const ownOrigin = publicOrigin ?? `${req.protocol}://${req.get("host")}`;
     if (
       isCrossSiteWrite({

@@ -54,7 +54,7 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
   });
   const cacheLookups = new Counter({
     name: "cache_lookups_total",
-    help: "Lookups in the short per-instance caches, by cache and result (hit, miss).",
+    help: "Lookups in the caches of Clerk's answers, by cache and result (hit, miss, stale: an old copy served because Clerk could not answer).",
     labelNames: ["cache", "result"] as const,
     registers,
   });
@@ -76,10 +76,16 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
     labelNames: ["outcome"] as const,
     registers,
   });
+  const clerkWebhooks = new Counter({
+    name: "clerk_webhooks_total",
+    help: "Requests to the Clerk webhook endpoint, by outcome: applied, ignored, replayed, refused, unavailable.",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
   if (redis) {
     new Gauge({
       name: "redis_up",
-      help: "1 while the connection to Redis (shared rate limits) is ready, else 0.",
+      help: "1 while the connection to Redis (shared rate limits and caches) is ready, else 0.",
       registers,
       collect() {
         this.set(redis.status === "ready" ? 1 : 0);
@@ -94,8 +100,8 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
       clerkRequests.inc({ endpoint, outcome });
       if (seconds !== null) clerkDuration.observe({ endpoint }, seconds);
     },
-    cacheLookup(cache, hit) {
-      cacheLookups.labels(cache, hit ? "hit" : "miss").inc();
+    cacheLookup(cache, result) {
+      cacheLookups.labels(cache, result).inc();
     },
     rateLimitRefusal(limit) {
       refusals.inc({ limit });
@@ -105,6 +111,9 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
     },
     errorReport(outcome) {
       errorReports.inc({ outcome });
+    },
+    clerkWebhook(outcome) {
+      clerkWebhooks.inc({ outcome });
     },
   };
 

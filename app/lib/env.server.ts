@@ -68,6 +68,11 @@ const EnvSchema = z
       .string()
       .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), "must be a redis:// or rediss:// URL")
       .optional(),
+    // Clerk Dashboard → Webhooks → the endpoint's signing secret (docs/deployment.md).
+    CLERK_WEBHOOK_SIGNING_SECRET: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, "must be the endpoint's signing secret (whsec_…)")
+      .optional(),
     CLERK_EMULATOR_CONTROL: z.enum(["1"]).optional(),
     METRICS_PORT: z.coerce.number().int("must be a whole number").min(1).max(65535).optional(),
     METRICS_HOST: z.string().min(1).default("127.0.0.1"),

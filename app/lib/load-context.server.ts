@@ -5,6 +5,7 @@ import type { AppMetrics } from "./metrics.server";
 import { createServerTiming, type ServerTiming } from "./http/server-timing.server";
 import type { OrgCaches } from "./orgs/org-caches.server";
 import type { ThemeStore } from "./theme/theme.server";
+import type { Backoff } from "./upstream/backoff.server";
 import { createUpstreamScope, type UpstreamScope } from "./upstream/request-scope.server";
 
 /**
@@ -17,6 +18,8 @@ export type AppServices = {
   metrics: AppMetrics;
   rateLimiter: RateLimiter;
   orgs: OrgCaches;
+  /** Upstream endpoints that answered 429, held back until their Retry-After (on every instance). */
+  backoff: Backoff;
   theme: ThemeStore;
   /**
    * Test servers only (local mode with the emulator's control API on): the

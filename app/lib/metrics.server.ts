@@ -25,12 +25,18 @@ export type StaleTokenOutcome = "ran" | "refused" | "unverified" | "unavailable"
 export type AppMetrics = {
   /** One attempt of a call named `upstream` ("clerk.users.getUser"…); `seconds` is null when none was made. */
   upstreamAttempt(upstream: string, outcome: AttemptOutcome, seconds: number | null): void;
-  cacheLookup(cache: string, hit: boolean): void;
+  /** A cache lookup: answered from a kept copy (`hit`), from Clerk (`miss`), or from an old copy because Clerk could not answer (`stale`). */
+  cacheLookup(cache: string, result: "hit" | "miss" | "stale"): void;
   rateLimitRefusal(limit: string): void;
   staleTokenPost(outcome: StaleTokenOutcome): void;
   /** An unexpected error's report to PostHog: `sent` (queued), or `dropped` (over the flood bound). */
   errorReport(outcome: "sent" | "dropped"): void;
+  /** A request to the Clerk webhook endpoint, by what came of it. */
+  clerkWebhook(outcome: WebhookOutcome): void;
 };
+
+/** `applied`; `ignored` (an event no cache depends on); `replayed` (its id already applied); `refused` (unsigned, forged, too old, too large); `unavailable` (Redis or Clerk away: 503). */
+export type WebhookOutcome = "applied" | "ignored" | "replayed" | "refused" | "unavailable";
 
 export const NO_METRICS: AppMetrics = {
   upstreamAttempt() {},
@@ -38,4 +44,5 @@ export const NO_METRICS: AppMetrics = {
   rateLimitRefusal() {},
   staleTokenPost() {},
   errorReport() {},
+  clerkWebhook() {},
 };

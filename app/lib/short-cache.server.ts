@@ -7,7 +7,15 @@
  */
 export type ShortCache<Value> = {
   get(key: string, load: () => Promise<Value>): Promise<Value>;
+  /** Keeps a value read with another (an organization's profile, in a person's list of memberships). */
+  set(key: string, value: Value): void;
   forget(key: string): void;
+  /**
+   * Forgets every key that starts with `prefix` (an organization's directory
+   * pages), or every key (a change whose keys are not known here, e.g. a
+   * person's invitations by email).
+   */
+  clear(prefix?: string): void;
 };
 
 export function createShortCache<Value>({
@@ -49,8 +57,16 @@ export function createShortCache<Value>({
       });
       return entry.promise;
     },
+    set(key, value) {
+      const at = now();
+      prune(at);
+      entries.set(key, { expires: at + ttlMs, promise: Promise.resolve(value) });
+    },
     forget(key) {
       entries.delete(key);
+    },
+    clear(prefix = "") {
+      for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
     },
   };
 }

@@ -64,7 +64,8 @@ test.describe("invitations with JavaScript @js", () => {
       await expect(them.page).toHaveURL(/\/sign-up/);
       await them.page.getByLabel("Password", { exact: true }).fill("a-new-password-1");
       await them.page.getByRole("button", { name: "Continue", exact: true }).click();
-      await expect(them.page).toHaveURL(/\/orgs/);
+      // (Clerk's screen loads clerk-js, then redeems the ticket: on a busy 2-core machine that can take 10 s.)
+      await expect(them.page).toHaveURL(/\/orgs/, { timeout: 30_000 });
       await them.page.goto(`/orgs/${team.org.slug}`);
       await expect(them.page.getByTestId("org-role")).toHaveText("Admin");
       // The switcher lists the new organization.
@@ -92,7 +93,8 @@ test.describe("invitations with JavaScript @js", () => {
     const them = await openAsSomeoneElse(browser, await link.inputValue());
     try {
       // Clerk's <SignIn/> redeems the ticket by itself: no password asked.
-      await expect(them.page).toHaveURL(/\/orgs/);
+      // (Clerk's screen loads clerk-js, then redeems the ticket: on a busy 2-core machine that can take 10 s.)
+      await expect(them.page).toHaveURL(/\/orgs/, { timeout: 30_000 });
       await them.page.goto(`/orgs/${team.org.slug}`);
       await expect(them.page.getByTestId("org-role")).toHaveText("Member");
     } finally {

@@ -1,6 +1,7 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { backendApi, newTeam } from "../support/emulator-api";
 import { confirmInClerkForm, expect, signInAs, test } from "./fixtures";
+import { openSettings, profileOf, saveInClerkForm } from "./organization-profile";
 
 // What an organization's people do in Clerk's <OrganizationProfile/> (the
 // app's Settings page), with the real clerk-js against the emulator, and how
@@ -16,16 +17,6 @@ async function newTeamOfTwo(bapi: Bapi) {
   return { ...team, member: team.members[0]!, id: unique() };
 }
 
-const profileOf = (page: Page) => page.locator(".cl-organizationProfile-root");
-
-/** The Settings page, once Clerk's component has rendered the organization's General section. */
-async function openSettings(page: Page, slug: string) {
-  await page.goto(`/orgs/${slug}/settings`);
-  const profile = profileOf(page);
-  await expect(profile.getByRole("heading", { name: "General" })).toBeVisible({ timeout: 15_000 });
-  return profile;
-}
-
 async function switcherNames(page: Page) {
   await page.getByTestId("org-switcher-trigger").click();
   const panel = page.getByTestId("org-switcher-panel");
@@ -34,18 +25,6 @@ async function switcherNames(page: Page) {
   await page.keyboard.press("Escape");
   return names.join("\n");
 }
-
-/**
- * Types into a field of the profile form and saves, until clerk-js sends the
- * organization's update (a POST with `_method=PATCH`; see confirmInClerkForm).
- */
-const saveInClerkForm = (page: Page, orgId: string, field: Locator, text: string) =>
-  confirmInClerkForm(page, {
-    field,
-    text,
-    submit: profileOf(page).getByRole("button", { name: "Save" }),
-    isRequest: (r) => new URL(r.url()).pathname.endsWith(`/v1/organizations/${orgId}`) && r.method() !== "GET",
-  });
 
 test.describe("an organization's settings in Clerk's OrganizationProfile @js", () => {
   test("a rename shows in the header and the switcher at once", async ({ page, context, baseURL }) => {

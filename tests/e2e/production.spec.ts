@@ -1,33 +1,23 @@
-import type { Browser, Response } from "@playwright/test";
+import type { Response } from "@playwright/test";
 import { Redis } from "ioredis";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { PUBLIC_HOST, publicRequest, startProductionStack, type ProductionStack } from "../support/production-stack";
+import { PUBLIC_HOST, publicRequest } from "../support/production-stack";
+import { armFault, backendApi, emulatorCalls, newTeam } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
+import type { RunningServer } from "../support/server";
 import { emulatorSession } from "../support/session";
+import { signedWebhook } from "../support/webhooks";
 import { expect, openGuardedContext, test } from "./fixtures";
+import { openSettings, saveInClerkForm } from "./organization-profile";
+import { useProductionStack } from "./production-stack";
 
-// As deployed: https through nginx, two instances, Redis. One stack for the
-// file, so its tests run in order in one worker (and only once: @js).
+// As deployed: https through nginx, two instances, Redis, and a stand-in for
+// Clerk that sends its webhooks. One stack for the file, so its tests run in
+// order in one worker (and only once: @js).
 test.describe.configure({ mode: "serial" });
 
-test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
+test.describe("behind a TLS proxy, on two instances with Redis and Clerk's webhooks @js", () => {
   test.setTimeout(90_000);
-  let stack: ProductionStack;
-  let browser: Browser;
-
-  test.beforeAll(async ({ playwright }) => {
-    test.setTimeout(90_000);
-    stack = await startProductionStack();
-    browser = await playwright.chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [...CHROMIUM_ARGS, `--host-resolver-rules=MAP ${PUBLIC_HOST} 127.0.0.1`],
-    });
-  });
-
-  test.afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  const running = useProductionStack();
 
   const linesOf = (server: { output(): string }, event: string) =>
     server
@@ -37,8 +27,8 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
 
   test("sign in, theme without JavaScript, invite with it, sign out: every POST succeeds, cookies are Secure", async () => {
-    const options = { baseURL: stack.origin, ignoreHTTPSErrors: true };
-    const js = await openGuardedContext(browser, options, [PUBLIC_HOST]);
+    const options = { baseURL: running.stack.origin, ignoreHTTPSErrors: true };
+    const js = await openGuardedContext(running.browser, options, [PUBLIC_HOST]);
     const page = await js.context.newPage();
     const failedPosts: string[] = [];
     const watch = (r: Response) => {
@@ -57,7 +47,7 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
     });
 
     // The same person, JavaScript off: the theme menu is a real form, posted through nginx.
-    const nojs = await openGuardedContext(browser, { ...options, javaScriptEnabled: false }, [PUBLIC_HOST]);
+    const nojs = await openGuardedContext(running.browser, { ...options, javaScriptEnabled: false }, [PUBLIC_HOST]);
     await nojs.context.addCookies(await js.context.cookies());
     const plain = await nojs.context.newPage();
     plain.on("response", watch);
@@ -88,15 +78,15 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
   });
 
   test("the theme cookie is Secure, and a cross-site POST through nginx is refused", async () => {
-    const saved = await publicRequest(stack, "/resources/theme", {
+    const saved = await publicRequest(running.stack, "/resources/theme", {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: stack.origin },
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: running.stack.origin },
       body: "theme=dark&redirectTo=%2F",
     });
     expect(saved.status).toBe(303);
     expect(String(saved.headers["set-cookie"])).toMatch(/^theme=.*; Secure/);
 
-    const forged = await publicRequest(stack, "/resources/theme", {
+    const forged = await publicRequest(running.stack, "/resources/theme", {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example" },
       body: "theme=dark",
@@ -105,13 +95,13 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
   });
 
   test("rate limits are shared: the 11th organization in an hour gets 429, across both instances", async () => {
-    const s = await emulatorSession(stack.clerk.origin, "grace@example.com");
+    const s = await emulatorSession(running.stack.clerk.origin, "grace@example.com");
     const cookie = `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
     const statuses: number[] = [];
     for (let n = 0; n < 11; n++) {
-      const res = await publicRequest(stack, "/orgs/new", {
+      const res = await publicRequest(running.stack, "/orgs/new", {
         method: "POST",
-        headers: { Cookie: cookie, Origin: stack.origin, "Content-Type": "application/x-www-form-urlencoded" },
+        headers: { Cookie: cookie, Origin: running.stack.origin, "Content-Type": "application/x-www-form-urlencoded" },
         body: `name=Shared+Limit+${n}+${Date.now()}`,
         // Another loopback address: the client, as nginx forwards it.
         from: "127.0.0.7",
@@ -120,7 +110,7 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
     }
     expect(statuses).toEqual([...Array<number>(10).fill(303), 429]);
     // Both instances counted some of them, and logged the forwarded client address, not nginx's.
-    for (const instance of stack.instances) {
+    for (const instance of running.stack.instances) {
       const creates = linesOf(instance, "request").filter((l) => l.path === "/orgs/new" && l.method === "POST");
       expect(creates.length).toBeGreaterThan(0);
       expect(creates.every((l) => l.client === "127.0.0.7")).toBe(true);
@@ -128,11 +118,14 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
   });
 
   test("an organization created on one instance opens on the other, whose cached list predates it", async () => {
-    const s = await emulatorSession(stack.clerk.origin, "katherine@example.com");
-    const headers = { Cookie: `__session=${s.sessionToken}; __client_uat=${s.clientUat}`, Origin: stack.origin };
+    const s = await emulatorSession(running.stack.clerk.origin, "katherine@example.com");
+    const headers = {
+      Cookie: `__session=${s.sessionToken}; __client_uat=${s.clientUat}`,
+      Origin: running.stack.origin,
+    };
     // Both instances now hold this person's list (requests alternate between them).
-    for (let n = 0; n < 2; n++) expect((await publicRequest(stack, "/orgs", { headers })).status).toBe(200);
-    const created = await publicRequest(stack, "/orgs/new", {
+    for (let n = 0; n < 2; n++) expect((await publicRequest(running.stack, "/orgs", { headers })).status).toBe(200);
+    const created = await publicRequest(running.stack, "/orgs/new", {
       method: "POST",
       headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
       body: `name=Cross+Instance+${Date.now()}`,
@@ -140,16 +133,16 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
     expect(created.status).toBe(303);
     const location = String(created.headers.location);
     // The other instance answers this one.
-    const opened = await publicRequest(stack, location, { headers });
+    const opened = await publicRequest(running.stack, location, { headers });
     expect(opened.status).toBe(200);
     expect(opened.body).toContain("Cross Instance");
   });
 
   test("each instance's metrics port counts the requests nginx sent it; the public /metrics is a 404", async () => {
-    const before = await Promise.all(stack.metricsPorts.map((port) => scrapeMetrics(port)));
-    for (let n = 0; n < 4; n++) expect((await publicRequest(stack, "/healthz")).status).toBe(200);
-    expect((await publicRequest(stack, "/metrics")).status).toBe(404);
-    const after = await Promise.all(stack.metricsPorts.map((port) => scrapeMetrics(port)));
+    const before = await Promise.all(running.stack.metricsPorts.map((port) => scrapeMetrics(port)));
+    for (let n = 0; n < 4; n++) expect((await publicRequest(running.stack, "/healthz")).status).toBe(200);
+    expect((await publicRequest(running.stack, "/metrics")).status).toBe(404);
+    const after = await Promise.all(running.stack.metricsPorts.map((port) => scrapeMetrics(port)));
     const health = 'http_requests_total{route="health",method="GET",status_class="2xx"}';
     const moved = after.map((samples, i) => (samples.get(health) ?? 0) - (before[i]!.get(health) ?? 0));
     // Round robin: each instance answered some, together all four.
@@ -161,47 +154,185 @@ test.describe("behind a TLS proxy, on two instances with Redis @js", () => {
   });
 
   test("with Redis gone, no request fails and each instance warns once; readiness says which part", async () => {
-    const s = await emulatorSession(stack.clerk.origin, "alan@example.com");
+    const s = await emulatorSession(running.stack.clerk.origin, "alan@example.com");
     const cookie = `__session=${s.sessionToken}; __client_uat=${s.clientUat}`;
-    expect((await publicRequest(stack, "/readyz")).status).toBe(200);
+    expect((await publicRequest(running.stack, "/readyz")).status).toBe(200);
     const statuses: number[] = [];
     const send = (n: number) =>
-      publicRequest(stack, n % 2 ? "/resources/theme" : "/orgs", {
+      publicRequest(running.stack, n % 2 ? "/resources/theme" : "/orgs", {
         method: n % 2 ? "POST" : "GET",
-        headers: { Cookie: cookie, Origin: stack.origin, "Content-Type": "application/x-www-form-urlencoded" },
+        headers: { Cookie: cookie, Origin: running.stack.origin, "Content-Type": "application/x-www-form-urlencoded" },
         body: n % 2 ? "theme=light&redirectTo=%2F" : undefined,
       }).then((r) => statuses.push(r.status));
 
     for (let n = 0; n < 10; n++) await send(n);
-    await stack.stopRedis();
+    await running.stack.stopRedis();
     for (let n = 10; n < 30; n++) await send(n);
 
     expect(statuses).toHaveLength(30);
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
-    for (const instance of stack.instances) {
+    for (const instance of running.stack.instances) {
       await expect.poll(() => linesOf(instance, "warning").filter((l) => l.component === "redis").length).toBe(1);
     }
-    const ready = await publicRequest(stack, "/readyz");
+    const ready = await publicRequest(running.stack, "/readyz");
     expect(ready.status).toBe(503);
     expect(ready.body).toBe("not ready: redis\n");
-    for (const port of stack.metricsPorts) expect((await scrapeMetrics(port)).get("redis_up")).toBe(0);
+    for (const port of running.stack.metricsPorts) expect((await scrapeMetrics(port)).get("redis_up")).toBe(0);
 
-    await stack.startRedis();
+    await running.stack.startRedis();
     // Both instances ready again (requests alternate between them)…
     for (let n = 0; n < 2; n++) {
-      await expect.poll(async () => (await publicRequest(stack, "/readyz")).status, { timeout: 15_000 }).toBe(200);
+      await expect
+        .poll(async () => (await publicRequest(running.stack, "/readyz")).status, { timeout: 15_000 })
+        .toBe(200);
     }
-    for (const port of stack.metricsPorts) {
+    for (const port of running.stack.metricsPorts) {
       await expect.poll(async () => (await scrapeMetrics(port)).get("redis_up")).toBe(1);
     }
     // …and counting in Redis again: the next uses land there.
     for (let n = 0; n < 2; n++) await send(1);
-    const redis = new Redis(stack.redisUrl, { lazyConnect: true });
+    const redis = new Redis(running.stack.redisUrl, { lazyConnect: true });
     try {
       await redis.connect();
       expect(Number(await redis.get(`teamwork:rate:theme:user:${s.userId}`))).toBe(2);
     } finally {
       redis.disconnect();
+    }
+  });
+
+  // Clerk's answers, cached once for both instances (Redis) and kept fresh by the
+  // webhooks the stand-in for Clerk sends through nginx, as Clerk does.
+  const bapi = (...args: Parameters<ReturnType<typeof backendApi>>) =>
+    backendApi(running.stack.clerk.origin, running.stack.clerk.dataDir)(...args);
+
+  /** A signed-in person's session, its token naming `orgId` as the active organization. */
+  async function sessionOf(email: string, orgId?: string) {
+    const session = await emulatorSession(running.stack.clerk.origin, email, orgId);
+    return { ...session, cookie: session.cookies.map(({ name, value }) => `${name}=${value}`).join("; ") };
+  }
+
+  /** A page as one instance answers it (straight to it, not through nginx). */
+  async function view(instance: RunningServer, path: string, cookie: string) {
+    const res = await fetch(instance.origin + path, { headers: { Cookie: cookie }, redirect: "manual" });
+    return { status: res.status, html: await res.text() };
+  }
+
+  /**
+   * Polls both instances every 25 ms until `holds` is true of each one's
+   * answer (5 s at the most): how long the slower one took, in ms.
+   */
+  async function untilBoth(since: number, holds: (instance: RunningServer) => Promise<boolean>) {
+    const took = await Promise.all(
+      running.stack.instances.map(async (instance) => {
+        while (!(await holds(instance))) {
+          if (Date.now() - since > 5_000) throw new Error(`${instance.origin} did not change within 5 s`);
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        return Date.now() - since;
+      }),
+    );
+    return Math.max(...took);
+  }
+
+  test("a rename in Clerk's <OrganizationProfile/> shows on both instances within 1 s", async () => {
+    const { org, admin } = await newTeam(bapi);
+    const person = await sessionOf(admin.email, org.id);
+    // Both instances hold the organization (in Redis, and each its own copy).
+    for (const instance of running.stack.instances) {
+      expect((await view(instance, `/orgs/${org.slug}`, person.cookie)).html).toContain(org.name);
+    }
+
+    const { context } = await openGuardedContext(
+      running.browser,
+      { baseURL: running.stack.origin, ignoreHTTPSErrors: true },
+      [PUBLIC_HOST],
+    );
+    await context.addCookies(person.cookies.map((cookie) => ({ ...cookie, domain: PUBLIC_HOST, secure: true })));
+    const page = await context.newPage();
+    const profile = await openSettings(page, org.slug);
+    await profile.getByRole("button", { name: "Update profile" }).click();
+    const name = `Renamed ${Date.now().toString(36)}`;
+    expect((await saveInClerkForm(page, org.id, profile.getByLabel("Name"), name)).status()).toBe(200);
+    const saved = Date.now();
+
+    const took = await untilBoth(saved, async (instance) =>
+      (await view(instance, `/orgs/${org.slug}`, person.cookie)).html.includes(`<title>${name} — Teamwork</title>`),
+    );
+    expect(took).toBeLessThan(1_000);
+    await context.close();
+  });
+
+  test("a member removed through the Backend API loses access on both instances within 1 s, token or not", async () => {
+    const { org, members } = await newTeam(bapi, { members: 1 });
+    const member = members[0]!;
+    // The member's session token names the organization and their role in it.
+    const person = await sessionOf(member.email, org.id);
+    for (const instance of running.stack.instances) {
+      expect((await view(instance, `/orgs/${org.slug}`, person.cookie)).status).toBe(200);
+    }
+
+    expect((await bapi("DELETE", `/v1/organizations/${org.id}/memberships/${member.id}`)).status).toBe(200);
+    const removed = Date.now();
+    const took = await untilBoth(
+      removed,
+      async (instance) => (await view(instance, `/orgs/${org.slug}`, person.cookie)).status === 404,
+    );
+    expect(took).toBeLessThan(1_000);
+  });
+
+  test("Clerk answering 429 with Retry-After: 3 holds both instances back 3 s; pages with a copy answer 200", async () => {
+    const { org, admin } = await newTeam(bapi, { members: 2 });
+    const person = await sessionOf(admin.email, org.id);
+    const members = "bapi GET /v1/organizations/:id/memberships";
+    const calls = async () => (await emulatorCalls(running.stack.clerk.origin))[members] ?? 0;
+    const directory = (instance: RunningServer, query: string) =>
+      view(instance, `/orgs/${org.slug}/members?q=${query}`, person.cookie);
+    const [a, b] = running.stack.instances;
+    expect((await directory(a, "member")).status).toBe(200);
+
+    await armFault(running.stack.clerk.origin, {
+      endpoint: members,
+      mode: "error",
+      status: 429,
+      retryAfter: "3",
+      times: 1,
+    });
+    expect((await directory(a, "admin")).status).toBe(503);
+    const heldAt = Date.now();
+    const before = await calls();
+    // Neither instance calls the endpoint now: without a copy, a 503; with one, the page.
+    expect((await directory(b, "nobody")).status).toBe(503);
+    expect((await directory(a, "nobody")).status).toBe(503);
+    for (const instance of running.stack.instances) expect((await directory(instance, "member")).status).toBe(200);
+    expect(await calls()).toBe(before);
+    expect(Date.now() - heldAt).toBeLessThan(3_000);
+
+    await expect.poll(async () => (await directory(b, "nobody")).status, { timeout: 6_000 }).toBe(200);
+    expect(Date.now() - heldAt).toBeGreaterThanOrEqual(3_000);
+  });
+
+  test("with Redis gone, pages keep answering from each instance's memory, and webhooks get 503 so Clerk retries", async () => {
+    const { org, admin } = await newTeam(bapi, { members: 1 });
+    const person = await sessionOf(admin.email, org.id);
+    await running.stack.stopRedis();
+    try {
+      for (let n = 0; n < 4; n++) {
+        for (const instance of running.stack.instances) {
+          for (const path of [`/orgs/${org.slug}`, `/orgs/${org.slug}/members`, "/orgs"]) {
+            expect((await view(instance, path, person.cookie)).status).toBe(200);
+          }
+        }
+      }
+      const webhook = signedWebhook(running.stack.webhookSecret, {
+        type: "organization.updated",
+        data: { id: org.id, object: "organization" },
+      });
+      for (const instance of running.stack.instances) {
+        const res = await fetch(`${instance.origin}/webhooks/clerk`, { method: "POST", ...webhook });
+        expect(res.status).toBe(503);
+      }
+    } finally {
+      await running.stack.startRedis();
     }
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { armFault, emulatorCalls } from "../support/emulator-api";
 import { startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
+import { forgetOrganizationCaches, newWebhookSecret } from "../support/webhooks";
 
 // The error catalogue's upstream rows, against the built server and the
 // emulator's fault injection: what the person sees and how often Clerk is called.
@@ -11,8 +12,11 @@ const MEMBERS = "bapi GET /v1/organizations/:id/memberships";
 const MY_MEMBERSHIPS = "bapi GET /v1/users/:id/organization_memberships";
 const INVITE = "bapi POST /v1/organizations/:id/invitations";
 
+// Each test's reads reach Clerk: before it, a webhook has the server forget the organization's cached answers.
+const WEBHOOK_SECRET = newWebhookSecret();
+
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ CLERK_WEBHOOK_SIGNING_SECRET: WEBHOOK_SECRET, CLERK_EMULATOR_WEBHOOKS: "off" });
 });
 
 afterAll(async () => {
@@ -21,6 +25,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await fetch(`${server.origin}/__clerk/_emulator/faults`, { method: "DELETE" });
+  await forgetOrganizationCaches(server.origin, WEBHOOK_SECRET, "org_seed_engines");
 });
 
 async function signedIn(person: string) {

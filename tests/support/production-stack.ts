@@ -5,13 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicKey } from "node:crypto";
 import { freePort, startServer, type RunningServer } from "./server";
+import { newWebhookSecret } from "./webhooks";
 
 /**
  * Production as it is deployed, on loopback: Debian's nginx terminating TLS
  * (a self-signed certificate made here) for `teamwork.test`, round-robin over
  * two instances of the built server in keys mode, a real redis-server for
- * their shared rate limits, and a third server in local mode standing in for
- * Clerk (its /__clerk APIs, as the benchmark does).
+ * what they share (rate limits, Clerk's answers), and a third server in local
+ * mode standing in for Clerk (its /__clerk APIs, as the benchmark does), whose
+ * webhooks reach the instances through nginx, as Clerk's reach a deployment.
  */
 export const PUBLIC_HOST = "teamwork.test";
 
@@ -20,6 +22,8 @@ export type ProductionStack = {
   origin: string;
   nginxPort: number;
   redisUrl: string;
+  /** The signing secret of the instances' webhook endpoint, which the stand-in for Clerk signs with. */
+  webhookSecret: string;
   clerk: RunningServer;
   instances: [RunningServer, RunningServer];
   /** Each instance's metrics listener (METRICS_PORT, on loopback), in the order of `instances`. */
@@ -89,7 +93,7 @@ async function waitForPort(port: number, what: string) {
   }
 }
 
-function nginxConfig(dir: string, ports: { nginx: number; clerk: number; a: number; b: number }) {
+function nginxConfig(dir: string, ports: { nginx: number; hooks: number; clerk: number; a: number; b: number }) {
   return `
 worker_processes 1;
 pid ${dir}/nginx.pid;
@@ -124,6 +128,17 @@ http {
       proxy_set_header X-Forwarded-Proto https;
     }
   }
+  # Where the stand-in for Clerk sends its webhooks (plain HTTP: it has no
+  # name to reach the TLS listener by); like Clerk's, each reaches one instance.
+  server {
+    listen 127.0.0.1:${ports.hooks};
+    location = /webhooks/clerk {
+      proxy_pass http://teamwork;
+      proxy_set_header Host ${PUBLIC_HOST}:${ports.nginx};
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto https;
+    }
+  }
 }
 `;
 }
@@ -154,7 +169,8 @@ export async function startProductionStack(): Promise<ProductionStack> {
     { stdio: "ignore" },
   );
 
-  const ports = { nginx: await freePort(), redis: await freePort(), clerk: 0, a: 0, b: 0 };
+  const ports = { nginx: await freePort(), hooks: await freePort(), redis: await freePort(), clerk: 0, a: 0, b: 0 };
+  const webhookSecret = newWebhookSecret();
   const origin = `https://${PUBLIC_HOST}:${ports.nginx}`;
 
   let redis: ChildProcess | null = null;
@@ -168,7 +184,12 @@ export async function startProductionStack(): Promise<ProductionStack> {
   };
   await startRedis();
 
-  const clerk = await startServer({ LOG_LEVEL: "silent", CLERK_EMULATOR_TOKEN_TTL: "3600" });
+  const clerk = await startServer({
+    LOG_LEVEL: "silent",
+    CLERK_EMULATOR_TOKEN_TTL: "3600",
+    CLERK_EMULATOR_WEBHOOK_URL: `http://127.0.0.1:${ports.hooks}/webhooks/clerk`,
+    CLERK_EMULATOR_WEBHOOK_SECRET: webhookSecret,
+  });
   ports.clerk = clerk.port;
   const keysEnv = {
     CLERK_PUBLISHABLE_KEY: `pk_live_${Buffer.from("clerk.emulator.invalid$").toString("base64")}`,
@@ -184,6 +205,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
     // Exactly the proxy: a client on another loopback address is a client.
     TRUST_PROXY: "127.0.0.1",
     REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
+    CLERK_WEBHOOK_SIGNING_SECRET: webhookSecret,
     RATE_LIMIT_SCALE: "1",
     HOST: "127.0.0.1",
   };
@@ -202,6 +224,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
     origin,
     nginxPort: ports.nginx,
     redisUrl: `redis://127.0.0.1:${ports.redis}`,
+    webhookSecret,
     clerk,
     instances,
     metricsPorts,

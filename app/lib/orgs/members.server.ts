@@ -20,22 +20,24 @@ function toMember(m: OrganizationMembership): Member {
   };
 }
 
+export type MemberPage = { members: Member[]; total: number };
+
 /** One page of the members directory, optionally filtered by name or email. */
-export async function listMembers(context: AppLoadContext, orgId: string, options: { query: string; page: number }) {
-  const { query, page } = options;
-  const { data, totalCount } = await clerkRead(
-    context,
-    "organizations.getOrganizationMembershipList",
-    `${orgId}|${page}|${query}`,
-    (clerk) =>
+export function listMembers(
+  context: AppLoadContext,
+  orgId: string,
+  { query, page }: { query: string; page: number },
+): Promise<MemberPage> {
+  return context.orgs.memberPages.get(`${orgId}|${page}|${query}`, () =>
+    clerkRead(context, "organizations.getOrganizationMembershipList", `${orgId}|${page}|${query}`, (clerk) =>
       clerk.organizations.getOrganizationMembershipList({
         organizationId: orgId,
         query: query || undefined,
         limit: MEMBERS_PAGE_SIZE,
         offset: (page - 1) * MEMBERS_PAGE_SIZE,
       }),
+    ).then(({ data, totalCount }) => ({ members: data.map(toMember), total: totalCount })),
   );
-  return { members: data.map(toMember), total: totalCount };
 }
 
 /** The newest members and the member count, for the organization's home (kept a few seconds per organization). */
@@ -51,22 +53,43 @@ export function latestMembers(context: AppLoadContext, orgId: string): Promise<L
   );
 }
 
+export type PendingInvitation = {
+  id: string;
+  emailAddress: string;
+  role: OrgRole;
+  createdAt: number;
+  url: string | null;
+};
+
 /**
  * The organization's pending invitations, newest last. `withLinks` keeps each
  * one's link (it holds the invitation's secret ticket): only for admins in
- * local mode, where no email carries it.
+ * local mode, where no email carries it; kept under a key of its own.
  */
-export async function pendingInvitations(context: AppLoadContext, orgId: string, { withLinks = false } = {}) {
-  const { data } = await clerkRead(context, "organizations.getOrganizationInvitationList", orgId, (clerk) =>
-    clerk.organizations.getOrganizationInvitationList({ organizationId: orgId, status: ["pending"], limit: 20 }),
+export function pendingInvitations(
+  context: AppLoadContext,
+  orgId: string,
+  { withLinks = false } = {},
+): Promise<PendingInvitation[]> {
+  return context.orgs.pendingInvitations.get(`${orgId}|${withLinks ? "links" : ""}`, () =>
+    clerkRead(context, "organizations.getOrganizationInvitationList", orgId, (clerk) =>
+      clerk.organizations.getOrganizationInvitationList({ organizationId: orgId, status: ["pending"], limit: 20 }),
+    ).then(({ data }) =>
+      data.map((i) => ({
+        id: i.id,
+        emailAddress: i.emailAddress,
+        role: i.role as OrgRole,
+        createdAt: i.createdAt,
+        url: withLinks ? (i.url ?? null) : null,
+      })),
+    ),
   );
-  return data.map((i) => ({
-    id: i.id,
-    emailAddress: i.emailAddress,
-    role: i.role as OrgRole,
-    createdAt: i.createdAt,
-    url: withLinks ? (i.url ?? null) : null,
-  }));
 }
 
-export type PendingInvitation = Awaited<ReturnType<typeof pendingInvitations>>[number];
+/** After this instance's own change to an organization's members or invitations: its pages show it at once. */
+export function forgetMembersOf(context: AppLoadContext, orgId: string): void {
+  context.orgs.memberPages.clear(`${orgId}|`);
+  context.orgs.pendingInvitations.clear(`${orgId}|`);
+  context.orgs.latestMembers.forget(orgId);
+  context.orgs.profiles.forget(orgId);
+}

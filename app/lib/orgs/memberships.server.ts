@@ -1,6 +1,8 @@
-import type { Organization, OrganizationMembership } from "@clerk/backend";
+import type { Organization } from "@clerk/backend";
 import type { AppLoadContext } from "@remix-run/node";
+import { forgetMembersOf } from "./members.server";
 import { cachedClerkRead, clerkRead } from "../clerk/backend-calls.server";
+import { isClerkNotFound } from "../clerk/field-errors.server";
 import type { OrgProfile } from "./org-caches.server";
 import type { OrgRole, OrgSummary } from "./organizations";
 
@@ -14,9 +16,7 @@ function toProfile(org: Organization): OrgProfile {
   };
 }
 
-function toSummary(m: OrganizationMembership): OrgSummary {
-  return { ...toProfile(m.organization), role: m.role as OrgRole };
-}
+export type MyMembership = { orgId: string; role: OrgRole };
 
 /** An organization's name, image and member count (kept a few seconds per organization). */
 export function organizationProfile(context: AppLoadContext, orgId: string): Promise<OrgProfile> {
@@ -28,32 +28,49 @@ export function organizationProfile(context: AppLoadContext, orgId: string): Pro
 }
 
 /**
- * The signed-in user's organizations, by name, through the short per-user
- * cache; `fresh` reads them again from Clerk (once per request).
+ * The signed-in user's organizations, by name; `fresh` reads them again from
+ * Clerk (once per request). A person's memberships (organization and role)
+ * are kept per person; what each organization is called, per organization,
+ * so that a rename changes one kept answer, not every member's. The read of
+ * the memberships brings the organizations' profiles too: they are kept.
  */
-export function listMyOrganizations(
+export async function listMyOrganizations(
   context: AppLoadContext,
   userId: string,
   { fresh = false } = {},
 ): Promise<OrgSummary[]> {
-  return cachedClerkRead(
+  const memberships = await cachedClerkRead(
     context,
     { cache: context.orgs.memberships, name: "users.getOrganizationMembershipList", key: userId, fresh },
     (clerk) => clerk.users.getOrganizationMembershipList({ userId, limit: 100 }),
-    ({ data }) => data.map(toSummary).sort((a, b) => a.name.localeCompare(b.name)),
+    ({ data }) =>
+      data.map((m): MyMembership => {
+        context.orgs.profiles.set(m.organization.id, toProfile(m.organization));
+        return { orgId: m.organization.id, role: m.role as OrgRole };
+      }),
   );
+  const organizations = await Promise.all(
+    memberships.map(async ({ orgId, role }) => {
+      // Deleted since the memberships were kept: not listed.
+      const profile = await organizationProfile(context, orgId).catch((error: unknown) =>
+        isClerkNotFound(error) ? null : Promise.reject(error),
+      );
+      return profile ? [{ ...profile, role }] : [];
+    }),
+  );
+  return organizations.flat().sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**
  * Clerk's components change an organization from the browser (its name, slug
  * or logo), so the server learns of it only when told: forget this instance's
- * copies of it. Other instances' copies expire within their few seconds.
+ * copies of it (shared ones too). Other instances' own copies expire within
+ * their few seconds, or at once on Clerk's webhook.
  */
 export function forgetOrganization(context: AppLoadContext, userId: string, orgId: string): void {
   context.orgs.memberships.forget(userId);
   context.orgs.invitations.forget(userId);
-  context.orgs.profiles.forget(orgId);
-  context.orgs.latestMembers.forget(orgId);
+  forgetMembersOf(context, orgId);
 }
 
 /**

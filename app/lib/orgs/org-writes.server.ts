@@ -1,12 +1,13 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { clerkWrite } from "../clerk/backend-calls.server";
+import { forgetMembersOf } from "./members.server";
 import type { OrgRole } from "./organizations";
 
-export function inviteMember(
+export async function inviteMember(
   context: AppLoadContext,
   input: { orgId: string; inviterUserId: string; emailAddress: string; role: OrgRole },
 ) {
-  return clerkWrite(context, "organizations.createOrganizationInvitation", (clerk) =>
+  const invitation = await clerkWrite(context, "organizations.createOrganizationInvitation", (clerk) =>
     clerk.organizations.createOrganizationInvitation({
       organizationId: input.orgId,
       inviterUserId: input.inviterUserId,
@@ -14,19 +15,23 @@ export function inviteMember(
       role: input.role,
     }),
   );
+  forgetMembersOf(context, input.orgId);
+  return invitation;
 }
 
-export function revokeInvitation(
+export async function revokeInvitation(
   context: AppLoadContext,
   input: { orgId: string; invitationId: string; requestingUserId: string },
 ) {
-  return clerkWrite(context, "organizations.revokeOrganizationInvitation", (clerk) =>
+  const invitation = await clerkWrite(context, "organizations.revokeOrganizationInvitation", (clerk) =>
     clerk.organizations.revokeOrganizationInvitation({
       organizationId: input.orgId,
       invitationId: input.invitationId,
       requestingUserId: input.requestingUserId,
     }),
   );
+  forgetMembersOf(context, input.orgId);
+  return invitation;
 }
 
 /** Creates the organization with the user as its admin; their cached list is forgotten. */

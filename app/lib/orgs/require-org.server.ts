@@ -1,5 +1,5 @@
 import { json, type LoaderFunctionArgs } from "@remix-run/node";
-import { claimsAreCurrent, requireSignedIn } from "../clerk/auth.server";
+import { claimsAreCurrent, requireSignedIn, type Auth } from "../clerk/auth.server";
 import { isClerkNotFound } from "../clerk/field-errors.server";
 import { listMyOrganizations, organizationProfile } from "./memberships.server";
 import { findOrganization, type OrgSummary } from "./organizations";
@@ -15,24 +15,36 @@ export function organizationNotFound(): never {
 const isView = (request: Request) => request.method === "GET" || request.method === "HEAD";
 
 /**
+ * Whether the verified session token names the URL's organization and may be
+ * believed about it: not a stale token's (its claims may be minutes old), and
+ * not made before Clerk's webhooks said the person's memberships changed.
+ */
+function tokenNames(args: LoaderFunctionArgs, auth: Auth & { userId: string }, segment: string): boolean {
+  const { orgId, orgSlug, sessionClaims } = auth;
+  if (!orgId || !(segment === orgId || segment === orgSlug) || !claimsAreCurrent(auth)) return false;
+  const issuedAt = typeof sessionClaims?.iat === "number" ? sessionClaims.iat * 1000 : 0;
+  return !args.context.orgs.membershipChanges.changedSince(auth.userId, issuedAt);
+}
+
+/**
  * The organization the URL names (by slug or id), if the signed-in user
  * belongs to it: signed out → redirect to sign-in; not a member or no such
  * organization → 404.
  *
  * Viewing the session's active organization asks Clerk nothing to authorize:
  * the verified session token names it and the person's role in it (a token
- * lives 60 seconds, so a removed member's access ends within that). Writes,
+ * lives 60 seconds, so a removed member's access ends within that, or at
+ * once where Clerk's webhooks are configured). Writes,
  * any other organization, a slug the organization no longer has, and the
  * pages rendered after a stale token's form (its claims may be minutes old)
  * are checked against the person's memberships.
  */
 export async function requireOrgMembership(args: LoaderFunctionArgs): Promise<{ userId: string; org: OrgSummary }> {
   const auth = await requireSignedIn(args);
-  const { userId, orgId, orgSlug, orgRole } = auth;
+  const { userId, orgId, orgRole } = auth;
   const segment = args.params.slug ?? "";
   if (!ORG_SEGMENT.test(segment)) organizationNotFound();
-  const tokenNamesIt = claimsAreCurrent(auth) && (segment === orgId || segment === orgSlug);
-  if (orgId && orgRole && isView(args.request) && tokenNamesIt) {
+  if (orgId && orgRole && isView(args.request) && tokenNames(args, auth, segment)) {
     // Deleted since the token was made: the same 404 as for any other organization.
     const profile = await organizationProfile(args.context, orgId).catch((error: unknown) =>
       isClerkNotFound(error) ? organizationNotFound() : Promise.reject(error),
@@ -66,10 +78,9 @@ export async function requireOrgMembershipWith<T>(
   read: (org: OrgAccess) => Promise<T>,
 ): Promise<{ userId: string; org: OrgSummary; data: T }> {
   const auth = await requireSignedIn(args);
-  const { orgId, orgSlug, orgRole } = auth;
-  const segment = args.params.slug ?? "";
-  const tokenNamesIt = claimsAreCurrent(auth) && (segment === orgId || segment === orgSlug);
-  const named = orgId && orgRole && tokenNamesIt ? { id: orgId, role: orgRole } : null;
+  const { orgId, orgRole } = auth;
+  const named =
+    orgId && orgRole && tokenNames(args, auth, args.params.slug ?? "") ? { id: orgId, role: orgRole } : null;
   const early = named ? read(named) : null;
   // Settled by whichever path uses it; a guard that refuses leaves it unused.
   early?.catch(() => undefined);

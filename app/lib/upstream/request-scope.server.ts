@@ -1,7 +1,15 @@
 import { json } from "@remix-run/node";
 import type { LoadContext } from "../load-context.server";
 import type { AttemptOutcome } from "../metrics.server";
-import { callUpstream, createDeduper, UPSTREAM_POLICY, UpstreamUnavailableError } from "./policy.server";
+import { logEvent } from "../log.server";
+import { DEFAULT_BACKOFF_MS } from "./backoff.server";
+import {
+  callUpstream,
+  classifyFailure,
+  createDeduper,
+  UPSTREAM_POLICY,
+  UpstreamUnavailableError,
+} from "./policy.server";
 
 /**
  * One request's share of the upstream policy: a deadline for all its upstream
@@ -15,7 +23,27 @@ export function createUpstreamScope(now = Date.now()): UpstreamScope {
   return { deadline: now + UPSTREAM_POLICY.deadlineMs, once: createDeduper() };
 }
 
-type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing" | "metrics">;
+type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing" | "metrics" | "backoff">;
+
+/**
+ * The call, unless the upstream asked us to wait (a 429, here or on another
+ * instance): then, and when this call gets a 429, the upstream is given up
+ * on at once, and no call to it starts until its Retry-After has passed.
+ */
+async function unlessHeldBack<T>(context: ScopedContext, upstream: string, call: () => Promise<T>): Promise<T> {
+  const until = context.backoff.heldUntil(upstream);
+  if (until !== null) throw new UpstreamUnavailableError(upstream, 0, Math.ceil((until - Date.now()) / 1000));
+  try {
+    return await call();
+  } catch (error) {
+    const failure = classifyFailure(error);
+    if (failure?.status !== 429) throw error;
+    const waitMs = failure.retryAfterMs ?? DEFAULT_BACKOFF_MS;
+    context.backoff.hold(upstream, Date.now() + waitMs);
+    logEvent("upstream_backoff", { upstream, seconds: Math.ceil(waitMs / 1000) });
+    throw new UpstreamUnavailableError(upstream, 1, Math.ceil(waitMs / 1000));
+  }
+}
 
 const counted = (context: ScopedContext, upstream: string) => ({
   onAttempt: (outcome: AttemptOutcome, seconds: number | null) =>
@@ -57,11 +85,21 @@ function callSite(): Error {
   return site;
 }
 
-function remember(site: Error, error: unknown): never {
-  if (typeof error === "object" && error !== null && !Object.hasOwn(error, CALL_SITE)) {
-    Object.defineProperty(error, CALL_SITE, { value: site, enumerable: false });
+function remember(site: Error, error: unknown, { over = false } = {}): never {
+  if (typeof error === "object" && error !== null && (over || !Object.hasOwn(error, CALL_SITE))) {
+    Object.defineProperty(error, CALL_SITE, { value: site, enumerable: false, configurable: true });
   }
   throw error;
+}
+
+/**
+ * Runs `read`, whose upstream call may start after an `await` (a cache looks
+ * in its store first), keeping the frames of the code that asked now: after
+ * the `await`, the loader is no longer on the stack.
+ */
+export function keepingCallSite<T>(read: () => Promise<T>): Promise<T> {
+  const site = callSite();
+  return read().catch((error: unknown) => remember(site, error, { over: true }));
 }
 
 /** The stack frames of the app's code that made the upstream call `error` came from, if any. */
@@ -87,7 +125,9 @@ export function readUpstream<T>(
   const { deadline, once } = context.upstream;
   const site = callSite();
   return once(`${upstream} ${key}`, () =>
-    context.timing.time("upstream", () => callUpstream(upstream, read, { deadline, ...counted(context, upstream) })),
+    unlessHeldBack(context, upstream, () =>
+      context.timing.time("upstream", () => callUpstream(upstream, read, { deadline, ...counted(context, upstream) })),
+    ),
   )
     .catch((error: unknown) => remember(site, error))
     .catch((error: unknown) => unavailable(context, error));
@@ -105,14 +145,15 @@ export function writeUpstream<T>(
   { idempotent = false } = {},
 ): Promise<T> {
   const site = callSite();
-  return context.timing
-    .time("upstream", () =>
+  return unlessHeldBack(context, upstream, () =>
+    context.timing.time("upstream", () =>
       callUpstream(upstream, write, {
         retry: idempotent,
         deadline: context.upstream.deadline,
         ...counted(context, upstream),
       }),
-    )
+    ),
+  )
     .catch((error: unknown) => remember(site, error))
     .catch((error: unknown) => unavailable(context, error));
 }

@@ -1,0 +1,181 @@
+/**
+ * Clerk's budget: how many Backend API calls the app makes per 1,000 page
+ * views, on two instances sharing Redis, with and without Clerk's webhooks.
+ * Clerk allows a production application 1,000 calls per 10 seconds, shared
+ * by every instance: that, divided by the calls a view costs, is how many
+ * views a second the app can serve.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { backendApi, emulatorCalls, newPerson, uniqueEmail } from "../tests/support/emulator-api";
+import { emulatorSession } from "../tests/support/session";
+import { newWebhookSecret } from "../tests/support/webhooks";
+
+const ORGANIZATIONS = 20;
+const PEOPLE_PER_ORGANIZATION = 10;
+const RUN_MS = 30_000;
+const CHANGE_EVERY_MS = 10_000;
+const CONCURRENCY = 8;
+/** Clerk's Backend API limit for a production application. */
+const CALLS_PER_SECOND = 1_000 / 10;
+
+type Person = { cookie: string; orgSlug: string; admin: boolean };
+type Servers = {
+  /** Starts `node build/server.js` (the bench's own helper, which stops it at the end). */
+  startServer(name: string, env: Record<string, string>): ChildProcess;
+  waitFor(url: string): Promise<void>;
+  /** The environment an instance needs to use the stand-in for Clerk at `origin` (keys, API URL). */
+  clerkKeys(dataDir: string, origin: string): Record<string, string>;
+};
+
+export type BudgetRun = { webhooks: boolean; views: number; failed: number; calls: number; seconds: number };
+
+/** The mix: half the views an organization's home, a quarter its members (admins), 15% /orgs, 10% the switcher's list. */
+function pageFor(people: Person[], admins: Person[]): [Person, string] {
+  const roll = Math.random();
+  if (roll < 0.25) {
+    const admin = admins[Math.floor(Math.random() * admins.length)]!;
+    return [admin, `/orgs/${admin.orgSlug}/members`];
+  }
+  const person = people[Math.floor(Math.random() * people.length)]!;
+  if (roll < 0.75) return [person, `/orgs/${person.orgSlug}`];
+  if (roll < 0.9) return [person, "/orgs"];
+  return [person, "/resources/organizations"];
+}
+
+const bapiCalls = async (origin: string) =>
+  Object.entries(await emulatorCalls(origin))
+    .filter(([endpoint]) => endpoint.startsWith("bapi "))
+    .reduce((sum, [, n]) => sum + n, 0);
+
+/** One run: a fresh stand-in for Clerk, Redis and two instances; `webhooks` says whether Clerk's webhooks reach them. */
+export async function budgetRun(servers: Servers, webhooks: boolean, basePort: number): Promise<BudgetRun> {
+  const ports = { clerk: basePort, a: basePort + 1, b: basePort + 2, redis: basePort + 3 };
+  const secret = newWebhookSecret();
+  const children = [
+    spawn("redis-server", ["--port", String(ports.redis), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      stdio: "ignore",
+    }),
+  ];
+  try {
+    const dataDir = mkdtempSync(join(tmpdir(), "teamwork-bench-budget-"));
+    const clerk = `http://127.0.0.1:${ports.clerk}`;
+    children.push(
+      servers.startServer("clerk", {
+        PORT: String(ports.clerk),
+        CLERK_EMULATOR_DATA_DIR: dataDir,
+        CLERK_EMULATOR_TOKEN_TTL: "3600",
+        CLERK_EMULATOR_CONTROL: "1",
+        RATE_LIMIT_SCALE: "1000",
+        LOG_LEVEL: "silent",
+        ...(webhooks
+          ? {
+              // Clerk sends each webhook to the deployment's address; here, to instance A (it tells B through Redis).
+              CLERK_EMULATOR_WEBHOOK_URL: `http://127.0.0.1:${ports.a}/webhooks/clerk`,
+              CLERK_EMULATOR_WEBHOOK_SECRET: secret,
+            }
+          : { CLERK_EMULATOR_WEBHOOKS: "off" }),
+      }),
+    );
+    await servers.waitFor(`${clerk}/healthz`);
+    const instances = [ports.a, ports.b].map((port) => `http://127.0.0.1:${port}`);
+    for (const port of [ports.a, ports.b]) {
+      children.push(
+        servers.startServer("instance", {
+          ...servers.clerkKeys(dataDir, clerk),
+          PORT: String(port),
+          PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
+          REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
+          RATE_LIMIT_SCALE: "1000",
+          LOG_LEVEL: "silent",
+          ...(webhooks ? { CLERK_WEBHOOK_SIGNING_SECRET: secret } : {}),
+        }),
+      );
+    }
+    await Promise.all(instances.map((origin) => servers.waitFor(`${origin}/healthz`)));
+
+    // 200 people in 20 organizations, each signed in with their organization active.
+    const bapi = backendApi(clerk, dataDir);
+    const people: Person[] = [];
+    const organizations: { id: string; adminId: string }[] = [];
+    for (let o = 0; o < ORGANIZATIONS; o++) {
+      const team = await Promise.all(
+        Array.from({ length: PEOPLE_PER_ORGANIZATION }, (_, i) => newPerson(bapi, i === 0 ? "admin" : "member")),
+      );
+      const org = (await bapi("POST", "/v1/organizations", { name: `Budget ${o}`, created_by: team[0]!.id })).body;
+      await Promise.all(
+        team
+          .slice(1)
+          .map((p) => bapi("POST", `/v1/organizations/${org.id}/memberships`, { user_id: p.id, role: "org:member" })),
+      );
+      organizations.push({ id: org.id, adminId: team[0]!.id });
+      for (const [i, person] of team.entries()) {
+        const session = await emulatorSession(clerk, person.email, org.id);
+        const cookie = session.cookies.map(({ name, value }) => `${name}=${value}`).join("; ");
+        people.push({ cookie, orgSlug: org.slug, admin: i === 0 });
+      }
+    }
+    const admins = people.filter((p) => p.admin);
+
+    let turn = 0;
+    const view = async ([person, path]: [Person, string]) => {
+      const origin = instances[turn++ % instances.length]!;
+      const res = await fetch(origin + path, { headers: { Cookie: person.cookie }, redirect: "manual" });
+      await res.arrayBuffer();
+      return res.status === 200;
+    };
+    // Warm-up: everyone's pages once, on both instances (the caches start cold after a deploy, too).
+    for (const person of people) {
+      const pages = [`/orgs/${person.orgSlug}`, "/orgs", "/resources/organizations"];
+      if (person.admin) pages.push(`/orgs/${person.orgSlug}/members`);
+      await Promise.all(pages.flatMap((path) => [view([person, path]), view([person, path])]));
+    }
+
+    // The run: people browse; every 10 s someone renames an organization or invites someone, in Clerk.
+    const callsBefore = await bapiCalls(clerk);
+    let ownCalls = 0;
+    let change = 0;
+    const changes = setInterval(() => {
+      const org = organizations[change % organizations.length]!;
+      ownCalls += 1;
+      void (change++ % 2 === 0
+        ? bapi("PATCH", `/v1/organizations/${org.id}`, { name: `Budget renamed ${change}` })
+        : bapi("POST", `/v1/organizations/${org.id}/invitations`, {
+            email_address: uniqueEmail("invited"),
+            inviter_user_id: org.adminId,
+            role: "org:member",
+          }));
+    }, CHANGE_EVERY_MS);
+    let views = 0;
+    let failed = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (Date.now() - started < RUN_MS) {
+          if (await view(pageFor(people, admins))) views++;
+          else failed++;
+        }
+      }),
+    );
+    clearInterval(changes);
+    const seconds = (Date.now() - started) / 1000;
+    // Webhooks sent after the last change still count: wait for them to land.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const calls = (await bapiCalls(clerk)) - callsBefore - ownCalls;
+    return { webhooks, views, failed, calls, seconds };
+  } finally {
+    for (const child of children) child.kill("SIGKILL");
+  }
+}
+
+/** The budget table's rows: calls per 1,000 views, and the views a second Clerk's limit then allows. */
+export function budgetRows(runs: BudgetRun[]): string[] {
+  return runs.map(({ webhooks, views, failed, calls, seconds }) => {
+    const per1000 = (calls / views) * 1000;
+    const allowed = per1000 === 0 ? "unbounded" : Math.round((CALLS_PER_SECOND * 1000) / per1000).toLocaleString("en");
+    const target = webhooks ? ` (target ≤ 10: ${per1000 <= 10 ? "met" : "missed"})` : "";
+    return `| ${webhooks ? "with Clerk's webhooks (kept 5 min)" : "without webhooks (kept 2–5 s)"} | ${views.toLocaleString("en")} in ${seconds.toFixed(0)} s, ${failed} not 200 | ${calls} | ${per1000.toFixed(1)}${target} | ${allowed} |`;
+  });
+}

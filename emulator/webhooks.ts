@@ -1,0 +1,215 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { deletedJSON } from "./json/common";
+import { backendInvitationJSON, membershipJSON, organizationJSON } from "./json/organizations";
+import { userJSON } from "./json/users";
+import type { Store } from "./store";
+
+export type WebhookSettings = {
+  /** Where each event is POSTed (the app's `/webhooks/clerk`). */
+  url: string;
+  /** The endpoint's signing secret, as Clerk's dashboard shows it (`whsec_<base64>`). */
+  secret: string;
+  /** Seconds before each retry of a delivery that failed (Svix's schedule, shortened). */
+  retryDelaysMs?: number[];
+};
+
+export type Delivery = {
+  id: string;
+  type: string;
+  attempts: number;
+  status: "pending" | "delivered" | "failed";
+  lastStatusCode: number | null;
+};
+
+/** Svix's schedule is 5 s, 5 min, 30 min, 2 h…; a development stand-in gives up sooner. */
+const RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000];
+const ATTEMPT_TIMEOUT_MS = 10_000;
+const KEPT_DELIVERIES = 200;
+
+/**
+ * A webhook signed as Svix signs Clerk's (Standard Webhooks): the HMAC-SHA256,
+ * with the secret's bytes, of `<id>.<seconds>.<body>`, as `v1,<base64>`.
+ */
+export function svixHeaders(secret: string, id: string, body: string, seconds = Math.floor(Date.now() / 1000)) {
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  const signature = createHmac("sha256", key).update(`${id}.${seconds}.${body}`).digest("base64");
+  return {
+    "Content-Type": "application/json",
+    "svix-id": id,
+    "svix-timestamp": String(seconds),
+    "svix-signature": `v1,${signature}`,
+  };
+}
+
+/** A new Svix signing secret. */
+export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
+
+type Kind = "user" | "organization" | "organizationMembership" | "organizationInvitation";
+type Snapshot = Map<string, { kind: Kind; signature: string; deleted: () => unknown }>;
+
+/** A record as it stands (JSON.stringify's native path: this runs for every record after every change). */
+const signatureOf = (record: object) => JSON.stringify(record);
+
+/** Whether two signatures differ in more than the times that move on every sign-in or save. */
+const changedBeyondTimes = (before: string, after: string) => {
+  const meaningful = (signature: string) =>
+    JSON.stringify(JSON.parse(signature), (key, value: unknown) =>
+      key === "updatedAt" || key === "lastSignInAt" ? undefined : value,
+    );
+  return meaningful(before) !== meaningful(after);
+};
+
+/**
+ * Clerk's webhooks for every change to users, organizations, memberships and
+ * invitations, however it was made (Frontend API, Backend API, seed). The
+ * store's state is compared with the last one after each change (once per
+ * tick), so no change anywhere can forget to send its event. Each message is
+ * delivered in the background and retried with back-off, with the same
+ * `svix-id` and a fresh signature, as Svix does.
+ */
+export function createWebhookSender(store: Store, settings: WebhookSettings) {
+  const deliveries: Delivery[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const delays = settings.retryDelaysMs ?? RETRY_DELAYS_MS;
+  let closed = false;
+  let before = snapshot();
+  let scheduled = false;
+
+  function snapshot(): Snapshot {
+    const now: Snapshot = new Map();
+    const { users, organizations, memberships, invitations } = store.state;
+    for (const user of users) {
+      now.set(user.id, { kind: "user", signature: signatureOf(user), deleted: () => deletedJSON("user", user.id) });
+    }
+    for (const org of organizations) {
+      const deleted = () => deletedJSON("organization", org.id, { slug: org.slug ?? undefined });
+      now.set(org.id, { kind: "organization", signature: signatureOf(org), deleted });
+    }
+    // A removed membership is sent whole, as Clerk does (while its organization and person exist).
+    for (const m of memberships) {
+      const deleted = () => (store.org(m.orgId) && store.user(m.userId) ? membershipJSON(store, m, "bapi") : null);
+      now.set(m.id, { kind: "organizationMembership", signature: signatureOf(m), deleted });
+    }
+    for (const inv of invitations) {
+      if (!inv.orgId) continue;
+      const deleted = () => backendInvitationJSON(store, inv, null);
+      now.set(inv.id, { kind: "organizationInvitation", signature: signatureOf(inv), deleted });
+    }
+    return now;
+  }
+
+  /** The current JSON of a record that exists now. */
+  function dataOf(kind: Kind, id: string): unknown {
+    if (kind === "user") return userJSON(store, store.user(id)!, "bapi");
+    if (kind === "organization") return organizationJSON(store, store.org(id)!, "bapi");
+    if (kind === "organizationMembership") {
+      return membershipJSON(
+        store,
+        store.state.memberships.find((m) => m.id === id)!,
+        "bapi",
+      );
+    }
+    return backendInvitationJSON(
+      store,
+      store.state.invitations.find((i) => i.id === id)!,
+      null,
+    );
+  }
+
+  function invitationAction(id: string): string {
+    const status = store.state.invitations.find((i) => i.id === id)?.status;
+    return status === "pending" ? "updated" : (status ?? "revoked");
+  }
+
+  function compare() {
+    scheduled = false;
+    const after = snapshot();
+    for (const [id, now] of after) {
+      const then = before.get(id);
+      if (then && (then.signature === now.signature || !changedBeyondTimes(then.signature, now.signature))) continue;
+      const action = !then ? "created" : now.kind === "organizationInvitation" ? invitationAction(id) : "updated";
+      // Clerk has no organizationInvitation.updated: only created, accepted and revoked.
+      if (action === "updated" && now.kind === "organizationInvitation") continue;
+      send(`${now.kind}.${action}`, dataOf(now.kind, id));
+    }
+    for (const [id, then] of before) {
+      // An invitation leaves the store only with its organization, and a membership whose organization
+      // or person is gone with them: their own events say so.
+      const data = after.has(id) || then.kind === "organizationInvitation" ? null : then.deleted();
+      if (data) send(`${then.kind}.deleted`, data);
+    }
+    before = after;
+  }
+
+  function send(type: string, data: unknown) {
+    const id = `msg_${randomBytes(12).toString("hex")}`;
+    const body = JSON.stringify({
+      data,
+      object: "event",
+      type,
+      timestamp: Date.now(),
+      instance_id: "ins_emulator",
+      event_attributes: { http_request: { client_ip: "", user_agent: "" } },
+    });
+    const delivery: Delivery = { id, type, attempts: 0, status: "pending", lastStatusCode: null };
+    deliveries.push(delivery);
+    if (deliveries.length > KEPT_DELIVERIES) deliveries.shift();
+    void attempt(delivery, body);
+  }
+
+  async function attempt(delivery: Delivery, body: string) {
+    if (closed) return;
+    delivery.attempts += 1;
+    try {
+      const res = await fetch(settings.url, {
+        method: "POST",
+        headers: svixHeaders(settings.secret, delivery.id, body),
+        body,
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      await res.arrayBuffer();
+      delivery.lastStatusCode = res.status;
+      if (res.ok) {
+        delivery.status = "delivered";
+        return;
+      }
+    } catch {
+      delivery.lastStatusCode = null;
+    }
+    const delay = delays[delivery.attempts - 1];
+    if (delay === undefined || closed) {
+      delivery.status = "failed";
+      console.error(
+        `Clerk emulator: the ${delivery.type} webhook (${delivery.id}) was not accepted at ${settings.url} after ${delivery.attempts} attempts (last answer: ${delivery.lastStatusCode ?? "none"}).`,
+      );
+      return;
+    }
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      void attempt(delivery, body);
+    }, delay);
+    timer.unref();
+    timers.add(timer);
+  }
+
+  return {
+    /**
+     * After a change to the store: compared once this tick's changes are all
+     * made. A reset sends nothing: the new state is the baseline.
+     */
+    changed(reset: boolean) {
+      if (reset) before = snapshot();
+      if (reset || scheduled || closed) return;
+      scheduled = true;
+      setImmediate(compare);
+    },
+    deliveries: () => deliveries.map((d) => ({ ...d })),
+    close() {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}
+
+export type WebhookSender = ReturnType<typeof createWebhookSender>;

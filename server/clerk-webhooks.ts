@@ -1,0 +1,93 @@
+import { verifyWebhook } from "@clerk/backend/webhooks";
+import express, { type RequestHandler } from "express";
+import { logEvent } from "../app/lib/log.server";
+import type { AppMetrics, WebhookOutcome } from "../app/lib/metrics.server";
+import { keysTouchedBy, type CacheKey, type TouchedKey } from "../app/lib/orgs/org-caches.server";
+import type { Coordination } from "./coordination";
+
+export const WEBHOOK_PATH = "/webhooks/clerk";
+const MAX_BODY = "64kb";
+
+/**
+ * `POST /webhooks/clerk`: Clerk's webhooks (through Svix) say what changed,
+ * and the cached answers it touches are forgotten on every instance.
+ * - signed with CLERK_WEBHOOK_SIGNING_SECRET (Standard Webhooks), with a
+ *   timestamp at most 5 minutes off, or refused with 400;
+ * - a message already applied (the same `svix-id`: Svix retries, or a replay)
+ *   is acknowledged and not applied again;
+ * - bodies over 64 KB get 413; events the caches do not depend on, 200;
+ * - when Redis is away (the other instances could not be told), or Clerk
+ *   (to find whose invitations an invitation to an address changed), 503:
+ *   Svix tries again later.
+ */
+export function clerkWebhooks({
+  secret,
+  coordination,
+  usersWithEmail,
+  metrics,
+}: {
+  secret: string | undefined;
+  coordination: Coordination;
+  /** The ids of the people with this address (an invitation's: whose invitations changed). */
+  usersWithEmail: (email: string) => Promise<string[]>;
+  metrics: AppMetrics;
+}): [RequestHandler, RequestHandler, express.ErrorRequestHandler] {
+  const answer = (
+    res: express.Response,
+    status: number,
+    outcome: WebhookOutcome,
+    type: string | null,
+    message: string,
+  ) => {
+    metrics.clerkWebhook(outcome);
+    logEvent("clerk_webhook", { outcome, type, status });
+    res.status(status).set("Cache-Control", "no-store").json({ message });
+  };
+
+  /** Invitees by address become the kept invitations of the people with that address. */
+  const resolved = async (touched: TouchedKey[]): Promise<CacheKey[]> =>
+    (
+      await Promise.all(
+        touched.map(async (key) =>
+          "invitee" in key
+            ? (await usersWithEmail(key.invitee)).map((userId) => ({ cache: "invitations" as const, key: userId }))
+            : [key],
+        ),
+      )
+    ).flat();
+
+  const receive: RequestHandler = (req, res) => {
+    if (!secret) return answer(res, 404, "refused", null, "Webhooks are not configured here.");
+    const id = req.get("svix-id") ?? "";
+    const headers = new Headers();
+    for (const name of ["svix-id", "svix-timestamp", "svix-signature"]) {
+      const value = req.get(name);
+      if (value !== undefined) headers.set(name, value);
+    }
+    const body = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
+    const request = new Request(`http://webhook${WEBHOOK_PATH}`, { method: "POST", headers, body });
+    void verifyWebhook(request, { signingSecret: secret })
+      .then(
+        async (event) => {
+          const touched = keysTouchedBy(event.type, event.data as Parameters<typeof keysTouchedBy>[1]);
+          try {
+            if (await coordination.seen(id)) return answer(res, 200, "replayed", event.type, "Already applied.");
+            if (touched) await coordination.forget(await resolved(touched));
+            await coordination.remember(id);
+          } catch {
+            return answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
+          }
+          answer(res, 200, touched ? "applied" : "ignored", event.type, touched ? "Applied." : "Nothing to do.");
+        },
+        () => answer(res, 400, "refused", null, "The webhook's signature did not verify."),
+      )
+      .catch(() => undefined);
+  };
+
+  const tooLarge: express.ErrorRequestHandler = (error: { type?: string }, _req, res, next) => {
+    if (error.type === "entity.too.large") return answer(res, 413, "refused", null, "That webhook is too large.");
+    next(error);
+  };
+
+  return [express.raw({ type: () => true, limit: MAX_BODY }), receive, tooLarge];
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { createCache, memoryStore, STALE_FOR_MS, type LookupResult } from "~/lib/shared-cache.server";
+
+// Two "instances" are two caches over one store (as two processes over Redis).
+function setup(sharedTtlMs = 60_000) {
+  let time = 1_000_000;
+  const now = () => time;
+  const store = memoryStore({ now });
+  const lookups: LookupResult[] = [];
+  const instance = () =>
+    createCache<string>({
+      name: "profiles",
+      localTtlMs: 2_000,
+      sharedTtlMs,
+      store,
+      now,
+      onLookup: (r) => lookups.push(r),
+    });
+  return { a: instance(), b: instance(), lookups, pass: (ms: number) => (time += ms) };
+}
+
+const unavailable = () => Promise.reject(new Response(null, { status: 503 }));
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe("the shared cache", () => {
+  it("one read from Clerk serves both instances until its shared lifetime ends", async () => {
+    const { a, b, lookups, pass } = setup();
+    let reads = 0;
+    const load = async () => `read ${++reads}`;
+    expect(await a.get("org_1", load)).toBe("read 1");
+    await settle();
+    expect(await b.get("org_1", load)).toBe("read 1");
+    pass(59_000);
+    expect(await b.get("org_1", load)).toBe("read 1");
+    pass(2_000);
+    expect(await a.get("org_1", load)).toBe("read 2");
+    expect(lookups).toEqual(["miss", "hit", "hit", "miss"]);
+  });
+
+  it("concurrent misses on one instance make one read; a failed read is not kept", async () => {
+    const { a } = setup();
+    let reads = 0;
+    const slow = () => new Promise<string>((resolve) => setTimeout(() => resolve(`read ${++reads}`), 5));
+    expect(await Promise.all([a.get("k", slow), a.get("k", slow)])).toEqual(["read 1", "read 1"]);
+    await expect(a.get("other", () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(await a.get("other", async () => "ok")).toBe("ok");
+  });
+
+  it("serves a copy up to 10 minutes old when Clerk is unavailable, and not older", async () => {
+    const { a, b, lookups, pass } = setup(2_000);
+    await a.get("org_1", async () => "kept");
+    await settle();
+    pass(STALE_FOR_MS - 1_000);
+    expect(await b.get("org_1", unavailable)).toBe("kept");
+    expect(lookups.at(-1)).toBe("stale");
+    pass(2_000);
+    await expect(a.get("org_1", unavailable)).rejects.toBeInstanceOf(Response);
+    // Other failures (a bug, a 4xx) are never covered up.
+    const { a: c, pass: later } = setup(2_000);
+    await c.get("org_2", async () => "kept");
+    later(3_000);
+    await expect(c.get("org_2", () => Promise.reject(new Error("bug")))).rejects.toThrow("bug");
+  });
+
+  it("forgetting a key drops both levels; a read under way when it was forgotten is not kept for others", async () => {
+    const { a, b } = setup();
+    await a.get("org_1", async () => "old");
+    await settle();
+    b.forget("org_1");
+    await settle();
+    let finish: (value: string) => void = () => undefined;
+    let started = false;
+    const underWay = a.get("org_2", () => {
+      started = true;
+      return new Promise<string>((resolve) => (finish = resolve));
+    });
+    while (!started) await settle();
+    a.forget("org_1");
+    finish("read before the change");
+    expect(await underWay).toBe("read before the change");
+    await settle();
+    expect(await b.get("org_1", async () => "new")).toBe("new");
+    expect(await b.get("org_2", async () => "read after")).toBe("read after");
+  });
+});
