@@ -2,7 +2,9 @@
 # Teamwork's production image: built in one stage, run from a pruned copy as
 # an unprivileged user. See docs/deployment.md for the variables it needs.
 
-FROM node:20-bookworm-slim AS build
+# Node 26, the current LTS line, at the version `npm test` runs the built
+# server on (scripts/pinned-node.mjs; a unit test keeps the two the same).
+FROM node:26.10.0-bookworm-slim AS build
 # Production builds of React and Remix; the dev dependencies are still needed to build.
 ENV NODE_ENV=production
 WORKDIR /app
@@ -13,7 +15,7 @@ RUN npm ci --include=dev --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:26.10.0-bookworm-slim
 ENV NODE_ENV=production PORT=3000
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./

@@ -2,19 +2,19 @@ import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
-import type { ServerBuild } from "@remix-run/node";
 import express from "express";
 import { EnvError, parseEnv } from "./app/lib/env.server";
 import { createLoadContext } from "./app/lib/load-context.server";
+import { callUpstream } from "./app/lib/upstream/policy.server";
+import { loadAppBuild } from "./server/app-build";
+import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
 import { compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
 import { localHostsOnly } from "./server/local-only";
 import { serveMetrics } from "./server/metrics";
 import { readiness } from "./server/readiness";
-import { withErrorReferences } from "./server/error-references";
 import { refuseUnusableTargets, requestHygiene } from "./server/hygiene";
 import { requestLog } from "./server/request-log";
-import { routeIdsOf } from "./server/route-ids";
 import { clerkFrontendApiHost, securityHeadersFor } from "./server/security-headers";
 import { createServices } from "./server/services";
 import { createShutdown } from "./server/shutdown";
@@ -45,8 +45,10 @@ try {
   throw error;
 }
 
-const build = withErrorReferences((await import(join(root, "build", "index.js"))) as ServerBuild);
-const { services, redis, metrics, close: closeServices } = createServices(env);
+// Under `npm run dev` (remix dev), the build is loaded again after each edit.
+const devOrigin = env.NODE_ENV === "development" ? (process.env.REMIX_DEV_ORIGIN ?? null) : null;
+const build = await loadAppBuild(join(root, "build", "index.js"), { dev: devOrigin !== null });
+const { services, redis, metrics, coordination, close: closeServices } = createServices(env);
 // The emulator's control API (reset, faults…) exists only for test servers;
 // its faults also reach the few fault points inside the app.
 const testEmulator = local && env.CLERK_EMULATOR_CONTROL === "1" ? local.emulator : null;
@@ -74,24 +76,37 @@ app.set("trust proxy", env.TRUST_PROXY ?? "loopback");
 app.use(refuseUnusableTargets());
 // Each request is counted under its Remix route id (which its error reports
 // name too); those that never reach Remix under what answered them.
-const routeId = routeIdsOf(build);
 if (metrics) app.use(metrics.http((req, res) => (res.locals.route as string | undefined) ?? outsideRemix(req.path)));
 if (local) app.use(localHostsOnly(env.PORT));
 app.use(compress());
 app.use(requestLog());
-app.use(securityHeadersFor({ clerkOrigin, realClerk: !local, https: publicOrigin ? https : null }));
+app.use(securityHeadersFor({ clerkOrigin, realClerk: !local, https: publicOrigin ? https : null, devOrigin }));
 app.use(shutdown.closeWhileStopping);
 app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
 app.get("/readyz", readiness({ jwtKey: env.CLERK_JWT_KEY, clerk: services.clerk, redis }));
-app.use(staticFiles(root));
+app.use(staticFiles(root, { dev: devOrigin !== null }));
 if (local) app.use("/__clerk", local.emulator.router);
 app.use(refuseCrossSiteWrites(publicOrigin));
 // The emulator's control API (reset, faults…) exists only for test servers,
 // and behind the cross-site check: no web page may wipe a developer's data.
 if (testEmulator) app.use("/__clerk/_emulator", testEmulator.control);
 app.use(requestHygiene());
+app.post(
+  WEBHOOK_PATH,
+  ...clerkWebhooks({
+    secret: env.CLERK_WEBHOOK_SIGNING_SECRET,
+    coordination,
+    metrics: services.metrics,
+    usersWithEmail: async (email) =>
+      (
+        await callUpstream("clerk.users.getUserList", () =>
+          services.clerk.users.getUserList({ emailAddress: [email], limit: 10 }),
+        )
+      ).data.map((user) => user.id),
+  }),
+);
 const remix = createRequestHandler({
-  build,
+  build: build.remix,
   mode: env.NODE_ENV,
   getLoadContext: (req, res) =>
     createLoadContext(services, {
@@ -106,7 +121,7 @@ const remix = createRequestHandler({
 });
 // The adapter hands its own errors to `next`; nothing is left to await here.
 app.all("*", (req, res, next) => {
-  res.locals.route = routeId(req.path);
+  res.locals.route = build.routeId(req.path);
   void remix(req, res, next);
 });
 
@@ -158,6 +173,7 @@ shutdown.listenForSignals(server, {
  */
 function outsideRemix(path: string): string {
   if (path === "/healthz" || path === "/readyz") return "health";
+  if (path === WEBHOOK_PATH) return "clerk-webhooks";
   if (path.startsWith("/__clerk")) return "clerk-emulator";
   if (/^\/(build|_clerk-js)\//.test(path) || /\.[A-Za-z0-9]+$/.test(path)) return "static";
   return "refused";

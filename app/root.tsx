@@ -5,6 +5,7 @@ import { Theme as RadixTheme } from "~/components/ui";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import {
   Links,
+  LiveReload,
   Meta,
   Outlet,
   Scripts,
@@ -96,6 +97,8 @@ export function Layout({ children }: { children: ReactNode }) {
         </RadixTheme>
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
+        {/* Under `npm run dev` only: remix dev's socket (live reload, hot updates). */}
+        <LiveReload nonce={nonce} />
       </body>
     </html>
   );

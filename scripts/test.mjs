@@ -1,10 +1,11 @@
 // `npm test`: type check, lint, build, vitest (unit, then integration against
-// the built server, then Firefox), Playwright (Chromium, JavaScript on and
-// off). Ends with the time of each phase and one line, "N passed, N failed,
-// N skipped", summing every check and test that ran.
+// the built server on the production image's Node, then Firefox), Playwright
+// (Chromium, JavaScript on and off). Ends with the time of each phase and one
+// line, "N passed, N failed, N skipped", summing every check and test that ran.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { delimiter, dirname, resolve } from "node:path";
+import { PINNED_NODE, pinnedNode } from "./pinned-node.mjs";
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let summary = "";
@@ -39,10 +40,13 @@ timed("type check", () => check("type check (tsc --noEmit)", run("npx", ["tsc", 
 timed("lint", () => check("lint (eslint, prettier --check)", run("npm", ["run", "lint"])));
 const built = timed("build", () => check("build (remix build + server bundle)", run("npm", ["run", "build"])));
 
-/** One vitest project, its results added to the totals. */
-function vitestProject(project) {
+/** One vitest project, its results added to the totals; on `node` (and it first on the PATH) if given. */
+function vitestProject(project, node = null) {
   const file = `test-results/vitest-${project}.json`;
-  run("npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${file}`]);
+  const args = ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${file}`];
+  if (node)
+    run(node, ["node_modules/vitest/vitest.mjs", ...args], { PATH: `${dirname(node)}${delimiter}${process.env.PATH}` });
+  else run("npx", ["vitest", ...args]);
   if (existsSync(file)) {
     const report = JSON.parse(readFileSync(file, "utf8"));
     totals.passed += report.numPassedTests;
@@ -59,7 +63,18 @@ function vitestProject(project) {
 
 if (built) {
   timed("unit", () => vitestProject("unit"));
-  timed("integration", () => vitestProject("integration"));
+  // The built server over real HTTP runs on the Node the production image runs; the rest on this machine's.
+  timed(`integration (Node ${PINNED_NODE.version})`, () => {
+    let node = null;
+    try {
+      node = pinnedNode();
+    } catch (error) {
+      console.error(error);
+    }
+    if (check(`Node ${PINNED_NODE.version} fetched and checked (scripts/pinned-node.mjs)`, node !== null)) {
+      vitestProject("integration", node);
+    }
+  });
   timed("firefox", () => vitestProject("firefox"));
   timed("e2e (Playwright)", () => run("npx", ["playwright", "test"], { CI: "1" }));
   if (existsSync("test-results/playwright.json")) {
@@ -74,10 +89,11 @@ if (built) {
   const contract = timed("contract", () =>
     spawnSync("npx", ["vite-node", "scripts/check-contract.ts", contractDir], { encoding: "utf8" }),
   );
-  process.stdout.write(contract.stdout);
+  // Its one-line summary is printed with the totals, below.
+  summary = contract.stdout.split("\n").find((line) => line.startsWith("contract:")) ?? "contract: no report";
+  process.stdout.write(contract.stdout.replace(`${summary}\n`, ""));
   process.stderr.write(contract.stderr.replace(/^npm warn .*\n/gm, ""));
   check("every Clerk API answer of the suite against Clerk's OpenAPI spec", contract.status === 0);
-  summary = contract.stdout.split("\n").find((line) => line.startsWith("contract:")) ?? "contract: no report";
 }
 
 if (summary) console.log(summary);

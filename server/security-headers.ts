@@ -20,6 +20,8 @@ type PolicyInput = {
   /** Real Clerk (not the emulator): its avatars and its captcha. */
   realClerk: boolean;
   https: boolean;
+  /** Under `npm run dev`: remix dev's origin, whose socket brings the browser its hot updates. */
+  devOrigin?: string | null;
 };
 
 /**
@@ -28,8 +30,9 @@ type PolicyInput = {
  * which is how clerk-js and the lazily loaded chunks arrive. Analytics go to
  * our own /ingest, so they need no host here.
  */
-export function contentSecurityPolicy({ nonce, clerkOrigin, realClerk, https }: PolicyInput): string {
+export function contentSecurityPolicy({ nonce, clerkOrigin, realClerk, https, devOrigin }: PolicyInput): string {
   const clerk = clerkOrigin ? ` ${clerkOrigin}` : "";
+  const devSocket = devOrigin ? ` ${devOrigin.replace(/^http/, "ws").replace(/\/$/, "")}` : "";
   const directives = [
     "default-src 'self'",
     `script-src 'nonce-${nonce}' 'strict-dynamic'`,
@@ -37,7 +40,7 @@ export function contentSecurityPolicy({ nonce, clerkOrigin, realClerk, https }: 
     "style-src 'self' 'unsafe-inline'",
     `img-src 'self' data: blob:${realClerk ? " https://img.clerk.com" : ""}`,
     "font-src 'self'",
-    `connect-src 'self'${clerk}`,
+    `connect-src 'self'${clerk}${devSocket}`,
     // Clerk's bot protection shows Cloudflare Turnstile in a frame.
     `frame-src ${realClerk ? "https://challenges.cloudflare.com" : "'none'"}`,
     "worker-src 'self' blob:",
@@ -74,6 +77,7 @@ export function securityHeadersFor(policy: {
   realClerk: boolean;
   /** Whether the public origin is https (from PUBLIC_ORIGIN); null: judge each request (a trusted proxy's X-Forwarded-Proto). */
   https: boolean | null;
+  devOrigin?: string | null;
 }): RequestHandler {
   const { https, ...csp } = policy;
   return (req, res, next) => {

@@ -6,12 +6,14 @@ const require = createRequire(import.meta.url);
 
 /**
  * The files the server sends as they are: the fingerprinted build (immutable
- * for a year), clerk-js from its npm package (it lazy-loads chunks beside
- * itself), and the other public files.
+ * for a year; under `npm run dev`, checked each time, as its files are
+ * rewritten in place), clerk-js from its npm package (it lazy-loads chunks
+ * beside itself), and the other public files.
  */
-export function staticFiles(root: string): RequestHandler {
+export function staticFiles(root: string, { dev = false } = {}): RequestHandler {
   const router = express.Router();
-  router.use("/build", express.static(join(root, "public", "build"), { immutable: true, maxAge: "1y", index: false }));
+  const build = dev ? { maxAge: 0 } : { immutable: true, maxAge: "1y" };
+  router.use("/build", express.static(join(root, "public", "build"), { ...build, index: false }));
   router.use(
     "/_clerk-js",
     express.static(dirname(require.resolve("@clerk/clerk-js")), { maxAge: "1h", index: false, fallthrough: false }),

@@ -16,7 +16,7 @@ function dataField(data: unknown, field: "message" | "reference"): string | unde
 const SERVER_RENDER_ERROR = "Unexpected Server Error";
 
 /**
- * The error catalogue's wording for each situation (see the README).
+ * The error catalogue's wording for each situation (docs/errors.md).
  * `requestId` is the document request's, the reference of a failed render.
  */
 export function describeError(error: unknown, requestId: string | null = null): ErrorCopy {
@@ -97,7 +97,29 @@ function useBrowserErrorReference(error: unknown): string | undefined {
 }
 
 /** A friendly error inside the normal page frame (navigation bar and theme kept). */
+/**
+ * The page an error boundary shows: the catalogue's. Under `npm run dev`, an
+ * unexpected error shows its message and stack instead, as Remix's own
+ * development error page does (a thrown response still gets its catalogue
+ * page: that is what people see).
+ */
 export function ErrorPage({ error }: { error: unknown }) {
+  if (process.env.NODE_ENV === "development" && error instanceof Error) return <DevelopmentErrorPage error={error} />;
+  return <CatalogueErrorPage error={error} />;
+}
+
+function DevelopmentErrorPage({ error }: { error: Error }) {
+  return (
+    <Flex direction="column" align="start" gap="4" className="error-page" data-testid="development-error">
+      <Heading as="h1" size="8">
+        Application Error
+      </Heading>
+      <pre className="development-error-stack">{error.stack ?? `${error.name}: ${error.message}`}</pre>
+    </Flex>
+  );
+}
+
+function CatalogueErrorPage({ error }: { error: unknown }) {
   const copy = describeError(error, useRootData()?.requestId ?? null);
   const browserReference = useBrowserErrorReference(error);
   const { status, title, message, retry } = copy;

@@ -18,6 +18,16 @@ import type { BrowserClerk as Clerk } from "@clerk/remix";
  * every property is the real Clerk's.
  */
 
+declare global {
+  interface Window {
+    /**
+     * Set by Clerk's script once it has loaded. (Not optional (`?`): @clerk/testing,
+     * in the same program for the tests, declares it required, and the modifiers must match.)
+     */
+    Clerk: Clerk | undefined;
+  }
+}
+
 let requestLoad: () => void = () => undefined;
 const requested = new Promise<void>((resolve) => (requestLoad = resolve));
 
@@ -31,7 +41,7 @@ let real: Clerk | null = null;
 async function load(options: LoadClerkJsScriptOptions): Promise<void> {
   await requested;
   await loadClerkJsScript(options);
-  const loaded = (window as unknown as { Clerk?: Clerk }).Clerk;
+  const loaded = window.Clerk;
   if (!loaded) throw new Error("clerk-js did not load");
   await loaded.load(options);
   real = loaded;

@@ -1,0 +1,115 @@
+import { chromium, type Browser, type Page } from "@playwright/test";
+import { afterAll, describe, expect, it } from "vitest";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { startDevServer, type DevServer } from "../support/dev-server";
+import { startServer } from "../support/server";
+import { emulatorSession } from "../support/session";
+
+// `npm run dev` on a copy of the app, edited as a developer would, watched in
+// a real browser. `npm run bench` measures how fast an edit shows.
+let dev: DevServer | null = null;
+let browser: Browser | null = null;
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.stop();
+});
+
+/** The headers a page's response carries for the browser's safety, the nonce left out. */
+async function securityHeaders(origin: string): Promise<Record<string, string>> {
+  const names = [
+    "content-security-policy",
+    "x-content-type-options",
+    "x-frame-options",
+    "referrer-policy",
+    "permissions-policy",
+    "cross-origin-opener-policy",
+    "strict-transport-security",
+    "cache-control",
+    "vary",
+  ];
+  const headers = (await fetch(origin)).headers;
+  return Object.fromEntries(
+    names.flatMap((name) => {
+      const value = headers.get(name);
+      return value === null ? [] : [[name, value.replace(/'nonce-[^']+'/, "'nonce'")]];
+    }),
+  );
+}
+
+/** Whether the page is still the document loaded at the start: no reload happened. */
+const samePage = (page: Page) =>
+  page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce === true);
+
+describe("npm run dev", () => {
+  it("shows a component edit and a loader edit without a page load, and restarts on a server edit, keeping the session", async () => {
+    dev = await startDevServer();
+    const { origin, devPort, edit, until } = dev;
+
+    // Development's headers are production's, with remix dev's socket allowed.
+    const production = await startServer();
+    try {
+      const [devHeaders, productionHeaders] = [await securityHeaders(origin), await securityHeaders(production.origin)];
+      expect(devHeaders["content-security-policy"]).toContain(`connect-src 'self' ws://localhost:${devPort};`);
+      expect(productionHeaders["content-security-policy"]).toContain("connect-src 'self';");
+      devHeaders["content-security-policy"] = devHeaders["content-security-policy"]!.replace(
+        ` ws://localhost:${devPort}`,
+        "",
+      );
+      expect(devHeaders).toEqual(productionHeaders);
+    } finally {
+      await production.stop();
+    }
+
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    const context = await browser.newContext();
+    const session = await emulatorSession(origin, "ada@example.com");
+    await context.addCookies(session.cookies.map((cookie) => ({ ...cookie, domain: "localhost" })));
+    const page = await context.newPage();
+    const devSocket = page.waitForEvent("websocket", (socket) => socket.url().startsWith(`ws://localhost:${devPort}/`));
+    await page.goto(`${origin}/orgs/analytical-engines`);
+    await expect.poll(() => page.getByTestId("member-count").textContent()).toMatch(/^\d+$/);
+    await devSocket;
+    await page.evaluate(() => {
+      (window as unknown as { loadedOnce: boolean }).loadedOnce = true;
+      // A hot update re-renders this element; a remount (state lost) would make a new one.
+      (document.querySelector("main h2") as HTMLElement & { kept?: boolean }).kept = true;
+    });
+
+    // A component edit: hot module replacement, the component kept.
+    edit("app/routes/orgs.$slug._index.tsx", "        Overview\n", "        Overview, edited\n");
+    await until("the component edit", () => page.getByRole("heading", { name: "Overview, edited" }).isVisible());
+    expect(await samePage(page)).toBe(true);
+    expect(await page.evaluate(() => (document.querySelector("main h2") as { kept?: boolean }).kept)).toBe(true);
+
+    // A loader edit: hot data revalidation runs it again.
+    edit(
+      "app/routes/orgs.$slug._index.tsx",
+      "return { org, latest };",
+      "return { org, latest: { ...latest, total: 4242 } };",
+    );
+    await until("the loader edit", async () => (await page.getByTestId("member-count").textContent()) === "4242");
+    expect(await samePage(page)).toBe(true);
+
+    // A loader that throws shows the error and its stack (not the catalogue's 500), until it is fixed.
+    edit(
+      "app/routes/orgs.$slug._index.tsx",
+      "  return { org, latest:",
+      '  if (org) throw new Error("An edit gone wrong");\n  return { org, latest:',
+    );
+    await until("the development error page", () => page.getByTestId("development-error").isVisible());
+    await expect.poll(() => page.getByTestId("development-error").textContent()).toContain("Error: An edit gone wrong");
+    edit("app/routes/orgs.$slug._index.tsx", '  if (org) throw new Error("An edit gone wrong");\n', "");
+    await until("the page again", async () => (await page.getByTestId("member-count").textContent()) === "4242");
+
+    // A server edit restarts the server; the emulator's state and the browser's session survive it.
+    const started = /Server started \(pid (\d+)\)/g;
+    const pid = [...dev.output().matchAll(started)].at(-1)?.[1];
+    edit("server.ts", '.send("ok")', '.send("ok, edited")');
+    await until("the restarted server", async () => (await (await fetch(`${origin}/healthz`)).text()) === "ok, edited");
+    expect([...dev.output().matchAll(started)].at(-1)?.[1]).not.toBe(pid);
+    await page.reload();
+    await expect.poll(() => page.getByTestId("member-count").textContent()).toBe("4242");
+    expect(new URL(page.url()).pathname).toBe("/orgs/analytical-engines");
+  }, 240_000);
+});

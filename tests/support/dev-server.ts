@@ -1,0 +1,110 @@
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { NETWORK_GUARD_MARK, NETWORK_GUARD_PATH } from "./guard";
+import { freePort, ROOT } from "./server";
+
+const NOT_COPIED = new Set([
+  "node_modules",
+  ".git",
+  "build",
+  ".data",
+  ".cache",
+  "test-results",
+  "tests",
+  "bench",
+  "docs",
+]);
+
+export type DevServer = {
+  origin: string;
+  /** remix dev's own port: its socket brings the browser hot updates. */
+  devPort: number;
+  output(): string;
+  /** Replaces `from` by `to` in one of the copy's files; returns when it wrote (performance.now()). */
+  edit(file: string, from: string, to: string): number;
+  /** Waits until `check` holds (polling), or throws with the dev server's last output. */
+  until<T>(what: string, check: () => Promise<T | undefined | false>, ms?: number): Promise<T>;
+  /** Kills the whole process group and removes the copy. */
+  stop(): Promise<void>;
+};
+
+/**
+ * `npm run dev` on a copy of the app (its own build/ and .data/; the installed
+ * node_modules linked in), in local mode with the emulator's control API, as
+ * one process group of its own. (`root`: the app's folder, for a bundle that
+ * does not sit in tests/support.)
+ */
+export async function startDevServer(root = ROOT): Promise<DevServer> {
+  const copy = mkdtempSync(join(tmpdir(), "teamwork-dev-"));
+  cpSync(root, copy, {
+    recursive: true,
+    filter: (source) => {
+      const path = relative(root, source);
+      return !NOT_COPIED.has(path.split("/")[0] ?? "") && path !== join("public", "build");
+    },
+  });
+  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
+
+  const [port, devPort] = [await freePort(), await freePort()];
+  const origin = `http://localhost:${port}`;
+  let output = "";
+  const dev = spawn("npm", ["run", "dev", "--", "--port", String(devPort)], {
+    cwd: copy,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: "development",
+      PORT: String(port),
+      CLERK_TELEMETRY_DISABLED: "1",
+      CLERK_EMULATOR_CONTROL: "1",
+      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+    },
+  });
+  const exited = new Promise((done) => dev.once("exit", done));
+  const kill = () => dev.pid && dev.exitCode === null && process.kill(-dev.pid, "SIGKILL");
+  process.once("exit", kill);
+  dev.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  dev.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+
+  const server: DevServer = {
+    origin,
+    devPort,
+    output: () => output,
+    edit(file, from, to) {
+      const path = join(copy, file);
+      const source = readFileSync(path, "utf8");
+      if (!source.includes(from)) throw new Error(`${file} has no ${JSON.stringify(from)}`);
+      writeFileSync(path, source.replace(from, to));
+      return performance.now();
+    },
+    async until(what, check, ms = 30_000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const value = await check().catch(() => undefined);
+        if (value) return value;
+        if (Date.now() > deadline || dev.exitCode !== null) {
+          throw new Error(`${what}: not seen\n${output.slice(-3000)}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async stop() {
+      if (kill()) await exited;
+      process.off("exit", kill);
+      rmSync(copy, { recursive: true, force: true });
+      if (output.includes(NETWORK_GUARD_MARK))
+        throw new Error(`the dev server tried to reach beyond loopback:\n${output}`);
+    },
+  };
+  try {
+    await server.until("the dev server answering", async () => (await fetch(`${origin}/healthz`)).ok, 120_000);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return server;
+}
