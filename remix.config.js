@@ -8,7 +8,7 @@ export default {
     v3_relativeSplatPath: true,
     v3_throwAbortReason: true,
     v3_singleFetch: true,
-    // Off: measured cheaper for this app's ~16 routes (see README, "Lazy route
+    // Off: measured cheaper for this app's ~16 routes (see docs/performance.md, "Lazy route
     // discovery"). Each document then carries no partial manifest (HTML ~0.4 KB
     // gzip smaller); the full one is a cached 1 KB script; and no /__manifest
     // request follows each page, nor the re-render that patches the routes in.

@@ -41,7 +41,7 @@ export type SessionClaimsInput = {
 
 /**
  * A Clerk session token (version 1 claims). `name` and `image_url` are the
- * custom claims this app asks Clerk to add (see the README).
+ * custom claims this app asks Clerk to add (docs/deployment.md, "Clerk's dashboard").
  */
 export function sessionClaims(input: SessionClaimsInput): Record<string, unknown> {
   const iat = Math.floor(Date.now() / 1000);
