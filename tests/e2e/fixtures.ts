@@ -125,8 +125,14 @@ function serverGuardLog(): string {
   return file ? readFileSync(file, "utf8") : "";
 }
 
-/** Resolves after the current page has been replaced by a full document load. */
+/**
+ * Marks the current document, once it has hydrated (a link clicked before
+ * then is a plain link, and a full load is then right), and returns a check
+ * that says whether it has since been replaced by a full document load.
+ */
 export async function markDocument(page: Page): Promise<() => Promise<boolean>> {
+  // The theme menu's Radix trigger replaces its no-JavaScript fallback once the page has hydrated.
+  await expect(page.getByTestId("theme-menu-trigger")).toBeVisible();
   await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
   return () => page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument !== true);
 }
