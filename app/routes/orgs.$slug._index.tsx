@@ -50,7 +50,8 @@ export default function OrganizationHome() {
           <Heading as="h3" size="4">
             Latest members
           </Heading>
-          <Flex gap="2">
+          {/* A ghost button's negative margins line its text up with the card's edge: centred, it sits level with its neighbour. */}
+          <Flex gap="4" align="center">
             {isAdmin(org.role) ? (
               <Button asChild variant="soft" size="2">
                 <Link to={`${base}/members#invite`}>Invite someone</Link>
