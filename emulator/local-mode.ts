@@ -39,10 +39,11 @@ function persistentSecret(dataDir: string | null, name: string): string {
 function webhookSettings(env: NodeJS.ProcessEnv, dataDir: string | null, port: string): WebhookSettings | undefined {
   if (env.CLERK_EMULATOR_WEBHOOKS === "off") return undefined;
   if (env.CLERK_EMULATOR_WEBHOOK_URL) {
-    return { url: env.CLERK_EMULATOR_WEBHOOK_URL, secret: env.CLERK_EMULATOR_WEBHOOK_SECRET ?? newWebhookSecret() };
+    return { url: env.CLERK_EMULATOR_WEBHOOK_URL, secret: env.CLERK_EMULATOR_WEBHOOK_SECRET || newWebhookSecret() };
   }
+  // (An empty value, as an env file leaves it, is no secret.)
   const secret =
-    env.CLERK_WEBHOOK_SIGNING_SECRET ??
+    env.CLERK_WEBHOOK_SIGNING_SECRET ||
     `whsec_${Buffer.from(persistentSecret(dataDir, "clerk-webhook-secret"), "hex").toString("base64")}`;
   env.CLERK_WEBHOOK_SIGNING_SECRET = secret;
   return { url: `http://127.0.0.1:${port}/webhooks/clerk`, secret };

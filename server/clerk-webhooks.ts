@@ -1,11 +1,19 @@
 import { verifyWebhook } from "@clerk/backend/webhooks";
-import express, { type RequestHandler } from "express";
+import express from "express";
 import { logEvent } from "../app/lib/log.server";
 import type { AppMetrics, WebhookOutcome } from "../app/lib/metrics.server";
 import { keysTouchedBy, type CacheKey, type TouchedKey } from "../app/lib/orgs/org-caches.server";
 import type { Coordination } from "./coordination";
 
 export const WEBHOOK_PATH = "/webhooks/clerk";
+
+/** A signed body that is a Clerk event: a type, and data the cache keys are read from. */
+const isEvent = (value: unknown): value is { type: string; data: Parameters<typeof keysTouchedBy>[1] } =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { type?: unknown }).type === "string" &&
+  typeof (value as { data?: unknown }).data === "object" &&
+  (value as { data?: unknown }).data !== null;
 const MAX_BODY = "64kb";
 
 /**
@@ -31,7 +39,7 @@ export function clerkWebhooks({
   /** The ids of the people with this address (an invitation's: whose invitations changed). */
   usersWithEmail: (email: string) => Promise<string[]>;
   metrics: AppMetrics;
-}): [RequestHandler, RequestHandler, express.ErrorRequestHandler] {
+}): [express.RequestHandler, express.RequestHandler, express.ErrorRequestHandler] {
   const answer = (
     res: express.Response,
     status: number,
@@ -56,7 +64,8 @@ export function clerkWebhooks({
       )
     ).flat();
 
-  const receive: RequestHandler = (req, res) => {
+  /** Verifies, then applies once: the answer Svix gets says whether to deliver it again. */
+  async function receive(req: express.Request, res: express.Response) {
     if (!secret) return answer(res, 404, "refused", null, "Webhooks are not configured here.");
     const id = req.get("svix-id") ?? "";
     const headers = new Headers();
@@ -66,28 +75,32 @@ export function clerkWebhooks({
     }
     const body = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
     const request = new Request(`http://webhook${WEBHOOK_PATH}`, { method: "POST", headers, body });
-    void verifyWebhook(request, { signingSecret: secret })
-      .then(
-        async (event) => {
-          const touched = keysTouchedBy(event.type, event.data as Parameters<typeof keysTouchedBy>[1]);
-          try {
-            if (await coordination.seen(id)) return answer(res, 200, "replayed", event.type, "Already applied.");
-            if (touched) await coordination.forget(await resolved(touched));
-            await coordination.remember(id);
-          } catch {
-            return answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
-          }
-          answer(res, 200, touched ? "applied" : "ignored", event.type, touched ? "Applied." : "Nothing to do.");
-        },
-        () => answer(res, 400, "refused", null, "The webhook's signature did not verify."),
-      )
-      .catch(() => undefined);
-  };
+    const event: unknown = await verifyWebhook(request, { signingSecret: secret }).catch(() => null);
+    if (event === null) return answer(res, 400, "refused", null, "The webhook's signature did not verify.");
+    if (!isEvent(event)) return answer(res, 400, "refused", null, "That is not a Clerk event.");
+    const touched = keysTouchedBy(event.type, event.data);
+    try {
+      if (!(await coordination.claim(id))) return answer(res, 200, "replayed", event.type, "Already applied.");
+      try {
+        if (touched) await coordination.forget(await resolved(touched));
+      } catch (error) {
+        await coordination.release(id);
+        throw error;
+      }
+    } catch {
+      return answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
+    }
+    answer(res, 200, touched ? "applied" : "ignored", event.type, touched ? "Applied." : "Nothing to do.");
+  }
 
   const tooLarge: express.ErrorRequestHandler = (error: { type?: string }, _req, res, next) => {
     if (error.type === "entity.too.large") return answer(res, 413, "refused", null, "That webhook is too large.");
     next(error);
   };
 
-  return [express.raw({ type: () => true, limit: MAX_BODY }), receive, tooLarge];
+  return [
+    express.raw({ type: () => true, limit: MAX_BODY }),
+    (req, res, next) => void receive(req, res).catch(next),
+    tooLarge,
+  ];
 }

@@ -4,6 +4,8 @@ import { forgetKeys, type CacheKey, type OrgCaches } from "../app/lib/orgs/org-c
 import { createBackoff, type Backoff } from "../app/lib/upstream/backoff.server";
 
 const CHANNEL = "teamwork:coordination";
+/** Upstreams held back after a 429: upstream → until (ms since the epoch), for instances that start or reconnect during a hold. */
+const HOLDS = "teamwork:holds";
 /** How long a webhook's id is remembered: twice the 5 minutes a signature's timestamp is accepted for. */
 const REPLAY_WINDOW_S = 600;
 
@@ -12,10 +14,14 @@ export type Coordination = {
   backoff: Backoff;
   /** Forgets the keys on this instance and, through Redis, on every other. Throws when Redis cannot be reached. */
   forget(keys: CacheKey[]): Promise<void>;
-  /** Whether a webhook with this id was already applied (on any instance). */
-  seen(webhookId: string): Promise<boolean>;
-  /** Remembers an applied webhook's id for the replay window. */
-  remember(webhookId: string): Promise<void>;
+  /**
+   * Takes a webhook's id for the replay window: false if it was already
+   * taken (on any instance), so that two deliveries of one message are not
+   * both applied.
+   */
+  claim(webhookId: string): Promise<boolean>;
+  /** Gives a claimed id back (its message could not be applied: Svix will deliver it again). */
+  release(webhookId: string): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -39,17 +45,16 @@ export function createCoordination(
     const applied = new Map<string, number>();
     return {
       backoff,
-      async forget(keys) {
-        forgetKeys(caches, keys);
-      },
-      async seen(id) {
-        const until = applied.get(id);
-        return until !== undefined && until > now();
-      },
-      async remember(id) {
+      forget: (keys) => forgetKeys(caches, keys),
+      async claim(id) {
         const at = now();
         for (const [key, until] of applied) if (until <= at) applied.delete(key);
+        if (applied.has(id)) return false;
         applied.set(id, at + REPLAY_WINDOW_S * 1000);
+        return true;
+      },
+      async release(id) {
+        applied.delete(id);
       },
       async close() {},
     };
@@ -62,10 +67,22 @@ export function createCoordination(
   subscriber.on("message", (_channel: string, json: string) => {
     const message = JSON.parse(json) as Message;
     if (message.from === instance) return;
-    if ("keys" in message) forgetKeys(caches, message.keys);
+    if ("keys" in message) void forgetKeys(caches, message.keys);
     else backoff.hold(message.hold.upstream, message.hold.until);
   });
   void subscriber.subscribe(CHANNEL).catch(() => undefined);
+  // A hold made while this instance was starting or away is in Redis: its
+  // messages are not. Read once either connection is (back) up.
+  const readHolds = () =>
+    void redis.client.hgetall(HOLDS).then(
+      (holds) => {
+        for (const [upstream, until] of Object.entries(holds)) backoff.hold(upstream, Number(until));
+      },
+      () => undefined,
+    );
+  subscriber.on("ready", readHolds);
+  redis.client.on("ready", readHolds);
+  if (redis.client.status === "ready") readHolds();
   const publish = (message: Omit<Message, "from">) =>
     redis.client.publish(CHANNEL, JSON.stringify({ from: instance, ...message }));
 
@@ -76,17 +93,24 @@ export function createCoordination(
         backoff.hold(upstream, until);
         // Best effort: the others learn of it, or meet the 429 themselves.
         publish({ hold: { upstream, until } }).catch(() => undefined);
+        redis.client
+          .multi()
+          .hset(HOLDS, upstream, String(until))
+          .pexpireat(HOLDS, until)
+          .exec()
+          .catch(() => undefined);
       },
     },
     async forget(keys) {
-      forgetKeys(caches, keys);
+      // The shared copies go first: an instance told of the change must not find them in Redis.
+      await forgetKeys(caches, keys);
       await publish({ keys });
     },
-    async seen(id) {
-      return (await redis.client.exists(`teamwork:webhook:${id}`)) === 1;
+    async claim(id) {
+      return (await redis.client.set(`teamwork:webhook:${id}`, "1", "EX", REPLAY_WINDOW_S, "NX")) === "OK";
     },
-    async remember(id) {
-      await redis.client.set(`teamwork:webhook:${id}`, "1", "EX", REPLAY_WINDOW_S);
+    async release(id) {
+      await redis.client.del(`teamwork:webhook:${id}`);
     },
     async close() {
       subscriber.disconnect();

@@ -21,6 +21,17 @@ export type CacheStore = {
 
 export type LookupResult = "hit" | "miss" | "stale";
 
+/**
+ * A ShortCache whose answers are also kept in a store (Redis) shared by every
+ * instance, so a forget must also reach the store.
+ */
+export type SharedCache<Value> = ShortCache<Value> & {
+  /** Where the cache stands in its forgets: a `set` given an earlier mark is dropped if anything was forgotten since. */
+  mark(): number;
+  /** Resolves once the store has carried out every forget and clear asked of this cache so far. */
+  forgotten(): Promise<void>;
+};
+
 /** How long a kept answer may stand in for one Clerk cannot give (429 or 5xx after the retries). */
 export const STALE_FOR_MS = 10 * 60_000;
 
@@ -47,12 +58,19 @@ export function createCache<Value>({
   store: CacheStore;
   onLookup?: (result: LookupResult) => void;
   now?: () => number;
-}): ShortCache<Value> {
+}): SharedCache<Value> {
   const local = createShortCache<Value>({ ttlMs: localTtlMs, now, onLookup: (hit) => hit && onLookup("hit") });
   const keyOf = (key: string) => `${name}:${key}`;
   // Counts forgets: a read that was under way when something was forgotten
   // may hold what Clerk said before the change, so it is not kept for others.
   let forgets = 0;
+  // The store's deletes under way: the webhook path waits for them before telling the other instances.
+  const deleting = new Set<Promise<void>>();
+  const deleteInStore = (work: Promise<void>) => {
+    const done = work.catch(() => undefined);
+    deleting.add(done);
+    void done.then(() => deleting.delete(done));
+  };
 
   async function readThrough(key: string, load: () => Promise<Value>): Promise<Value> {
     const stored = await store.read(keyOf(key)).catch(() => null);
@@ -81,19 +99,25 @@ export function createCache<Value>({
   // was written from a read under way on that instance goes as well.)
   return {
     get: (key, load) => local.get(key, () => keepingCallSite(() => readThrough(key, load))),
-    set(key, value) {
+    set(key, value, mark) {
+      // Read before something was forgotten: it may be what Clerk said before the change.
+      if (mark !== undefined && mark !== forgets) return;
       local.set(key, value);
       write(key, value);
     },
     forget(key) {
       forgets++;
       local.forget(key);
-      void store.delete(keyOf(key)).catch(() => undefined);
+      deleteInStore(store.delete(keyOf(key)));
     },
     clear(prefix = "") {
       forgets++;
       local.clear(prefix);
-      void store.clear(keyOf(prefix)).catch(() => undefined);
+      deleteInStore(store.clear(keyOf(prefix)));
+    },
+    mark: () => forgets,
+    async forgotten() {
+      await Promise.all(deleting);
     },
   };
 }

@@ -7,8 +7,12 @@
  */
 export type ShortCache<Value> = {
   get(key: string, load: () => Promise<Value>): Promise<Value>;
-  /** Keeps a value read with another (an organization's profile, in a person's list of memberships). */
-  set(key: string, value: Value): void;
+  /**
+   * Keeps a value read with another (an organization's profile, in a person's
+   * list of memberships). `mark`: where a shared cache stood when that read
+   * began (SharedCache.mark); the value is dropped if a forget came since.
+   */
+  set(key: string, value: Value, mark?: number): void;
   forget(key: string): void;
   /**
    * Forgets every key that starts with `prefix` (an organization's directory

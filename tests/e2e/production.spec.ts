@@ -311,6 +311,21 @@ test.describe("behind a TLS proxy, on two instances with Redis and Clerk's webho
     expect(Date.now() - heldAt).toBeGreaterThanOrEqual(3_000);
   });
 
+  test("a webhook applied on one instance is not applied again when replayed to the other", async () => {
+    const { org } = await newTeam(bapi);
+    const webhook = signedWebhook(running.stack.webhookSecret, {
+      type: "organization.updated",
+      data: { id: org.id, object: "organization" },
+    });
+    const [a, b] = running.stack.instances;
+    const deliver = async (instance: RunningServer) => {
+      const res = await fetch(`${instance.origin}/webhooks/clerk`, { method: "POST", ...webhook });
+      return { status: res.status, message: ((await res.json()) as { message: string }).message };
+    };
+    expect(await deliver(a)).toEqual({ status: 200, message: "Applied." });
+    expect(await deliver(b)).toEqual({ status: 200, message: "Already applied." });
+  });
+
   test("with Redis gone, pages keep answering from each instance's memory, and webhooks get 503 so Clerk retries", async () => {
     const { org, admin } = await newTeam(bapi, { members: 1 });
     const person = await sessionOf(admin.email, org.id);

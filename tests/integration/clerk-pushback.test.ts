@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { armFault, emulatorCalls } from "../support/emulator-api";
-import { startServer, type RunningServer } from "../support/server";
+import { scrapeMetrics } from "../support/metrics";
+import { freePort, startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
 
 // When Clerk pushes back: a 429 holds the endpoint back for its Retry-After,
@@ -9,10 +10,12 @@ import { emulatorCookie } from "../support/session";
 const MEMBERS = "bapi GET /v1/organizations/:id/memberships";
 let server: RunningServer;
 let cookie: string;
+let metricsPort: number;
 
 beforeAll(async () => {
+  metricsPort = await freePort();
   // Without webhooks, kept answers live seconds: a copy goes stale as soon as this test needs it to.
-  server = await startServer({ CLERK_EMULATOR_WEBHOOKS: "off" });
+  server = await startServer({ CLERK_EMULATOR_WEBHOOKS: "off", METRICS_PORT: String(metricsPort) });
   cookie = await emulatorCookie(server.origin, "ada@example.com", "org_seed_engines");
 });
 afterAll(() => server.stop());
@@ -24,6 +27,8 @@ const directory = async (query: string) => {
   });
   return { status: res.status, retryAfter: res.headers.get("retry-after"), html: await res.text() };
 };
+const staleAnswers = async () =>
+  (await scrapeMetrics(metricsPort)).get('cache_lookups_total{cache="memberPages",result="stale"}') ?? 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("Clerk answering 429", () => {
@@ -42,6 +47,7 @@ describe("Clerk answering 429", () => {
 
     // Held back: no call; a page without a copy is a 503, one with a copy answers from it.
     calls = await membersCalls();
+    const staleBefore = await staleAnswers();
     expect((await directory("alan")).status).toBe(503);
     const kept = await directory("grace");
     expect(kept.status).toBe(200);
@@ -49,6 +55,7 @@ describe("Clerk answering 429", () => {
     expect(await membersCalls()).toBe(calls);
     expect(Date.now() - heldAt).toBeLessThan(3_000);
     expect(server.output()).toMatch(/"event":"cache_stale","cache":"memberPages"/);
+    expect(await staleAnswers()).toBe(staleBefore + 1);
 
     // After Retry-After, calls start again.
     await sleep(3_000 - (Date.now() - heldAt) + 100);

@@ -124,6 +124,16 @@ describe("Clerk's webhooks", () => {
     expect(await invalidates(signedWebhook(SECRET, { type: "email.created", data: { id: "ema_1" } }), 200)).toBe(false);
   });
 
+  it("answers a signed body that is not a Clerk event with 400, invalidating nothing", async () => {
+    const noData = signedWebhook(SECRET, {
+      type: "organization.updated",
+      data: null as unknown as Record<string, unknown>,
+    });
+    expect(await invalidates(noData, 400)).toBe(false);
+    const noType = signedWebhook(SECRET, { type: 42 as unknown as string, data: { id: ORG } });
+    expect(await invalidates(noType, 400)).toBe(false);
+  });
+
   it("is exempt from the cross-site check only when signed", async () => {
     const crossSite = { Origin: "https://evil.example" };
     expect((await send(signedWebhook(SECRET, renamed), crossSite)).status).toBe(200);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { emulatorCalls } from "../support/emulator-api";
 import { postForm, startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
 
@@ -63,6 +64,18 @@ describe("membership decides what you see", () => {
     expect(a).toContain("Page not found");
     expect(b).toContain("Page not found");
     expect((await get("/orgs/difference-co/members", alan)).status).toBe(404);
+  });
+
+  it("made-up addresses cost Clerk one read of the person's memberships per 10 s, not one per view", async () => {
+    const katherine = await as("katherine");
+    const MEMBERSHIPS = "bapi GET /v1/users/:id/organization_memberships";
+    const reads = async () => (await emulatorCalls(server.origin))[MEMBERSHIPS] ?? 0;
+    expect((await get("/orgs", katherine)).status).toBe(200);
+    const before = await reads();
+    for (const slug of ["made-up-1", "made-up-2", "made-up-3", "made-up-4"]) {
+      expect((await get(`/orgs/${slug}`, katherine)).status).toBe(404);
+    }
+    expect(await reads()).toBe(before + 1);
   });
 
   it("signed out, an organization page redirects to sign-in with a return URL", async () => {

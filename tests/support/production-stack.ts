@@ -1,9 +1,10 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicKey } from "node:crypto";
+import { spawnGroup, startRedisServer, stopGroup, waitForPort } from "./process-group";
 import { freePort, startServer, type RunningServer } from "./server";
 import { newWebhookSecret } from "./webhooks";
 
@@ -32,66 +33,6 @@ export type ProductionStack = {
   startRedis(): Promise<void>;
   stop(): Promise<void>;
 };
-
-// Process groups still running; none outlives the test process, even when a test fails half-way.
-const groups = new Set<number>();
-process.once("exit", () => {
-  for (const pid of groups) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-});
-
-/** A child in its own process group, so stopping it stops everything it started. */
-function spawnGroup(command: string, args: string[], cwd: string): ChildProcess {
-  const child = spawn(command, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  if (child.pid) groups.add(child.pid);
-  child.once("exit", () => groups.delete(child.pid!));
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  (child as ChildProcess & { output: () => string }).output = () => output;
-  return child;
-}
-
-async function stopGroup(child: ChildProcess | null, signal: NodeJS.Signals = "SIGTERM") {
-  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once("exit", done));
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    return;
-  }
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }, 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function waitForPort(port: number, what: string) {
-  const { connect } = await import("node:net");
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const open = await new Promise<boolean>((done) => {
-      const socket = connect(port, "127.0.0.1", () => {
-        socket.destroy();
-        done(true);
-      });
-      socket.on("error", () => done(false));
-    });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not start on port ${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function nginxConfig(dir: string, ports: { nginx: number; hooks: number; clerk: number; a: number; b: number }) {
   return `
@@ -169,20 +110,11 @@ export async function startProductionStack(): Promise<ProductionStack> {
     { stdio: "ignore" },
   );
 
-  const ports = { nginx: await freePort(), hooks: await freePort(), redis: await freePort(), clerk: 0, a: 0, b: 0 };
+  const ports = { nginx: await freePort(), hooks: await freePort(), clerk: 0, a: 0, b: 0 };
   const webhookSecret = newWebhookSecret();
   const origin = `https://${PUBLIC_HOST}:${ports.nginx}`;
 
-  let redis: ChildProcess | null = null;
-  const startRedis = async () => {
-    redis = spawnGroup(
-      "redis-server",
-      ["--port", String(ports.redis), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-      dir,
-    );
-    await waitForPort(ports.redis, "redis-server");
-  };
-  await startRedis();
+  const redis = await startRedisServer();
 
   const clerk = await startServer({
     LOG_LEVEL: "silent",
@@ -204,7 +136,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
     PUBLIC_ORIGIN: origin,
     // Exactly the proxy: a client on another loopback address is a client.
     TRUST_PROXY: "127.0.0.1",
-    REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
+    REDIS_URL: redis.url,
     CLERK_WEBHOOK_SIGNING_SECRET: webhookSecret,
     RATE_LIMIT_SCALE: "1",
     HOST: "127.0.0.1",
@@ -223,17 +155,17 @@ export async function startProductionStack(): Promise<ProductionStack> {
   return {
     origin,
     nginxPort: ports.nginx,
-    redisUrl: `redis://127.0.0.1:${ports.redis}`,
+    redisUrl: redis.url,
     webhookSecret,
     clerk,
     instances,
     metricsPorts,
-    stopRedis: () => stopGroup(redis, "SIGKILL"),
-    startRedis,
+    stopRedis: () => redis.stop("SIGKILL"),
+    startRedis: () => redis.start(),
     async stop() {
       await stopGroup(nginx, "SIGQUIT");
       await Promise.all([...instances.map((i) => i.stop()), clerk.stop()]);
-      await stopGroup(redis);
+      await redis.stop();
     },
   };
 }

@@ -82,4 +82,37 @@ describe("the shared cache", () => {
     expect(await b.get("org_1", async () => "new")).toBe("new");
     expect(await b.get("org_2", async () => "read after")).toBe("read after");
   });
+
+  it("a value read with another is not kept if anything was forgotten while it was read", async () => {
+    const { a, b } = setup();
+    const mark = a.mark();
+    a.forget("org_1");
+    a.set("org_1", "read before the rename", mark);
+    await settle();
+    expect(await b.get("org_1", async () => "read after the rename")).toBe("read after the rename");
+    expect(await a.get("org_1", async () => "read after the rename")).toBe("read after the rename");
+    a.set("org_2", "read with nothing forgotten", a.mark());
+    await settle();
+    expect(await b.get("org_2", async () => "not read")).toBe("read with nothing forgotten");
+  });
+
+  it("forgotten() resolves once the store has dropped what was forgotten", async () => {
+    const store = memoryStore();
+    let release: () => void = () => undefined;
+    const slowDeletes = {
+      ...store,
+      clear: (prefix: string) => new Promise<void>((r) => (release = r)).then(() => store.clear(prefix)),
+    };
+    const cache = createCache<string>({ name: "pages", localTtlMs: 1_000, sharedTtlMs: 60_000, store: slowDeletes });
+    await cache.get("org_1|1|", async () => "page 1");
+    await settle();
+    cache.clear("org_1|");
+    let done = false;
+    void cache.forgotten().then(() => (done = true));
+    await settle();
+    expect(done).toBe(false);
+    release();
+    await cache.forgotten();
+    expect(await store.read("pages:org_1|1|")).toBeNull();
+  });
 });

@@ -39,13 +39,17 @@ export async function listMyOrganizations(
   userId: string,
   { fresh = false } = {},
 ): Promise<OrgSummary[]> {
+  // Profiles read with the memberships are kept unless one was forgotten meanwhile (a rename's webhook, say).
+  const profilesMark = context.orgs.profiles.mark();
   const memberships = await cachedClerkRead(
     context,
     { cache: context.orgs.memberships, name: "users.getOrganizationMembershipList", key: userId, fresh },
     (clerk) => clerk.users.getOrganizationMembershipList({ userId, limit: 100 }),
     ({ data }) =>
       data.map((m): MyMembership => {
-        context.orgs.profiles.set(m.organization.id, toProfile(m.organization));
+        const profile = toProfile(m.organization);
+        // (Clerk may leave the member count out of a membership's organization: the profile's own read has it.)
+        if (profile.membersCount !== null) context.orgs.profiles.set(profile.id, profile, profilesMark);
         return { orgId: m.organization.id, role: m.role as OrgRole };
       }),
   );

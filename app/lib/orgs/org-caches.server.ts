@@ -1,6 +1,5 @@
 import { NO_METRICS, type AppMetrics } from "../metrics.server";
-import { createCache, memoryStore, type CacheStore } from "../shared-cache.server";
-import type { ShortCache } from "../short-cache.server";
+import { createCache, memoryStore, type CacheStore, type SharedCache } from "../shared-cache.server";
 import type { MemberPage, PendingInvitation } from "./members.server";
 import type { MyMembership } from "./memberships.server";
 import type { Member, MyInvitation, OrgSummary } from "./organizations";
@@ -17,20 +16,48 @@ export type LatestMembers = { members: Member[]; total: number };
  */
 export type OrgCaches = {
   /** A person's memberships (organization id and role), by user id. */
-  memberships: ShortCache<MyMembership[]>;
+  memberships: SharedCache<MyMembership[]>;
   /** An organization's name, image and member count, by organization id. */
-  profiles: ShortCache<OrgProfile>;
+  profiles: SharedCache<OrgProfile>;
   /** An organization's newest members and member count, by organization id. */
-  latestMembers: ShortCache<LatestMembers>;
+  latestMembers: SharedCache<LatestMembers>;
   /** Pages of an organization's member directory, by `<organization id>|<page>|<query>`. */
-  memberPages: ShortCache<MemberPage>;
+  memberPages: SharedCache<MemberPage>;
   /** An organization's pending invitations, by `<organization id>|` (`<organization id>|links` with their links). */
-  pendingInvitations: ShortCache<PendingInvitation[]>;
+  pendingInvitations: SharedCache<PendingInvitation[]>;
   /** The invitations waiting for a person, by user id. */
-  invitations: ShortCache<MyInvitation[]>;
+  invitations: SharedCache<MyInvitation[]>;
   /** Whose memberships Clerk's webhooks said changed, and when: the session tokens they had then name a role or an organization that may be gone. */
   membershipChanges: ChangeLog;
+  /**
+   * Whether a person's memberships may be read from Clerk again before a 404
+   * (they may have joined on another instance, or in Clerk's components, a
+   * moment ago): once per 10 s each, so made-up addresses cost Clerk little.
+   */
+  mayRereadMemberships(userId: string): boolean;
 };
+
+export function createThrottle({
+  everyMs,
+  maxKeys = 10_000,
+  now = Date.now,
+}: {
+  everyMs: number;
+  maxKeys?: number;
+  now?: () => number;
+}) {
+  const last = new Map<string, number>();
+  return (key: string): boolean => {
+    const at = now();
+    if ((last.get(key) ?? -Infinity) > at - everyMs) return false;
+    if (last.size >= maxKeys) for (const [k, t] of last) if (t <= at - everyMs) last.delete(k);
+    // Still full: the oldest goes (Maps keep insertion order).
+    if (last.size >= maxKeys) last.delete(last.keys().next().value as string);
+    last.delete(key);
+    last.set(key, at);
+    return true;
+  };
+}
 
 /**
  * When a person's memberships last changed, by user id, kept as long as a
@@ -95,17 +122,24 @@ export function createOrgCaches({
     pendingInvitations: cache("pendingInvitations"),
     invitations: cache("invitations"),
     membershipChanges: createChangeLog(),
+    mayRereadMemberships: createThrottle({ everyMs: 10_000 }),
   };
 }
 
-/** A key of one of the caches, or every key with a prefix ("": all of them). */
-export type CacheKey = { cache: keyof OrgCaches; key: string } | { cache: keyof OrgCaches; prefix: string };
+/** What a Clerk webhook can make an instance forget: the caches, and the log of membership changes. */
+type Forgettable = Exclude<keyof OrgCaches, "mayRereadMemberships">;
+/** A key of one of those, or every key with a prefix ("": all of them). */
+export type CacheKey = { cache: Forgettable; key: string } | { cache: Forgettable; prefix: string };
 
-export function forgetKeys(caches: OrgCaches, keys: CacheKey[]): void {
+/** Forgets the keys here and in the shared store; resolves once the store has dropped them. */
+export async function forgetKeys(caches: OrgCaches, keys: CacheKey[]): Promise<void> {
   for (const entry of keys) {
     if ("prefix" in entry) caches[entry.cache].clear(entry.prefix);
     else caches[entry.cache].forget(entry.key);
   }
+  await Promise.all(
+    keys.map(({ cache }) => caches[cache]).map((cache) => ("forgotten" in cache ? cache.forgotten() : null)),
+  );
 }
 
 /** The fields of a Clerk webhook event's `data` that say which cached answers it changes. */
@@ -130,7 +164,7 @@ const text = (value: unknown) => (typeof value === "string" && value.length > 0 
  */
 export function keysTouchedBy(type: string, data: EventData): TouchedKey[] | null {
   const [resource, action] = type.split(".");
-  const everything = (cache: keyof OrgCaches): CacheKey => ({ cache, prefix: "" });
+  const everything = (cache: Forgettable): CacheKey => ({ cache, prefix: "" });
   // What an organization's own pages show of it.
   const organization = (orgId: string): CacheKey[] => [
     { cache: "profiles", key: orgId },
@@ -142,7 +176,16 @@ export function keysTouchedBy(type: string, data: EventData): TouchedKey[] | nul
       const orgId = text(data.id);
       // A new organization is in nobody's kept list yet: its creator's membership event says so.
       // (Members' lists keep organization ids; names come from the profile.)
-      return !orgId || action === "created" ? [] : organization(orgId);
+      if (!orgId || action === "created") return [];
+      // Invitations show the organization's name and logo, and their invitees are not named here.
+      if (action === "updated") return [...organization(orgId), everything("invitations")];
+      // Deleted: Clerk sends no event for the memberships and invitations that went with it.
+      return [
+        ...organization(orgId),
+        { cache: "pendingInvitations", prefix: `${orgId}|` },
+        everything("memberships"),
+        everything("invitations"),
+      ];
     }
     case "organizationMembership": {
       const orgId = text(data.organization?.id);
@@ -172,6 +215,8 @@ export function keysTouchedBy(type: string, data: EventData): TouchedKey[] | nul
         { cache: "invitations", key: userId },
         everything("latestMembers"),
         everything("memberPages"),
+        // A deleted person no longer counts among their organizations' members.
+        ...(action === "deleted" ? [everything("profiles")] : []),
       ];
     }
     default:

@@ -54,9 +54,16 @@ export async function requireOrgMembership(args: LoaderFunctionArgs): Promise<{ 
     if (segment === orgId || segment === profile.slug) return { userId, org: { ...profile, role: orgRole } };
   }
   let org = findOrganization(await listMyOrganizations(args.context, userId), segment);
-  // The list may be this instance's cached copy from before the person
-  // joined or created it (on another instance): ask Clerk before a 404.
-  org ??= findOrganization(await listMyOrganizations(args.context, userId, { fresh: true }), segment);
+  // The list may be a kept copy from before the person joined or created it
+  // (on another instance, or in Clerk's components): ask Clerk before a 404,
+  // once for all of the request's loaders, and once per person per 10 s.
+  if (!org) {
+    const { context } = args;
+    const fresh = await context.upstream.once(`memberships before a 404|${userId}`, async () =>
+      context.orgs.mayRereadMemberships(userId) ? listMyOrganizations(context, userId, { fresh: true }) : null,
+    );
+    org = fresh && findOrganization(fresh, segment);
+  }
   if (!org) organizationNotFound();
   return { userId, org };
 }
