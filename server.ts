@@ -6,7 +6,7 @@ import express from "express";
 import { EnvError, parseEnv } from "./app/lib/env.server";
 import { createLoadContext } from "./app/lib/load-context.server";
 import { callUpstream } from "./app/lib/upstream/policy.server";
-import { loadAppBuild } from "./server/app-build";
+import { loadAppBuild, WrongBuildError } from "./server/app-build";
 import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
 import { compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
@@ -47,7 +47,13 @@ try {
 
 // Under `npm run dev` (remix dev), the build is loaded again after each edit.
 const devOrigin = env.NODE_ENV === "development" ? (process.env.REMIX_DEV_ORIGIN ?? null) : null;
-const build = await loadAppBuild(join(root, "build", "index.js"), { dev: devOrigin !== null });
+const build = await loadAppBuild(join(root, "build", "index.js"), { dev: devOrigin !== null }).catch(
+  (error: unknown) => {
+    if (!(error instanceof WrongBuildError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  },
+);
 const { services, redis, metrics, coordination, close: closeServices } = createServices(env);
 // The emulator's control API (reset, faults…) exists only for test servers;
 // its faults also reach the few fault points inside the app.

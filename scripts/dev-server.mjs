@@ -6,7 +6,7 @@
 // emulator's state and the session's keys are in .data/: a restart keeps the
 // browser signed in.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { context } from "esbuild";
 import { serverBundle } from "./build-server.mjs";
@@ -61,6 +61,20 @@ const restartOnChange = {
 
 const watcher = await context({ ...serverBundle, write: false, plugins: [restartOnChange] });
 await watcher.watch();
+
+// A server that stopped (an app/ module that throws as it loads, say) starts
+// again with remix dev's next build of the app, not only on a server edit.
+let settle;
+mkdirSync("build", { recursive: true });
+watch("build", (_event, file) => {
+  if (file !== "index.js" || server === null || server.exitCode === null) return;
+  clearTimeout(settle);
+  settle = setTimeout(() => {
+    if (server?.exitCode === null) return;
+    console.log("The app was rebuilt: starting the server again.");
+    starting = starting.then(start);
+  }, 100);
+}).unref();
 
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.on(signal, () => {

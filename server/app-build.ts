@@ -6,6 +6,9 @@ import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
 import { withErrorReferences } from "./error-references";
 import { routeIdsOf } from "./route-ids";
 
+/** The build on disk is not one this server may answer with. */
+export class WrongBuildError extends Error {}
+
 export type AppBuild = {
   /** What Remix's request handler answers with: the build, or (in development) a getter for the latest. */
   remix: ServerBuild | (() => Promise<ServerBuild>);
@@ -29,6 +32,10 @@ export async function loadAppBuild(path: string, { dev }: { dev: boolean }): Pro
   const read = async () => (await import(`${pathToFileURL(path).href}?t=${(await stat(path)).mtimeMs}`)) as ServerBuild;
   let build = await read();
   let routeId = routeIdsOf(build);
+  // `npm run dev` leaves a development build (stacks on error pages, a dev socket the CSP refuses).
+  if (!dev && build.mode !== "production") {
+    throw new WrongBuildError("build/ holds a development build (npm run dev's): run `npm run build` first.");
+  }
   if (!dev) {
     // (A build, not a getter: Remix derives its routes once, not per request.)
     return { remix: withErrorReferences(build), routeId };

@@ -96,7 +96,6 @@ function useBrowserErrorReference(error: unknown): string | undefined {
   return reference;
 }
 
-/** A friendly error inside the normal page frame (navigation bar and theme kept). */
 /**
  * The page an error boundary shows: the catalogue's. Under `npm run dev`, an
  * unexpected error shows its message and stack instead, as Remix's own
@@ -119,6 +118,7 @@ function DevelopmentErrorPage({ error }: { error: Error }) {
   );
 }
 
+/** A friendly error inside the normal page frame (navigation bar and theme kept). */
 function CatalogueErrorPage({ error }: { error: unknown }) {
   const copy = describeError(error, useRootData()?.requestId ?? null);
   const browserReference = useBrowserErrorReference(error);

@@ -42,9 +42,9 @@ const samePage = (page: Page) =>
   page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce === true);
 
 describe("npm run dev", () => {
-  it("shows a component edit and a loader edit without a page load, and restarts on a server edit, keeping the session", async () => {
+  it("shows component, stylesheet and loader edits without a page load, and restarts on a server edit, keeping the session", async () => {
     dev = await startDevServer();
-    const { origin, devPort, edit, until } = dev;
+    const { origin, devPort, edit, until, output } = dev;
 
     // Development's headers are production's, with remix dev's socket allowed.
     const production = await startServer();
@@ -82,6 +82,14 @@ describe("npm run dev", () => {
     expect(await samePage(page)).toBe(true);
     expect(await page.evaluate(() => (document.querySelector("main h2") as { kept?: boolean }).kept)).toBe(true);
 
+    // A stylesheet edit: the new sheet replaces the old one in the same document.
+    const navHeight = () =>
+      page.evaluate(() => getComputedStyle(document.querySelector(".nav-bar")!).getPropertyValue("height"));
+    expect(await navHeight()).toBe("64px");
+    edit("app/styles/app.css", "  --nav-height: 4rem;\n", "  --nav-height: 5rem;\n");
+    await until("the stylesheet edit", async () => (await navHeight()) === "80px");
+    expect(await samePage(page)).toBe(true);
+
     // A loader edit: hot data revalidation runs it again.
     edit(
       "app/routes/orgs.$slug._index.tsx",
@@ -103,6 +111,17 @@ describe("npm run dev", () => {
     await until("the page again", async () => (await page.getByTestId("member-count").textContent()) === "4242");
 
     // A server edit restarts the server; the emulator's state and the browser's session survive it.
+    const created = await fetch(`${origin}/orgs/new`, {
+      method: "POST",
+      headers: {
+        Cookie: session.cookies.map((c) => `${c.name}=${c.value}`).join("; "),
+        Origin: origin,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "name=Kept+Across+Restarts",
+      redirect: "manual",
+    });
+    expect(created.status).toBe(303);
     const started = /Server started \(pid (\d+)\)/g;
     const pid = [...dev.output().matchAll(started)].at(-1)?.[1];
     edit("server.ts", '.send("ok")', '.send("ok, edited")');
@@ -111,5 +130,20 @@ describe("npm run dev", () => {
     await page.reload();
     await expect.poll(() => page.getByTestId("member-count").textContent()).toBe("4242");
     expect(new URL(page.url()).pathname).toBe("/orgs/analytical-engines");
+    await page.goto(`${origin}/orgs`);
+    await expect.poll(() => page.getByRole("link", { name: /Kept Across Restarts/ }).count()).toBeGreaterThan(0);
+
+    // A restart while the app cannot load stops the server; the app's fix starts it again.
+    const guard = "app/lib/orgs/require-org.server.ts";
+    const broken = 'throw new Error("A module that cannot load");\n';
+    edit(guard, "const isView", `${broken}const isView`);
+    await until("the failed reload", async () => output().includes("Could not load the new build"));
+    edit("server.ts", '.send("ok, edited")', '.send("ok, edited twice")');
+    await until("the server stopping", async () => output().includes("The server stopped"));
+    edit(guard, broken, "");
+    await until(
+      "the server again",
+      async () => (await (await fetch(`${origin}/healthz`)).text()) === "ok, edited twice",
+    );
   }, 240_000);
 });

@@ -1,6 +1,9 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { emulatorCalls } from "../support/emulator-api";
-import { keysModeEnv, runServerExpectingExit, startServer } from "../support/server";
+import { keysModeEnv, ROOT, runServerExpectingExit, startServer } from "../support/server";
 import { createTestKeyPair } from "../support/session";
 
 const pk = `pk_live_${Buffer.from("clerk.teamwork.invalid$").toString("base64")}`;
@@ -33,6 +36,25 @@ describe("start-up", () => {
     });
     expect(code).toBe(1);
     expect(output).toMatch(/Invalid environment: CLERK_PUBLISHABLE_KEY must look like pk_live_/);
+  });
+
+  it("stops with one line when build/ holds npm run dev's development build", async () => {
+    const app = mkdtempSync(join(tmpdir(), "teamwork-dev-build-"));
+    try {
+      mkdirSync(join(app, "build"));
+      symlinkSync(join(ROOT, "node_modules"), join(app, "node_modules"));
+      copyFileSync(join(ROOT, "build", "server.js"), join(app, "build", "server.js"));
+      const index = readFileSync(join(ROOT, "build", "index.js"), "utf8");
+      expect(index).toMatch(/\bmode = "production"/);
+      writeFileSync(join(app, "build", "index.js"), index.replace(/\bmode = "production"/, 'mode = "development"'));
+      const { code, output } = await runServerExpectingExit({ CLERK_EMULATOR_DATA_DIR: "memory" }, app);
+      expect(code).toBe(1);
+      expect(output.trim().split("\n").at(-1)).toBe(
+        "build/ holds a development build (npm run dev's): run `npm run build` first.",
+      );
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 
   it("in local mode says so, listens on loopback only, and mounts the emulator", async () => {

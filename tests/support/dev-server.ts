@@ -11,6 +11,8 @@ const NOT_COPIED = new Set([
   "build",
   ".data",
   ".cache",
+  // A developer's own settings (Clerk keys) would take the copy out of local mode.
+  ".env",
   "test-results",
   "tests",
   "bench",
@@ -65,7 +67,14 @@ export async function startDevServer(root = ROOT): Promise<DevServer> {
     },
   });
   const exited = new Promise((done) => dev.once("exit", done));
-  const kill = () => dev.pid && dev.exitCode === null && process.kill(-dev.pid, "SIGKILL");
+  // The whole group, even when npm (its leader) has exited and left the rest running.
+  const kill = () => {
+    try {
+      if (dev.pid) process.kill(-dev.pid, "SIGKILL");
+    } catch {
+      // no one left in the group
+    }
+  };
   process.once("exit", kill);
   dev.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   dev.stderr?.on("data", (d: Buffer) => (output += d.toString()));
@@ -93,7 +102,8 @@ export async function startDevServer(root = ROOT): Promise<DevServer> {
       }
     },
     async stop() {
-      if (kill()) await exited;
+      kill();
+      await exited;
       process.off("exit", kill);
       rmSync(copy, { recursive: true, force: true });
       if (output.includes(NETWORK_GUARD_MARK))
