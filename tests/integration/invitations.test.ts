@@ -299,6 +299,22 @@ describe("accepting an invitation that waits for a signed-in person (POST /orgs)
     expect((await accept(invitee.email, made.body.id)).status).toBe(404);
   });
 
+  it("an invitation names the organization as it is now: a rename in Clerk shows at once, a deletion takes it away", async () => {
+    const { org } = await newOrganization();
+    const invitee = await newPerson(bapi, "renamed");
+    await invite(org.id, invitee.email);
+    const cookie = await emulatorCookie(server.origin, invitee.email);
+    const orgsPage = async () => (await fetch(`${server.origin}/orgs`, { headers: { Cookie: cookie } })).text();
+    expect(await orgsPage()).toContain(`Accept the invitation to ${org.name}`);
+
+    // Local mode: the emulator's webhook reaches the app, which keeps answers 5 minutes otherwise.
+    const name = `Renamed ${Date.now().toString(36)}`;
+    expect((await bapi("PATCH", `/v1/organizations/${org.id}`, { name })).status).toBe(200);
+    await expect.poll(orgsPage, { timeout: 2_000 }).toContain(`Accept the invitation to ${name}`);
+    expect((await bapi("DELETE", `/v1/organizations/${org.id}`)).status).toBe(200);
+    await expect.poll(orgsPage, { timeout: 2_000 }).not.toContain("Accept the invitation to");
+  });
+
   it("refuses what is not an invitation id (400) and a signed-out post (sign-in)", async () => {
     const person = await newPerson(bapi, "malformed");
     const bad = await accept(person.email, "<script>");

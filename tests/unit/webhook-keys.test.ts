@@ -7,23 +7,21 @@ const USER = "user_1";
 const membership = { organization: { id: ORG }, public_user_data: { user_id: USER } };
 
 describe("the keys a Clerk webhook event touches", () => {
-  it("an organization's rename: its own pages, and invitations (which show its name)", () => {
+  it("an organization's rename: its profile (which everyone's lists and invitations name it from) and its pages", () => {
     expect(keysTouchedBy("organization.updated", { id: ORG })).toEqual([
       { cache: "profiles", key: ORG },
       { cache: "latestMembers", key: ORG },
       { cache: "memberPages", prefix: `${ORG}|` },
-      { cache: "invitations", prefix: "" },
     ]);
   });
 
-  it("an organization's deletion: also every kept membership list, its pending invitations and invitations", () => {
+  it("an organization's deletion: also its pending invitations and every kept membership list", () => {
     expect(keysTouchedBy("organization.deleted", { id: ORG })).toEqual([
       { cache: "profiles", key: ORG },
       { cache: "latestMembers", key: ORG },
       { cache: "memberPages", prefix: `${ORG}|` },
       { cache: "pendingInvitations", prefix: `${ORG}|` },
       { cache: "memberships", prefix: "" },
-      { cache: "invitations", prefix: "" },
     ]);
   });
 

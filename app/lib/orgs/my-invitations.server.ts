@@ -1,39 +1,44 @@
 import type { OrganizationInvitation } from "@clerk/backend";
 import type { AppLoadContext } from "@remix-run/node";
 import { cachedClerkRead, clerkWrite } from "../clerk/backend-calls.server";
-import { clerkErrorCode } from "../clerk/field-errors.server";
+import { clerkErrorCode, isClerkNotFound } from "../clerk/field-errors.server";
+import { organizationProfile } from "./memberships.server";
 import type { MyInvitation, OrgSummary } from "./organizations";
 
-function toInvitation(invitation: OrganizationInvitation): MyInvitation[] {
-  const org = invitation.publicOrganizationData;
-  if (!org) return [];
-  return [
-    {
-      id: invitation.id,
-      orgId: org.id,
-      name: org.name,
-      slug: org.slug || null,
-      imageUrl: org.has_image ? (org.image_url ?? null) : null,
-      role: invitation.role,
-    },
-  ];
-}
+/** What is kept of an invitation: the organization is named from its profile, which a rename's webhook refreshes. */
+export type KeptInvitation = Pick<MyInvitation, "id" | "orgId" | "role">;
+
+const toKept = (invitation: OrganizationInvitation): KeptInvitation[] =>
+  invitation.publicOrganizationData
+    ? [{ id: invitation.id, orgId: invitation.publicOrganizationData.id, role: invitation.role }]
+    : [];
 
 /**
  * The invitations waiting for the signed-in person (to any of their verified
- * addresses), through the short per-user cache; `fresh` asks Clerk again.
+ * addresses), through the per-user cache; `fresh` asks Clerk again. Each
+ * organization's name and logo come from its kept profile, so a rename shows
+ * without forgetting every invitee's list; one deleted meanwhile is left out.
  */
-export function listMyInvitations(
+export async function listMyInvitations(
   context: AppLoadContext,
   userId: string,
   { fresh = false } = {},
 ): Promise<MyInvitation[]> {
-  return cachedClerkRead(
+  const kept = await cachedClerkRead(
     context,
     { cache: context.orgs.invitations, name: "users.getOrganizationInvitationList", key: userId, fresh },
     (clerk) => clerk.users.getOrganizationInvitationList({ userId, status: "pending", limit: 100 }),
-    ({ data }) => data.flatMap(toInvitation).sort((a, b) => a.name.localeCompare(b.name)),
+    ({ data }) => data.flatMap(toKept),
   );
+  const invitations = await Promise.all(
+    kept.map(async (invitation): Promise<MyInvitation[]> => {
+      const profile = await organizationProfile(context, invitation.orgId).catch((error: unknown) =>
+        isClerkNotFound(error) ? null : Promise.reject(error),
+      );
+      return profile ? [{ ...invitation, name: profile.name, slug: profile.slug, imageUrl: profile.imageUrl }] : [];
+    }),
+  );
+  return invitations.flat().sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**

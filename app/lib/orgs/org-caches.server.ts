@@ -2,7 +2,8 @@ import { NO_METRICS, type AppMetrics } from "../metrics.server";
 import { createCache, memoryStore, type CacheStore, type SharedCache } from "../shared-cache.server";
 import type { MemberPage, PendingInvitation } from "./members.server";
 import type { MyMembership } from "./memberships.server";
-import type { Member, MyInvitation, OrgSummary } from "./organizations";
+import type { KeptInvitation } from "./my-invitations.server";
+import type { Member, OrgSummary } from "./organizations";
 
 export type OrgProfile = Omit<OrgSummary, "role">;
 export type LatestMembers = { members: Member[]; total: number };
@@ -25,8 +26,8 @@ export type OrgCaches = {
   memberPages: SharedCache<MemberPage>;
   /** An organization's pending invitations, by `<organization id>|` (`<organization id>|links` with their links). */
   pendingInvitations: SharedCache<PendingInvitation[]>;
-  /** The invitations waiting for a person, by user id. */
-  invitations: SharedCache<MyInvitation[]>;
+  /** The invitations waiting for a person, by user id (the organizations' names come from `profiles`). */
+  invitations: SharedCache<KeptInvitation[]>;
   /** Whose memberships Clerk's webhooks said changed, and when: the session tokens they had then name a role or an organization that may be gone. */
   membershipChanges: ChangeLog;
   /**
@@ -177,15 +178,11 @@ export function keysTouchedBy(type: string, data: EventData): TouchedKey[] | nul
       // A new organization is in nobody's kept list yet: its creator's membership event says so.
       // (Members' lists keep organization ids; names come from the profile.)
       if (!orgId || action === "created") return [];
-      // Invitations show the organization's name and logo, and their invitees are not named here.
-      if (action === "updated") return [...organization(orgId), everything("invitations")];
-      // Deleted: Clerk sends no event for the memberships and invitations that went with it.
-      return [
-        ...organization(orgId),
-        { cache: "pendingInvitations", prefix: `${orgId}|` },
-        everything("memberships"),
-        everything("invitations"),
-      ];
+      // (Invitations name it from its profile.)
+      if (action === "updated") return organization(orgId);
+      // Deleted: Clerk sends no event for the memberships that went with it,
+      // and a kept list naming it would ask Clerk for it at every view.
+      return [...organization(orgId), { cache: "pendingInvitations", prefix: `${orgId}|` }, everything("memberships")];
     }
     case "organizationMembership": {
       const orgId = text(data.organization?.id);
