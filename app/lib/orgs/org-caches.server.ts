@@ -38,6 +38,7 @@ export type OrgCaches = {
   mayRereadMemberships(userId: string): boolean;
 };
 
+/** A yes for each key at most once per `everyMs`, remembering at most `maxKeys` keys. */
 export function createThrottle({
   everyMs,
   maxKeys = 10_000,
