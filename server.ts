@@ -3,9 +3,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import express from "express";
+import { userIdsWithEmail } from "./app/lib/clerk/backend-calls.server";
 import { EnvError, parseEnv } from "./app/lib/env.server";
 import { createLoadContext } from "./app/lib/load-context.server";
-import { callUpstream } from "./app/lib/upstream/policy.server";
 import { loadAppBuild, WrongBuildError } from "./server/app-build";
 import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
 import { compress } from "./server/compress";
@@ -103,12 +103,7 @@ app.post(
     secret: env.CLERK_WEBHOOK_SIGNING_SECRET,
     coordination,
     metrics: services.metrics,
-    usersWithEmail: async (email) =>
-      (
-        await callUpstream("clerk.users.getUserList", () =>
-          services.clerk.users.getUserList({ emailAddress: [email], limit: 10 }),
-        )
-      ).data.map((user) => user.id),
+    usersWithEmail: (email) => userIdsWithEmail(services, email),
   }),
 );
 const remix = createRequestHandler({

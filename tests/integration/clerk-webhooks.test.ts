@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorCalls } from "../support/emulator-api";
+import { armFault, emulatorCalls } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
 import { freePort, keysModeEnv, startServer, type RunningServer } from "../support/server";
 import { createTestKeyPair, emulatorCookie, emulatorSession, sessionCookieHeader } from "../support/session";
@@ -94,6 +94,24 @@ describe("Clerk's webhooks", () => {
     expect(await invitationsOf()).toBe(before);
     await orgs(grace);
     expect(await invitationsOf()).toBe(before + 1);
+  });
+
+  it("the invitee lookup honours Clerk's 429: held back for Retry-After, the webhook gets 503 so Svix retries", async () => {
+    const USERS = "bapi GET /v1/users";
+    const lookups = async () => (await emulatorCalls(server.origin))[USERS] ?? 0;
+    const invited = () =>
+      signedWebhook(SECRET, {
+        type: "organizationInvitation.created",
+        data: { organization_id: ORG, email_address: "grace@example.com" },
+      });
+    await armFault(server.origin, { endpoint: USERS, mode: "error", status: 429, retryAfter: "2", times: 1 });
+    expect((await send(invited())).status).toBe(503);
+    const after429 = await lookups();
+    expect((await send(invited())).status).toBe(503);
+    expect(await lookups()).toBe(after429);
+    await new Promise((r) => setTimeout(r, 2_100));
+    expect((await send(invited())).status).toBe(200);
+    expect(await lookups()).toBe(after429 + 1);
   });
 
   it("refuses a bad signature, a missing one, another secret's and an old timestamp with 400, invalidating nothing", async () => {

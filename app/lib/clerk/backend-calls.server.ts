@@ -1,6 +1,7 @@
 import type { AppLoadContext } from "@remix-run/node";
 import type { ShortCache } from "../short-cache.server";
-import { readUpstream, writeUpstream } from "../upstream/request-scope.server";
+import type { AppServices } from "../load-context.server";
+import { readUpstream, readUpstreamOutsidePages, writeUpstream } from "../upstream/request-scope.server";
 import type { ClerkClient } from "./client.server";
 
 /** A Backend API read under the upstream policy (retried, made once per `key` within the request). */
@@ -36,4 +37,18 @@ export function clerkWrite<T>(
   options: { idempotent?: boolean } = {},
 ) {
   return writeUpstream(context, `clerk.${name}`, () => write(context.clerk), options);
+}
+
+/**
+ * The ids of the people with this address: whose kept invitations an
+ * invitation to it changes (Clerk's webhooks, outside any page).
+ */
+export async function userIdsWithEmail(
+  services: Pick<AppServices, "clerk" | "backoff" | "metrics">,
+  email: string,
+): Promise<string[]> {
+  const { data } = await readUpstreamOutsidePages(services, "clerk.users.getUserList", () =>
+    services.clerk.users.getUserList({ emailAddress: [email], limit: 10 }),
+  );
+  return data.map((user) => user.id);
 }

@@ -30,7 +30,11 @@ type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing" | "m
  * instance): then, and when this call gets a 429, the upstream is given up
  * on at once, and no call to it starts until its Retry-After has passed.
  */
-async function unlessHeldBack<T>(context: ScopedContext, upstream: string, call: () => Promise<T>): Promise<T> {
+async function unlessHeldBack<T>(
+  context: Pick<ScopedContext, "backoff">,
+  upstream: string,
+  call: () => Promise<T>,
+): Promise<T> {
   const until = context.backoff.heldUntil(upstream);
   if (until !== null) throw new UpstreamUnavailableError(upstream, 0, Math.ceil((until - Date.now()) / 1000));
   try {
@@ -45,7 +49,7 @@ async function unlessHeldBack<T>(context: ScopedContext, upstream: string, call:
   }
 }
 
-const counted = (context: ScopedContext, upstream: string) => ({
+const counted = (context: Pick<ScopedContext, "metrics">, upstream: string) => ({
   onAttempt: (outcome: AttemptOutcome, seconds: number | null) =>
     context.metrics.upstreamAttempt(upstream, outcome, seconds),
 });
@@ -131,6 +135,19 @@ export function readUpstream<T>(
   )
     .catch((error: unknown) => remember(site, error))
     .catch((error: unknown) => unavailable(context, error));
+}
+
+/**
+ * A read made outside any page (for Clerk's webhooks): held back after a
+ * 429 and retried as a page's reads are, and counted; an
+ * UpstreamUnavailableError (not a response) when the upstream gives up.
+ */
+export function readUpstreamOutsidePages<T>(
+  services: Pick<ScopedContext, "backoff" | "metrics">,
+  upstream: string,
+  read: () => Promise<T>,
+): Promise<T> {
+  return unlessHeldBack(services, upstream, () => callUpstream(upstream, read, counted(services, upstream)));
 }
 
 /**
