@@ -6,6 +6,7 @@ import { keysTouchedBy, type CacheKey, type TouchedKey } from "../app/lib/orgs/o
 import type { Coordination } from "./coordination";
 
 export const WEBHOOK_PATH = "/webhooks/clerk";
+const MAX_BODY = "64kb";
 
 /** A signed body that is a Clerk event: a type, and data the cache keys are read from. */
 const isEvent = (value: unknown): value is { type: string; data: Parameters<typeof keysTouchedBy>[1] } =>
@@ -14,7 +15,6 @@ const isEvent = (value: unknown): value is { type: string; data: Parameters<type
   typeof (value as { type?: unknown }).type === "string" &&
   typeof (value as { data?: unknown }).data === "object" &&
   (value as { data?: unknown }).data !== null;
-const MAX_BODY = "64kb";
 
 /**
  * `POST /webhooks/clerk`: Clerk's webhooks (through Svix) say what changed,

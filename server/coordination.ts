@@ -93,10 +93,12 @@ export function createCoordination(
         backoff.hold(upstream, until);
         // Best effort: the others learn of it, or meet the 429 themselves.
         publish({ hold: { upstream, until } }).catch(() => undefined);
+        // The hash lives as long as its longest hold (NX: a first expiry, GT: a later one; Redis 7).
         redis.client
-          .multi()
+          .pipeline()
           .hset(HOLDS, upstream, String(until))
-          .pexpireat(HOLDS, until)
+          .pexpireat(HOLDS, until, "NX")
+          .pexpireat(HOLDS, until, "GT")
           .exec()
           .catch(() => undefined);
       },

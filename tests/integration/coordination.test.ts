@@ -60,6 +60,10 @@ describe("instances coordinating through Redis", () => {
     const late = await instance();
     await until(() => late.coordination.backoff.heldUntil("clerk.organizations.getOrganization") === until3s);
     expect(late.coordination.backoff.heldUntil("clerk.users.getUserList")).toBeNull();
+    // A shorter hold after it does not cut the longer one's time in Redis.
+    a.coordination.backoff.hold("clerk.users.getUserList", Date.now() + 500);
+    await until(async () => (await a.client.hexists("teamwork:holds", "clerk.users.getUserList")) === 1);
+    expect(await a.client.pttl("teamwork:holds")).toBeGreaterThan(1_500);
   });
 
   it("a forget drops the shared copy before the others are told, and their own copies", async () => {
