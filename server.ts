@@ -5,6 +5,7 @@ import { createRequestHandler } from "@remix-run/express";
 import express from "express";
 import { userIdsWithEmail } from "./app/lib/clerk/backend-calls.server";
 import { EnvError, parseEnv } from "./app/lib/env.server";
+import { organizationIdsOf } from "./app/lib/orgs/memberships.server";
 import { createLoadContext } from "./app/lib/load-context.server";
 import { loadAppBuild, WrongBuildError } from "./server/app-build";
 import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
@@ -104,6 +105,7 @@ app.post(
     coordination,
     metrics: services.metrics,
     usersWithEmail: (email) => userIdsWithEmail(services, email),
+    organizationsOf: (userId) => organizationIdsOf(services, userId),
   }),
 );
 const remix = createRequestHandler({

@@ -32,12 +32,15 @@ export function clerkWebhooks({
   secret,
   coordination,
   usersWithEmail,
+  organizationsOf,
   metrics,
 }: {
   secret: string | undefined;
   coordination: Coordination;
   /** The ids of the people with this address (an invitation's: whose invitations changed). */
   usersWithEmail: (email: string) => Promise<string[]>;
+  /** The ids of a person's organizations (a changed person's: whose member lists show them). */
+  organizationsOf: (userId: string) => Promise<string[]>;
   metrics: AppMetrics;
 }): [express.RequestHandler, express.RequestHandler, express.ErrorRequestHandler] {
   const answer = (
@@ -52,17 +55,19 @@ export function clerkWebhooks({
     res.status(status).set("Cache-Control", "no-store").json({ message });
   };
 
-  /** Invitees by address become the kept invitations of the people with that address. */
-  const resolved = async (touched: TouchedKey[]): Promise<CacheKey[]> =>
-    (
-      await Promise.all(
-        touched.map(async (key) =>
-          "invitee" in key
-            ? (await usersWithEmail(key.invitee)).map((userId) => ({ cache: "invitations" as const, key: userId }))
-            : [key],
-        ),
-      )
-    ).flat();
+  /** What the event names by a person: the keys it stands for. */
+  async function keysOf(key: TouchedKey): Promise<CacheKey[]> {
+    if ("invitee" in key)
+      return (await usersWithEmail(key.invitee)).map((userId) => ({ cache: "invitations", key: userId }));
+    if ("memberOf" in key) {
+      return (await organizationsOf(key.memberOf)).flatMap((orgId): CacheKey[] => [
+        { cache: "latestMembers", key: orgId },
+        { cache: "memberPages", prefix: `${orgId}|` },
+      ]);
+    }
+    return [key];
+  }
+  const resolved = async (touched: TouchedKey[]) => (await Promise.all(touched.map(keysOf))).flat();
 
   /** Verifies, then applies once: the answer Svix gets says whether to deliver it again. */
   async function receive(req: express.Request, res: express.Response) {

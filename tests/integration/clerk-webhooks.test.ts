@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { armFault, emulatorCalls } from "../support/emulator-api";
+import { armFault, backendApi, emulatorCalls, newTeam } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
 import { freePort, keysModeEnv, startServer, type RunningServer } from "../support/server";
 import { createTestKeyPair, emulatorCookie, emulatorSession, sessionCookieHeader } from "../support/session";
@@ -94,6 +94,29 @@ describe("Clerk's webhooks", () => {
     expect(await invitationsOf()).toBe(before);
     await orgs(grace);
     expect(await invitationsOf()).toBe(before + 1);
+  });
+
+  it("a person's update has only their organizations' member lists read again, found from their memberships", async () => {
+    const bapi = backendApi(server.origin, server.dataDir);
+    const other = await newTeam(bapi);
+    const otherCookie = await emulatorCookie(server.origin, other.admin.email, other.org.id);
+    const callsOf = async (path: string, person: string) => {
+      const before = total(await emulatorCalls(server.origin));
+      const res = await fetch(`${server.origin}${path}`, { headers: { Cookie: person } });
+      expect(res.status).toBe(200);
+      await res.text();
+      return total(await emulatorCalls(server.origin)) - before;
+    };
+    const [adaOrg, otherOrg] = ["/orgs/analytical-engines", `/orgs/${other.org.slug}`];
+    await callsOf(adaOrg, cookie);
+    await callsOf(otherOrg, otherCookie);
+    expect(await callsOf(adaOrg, cookie)).toBe(0);
+    expect(await callsOf(otherOrg, otherCookie)).toBe(0);
+
+    const updated = { type: "user.updated", data: { id: adaId, object: "user", first_name: "Augusta Ada" } };
+    expect((await send(signedWebhook(SECRET, updated))).status).toBe(200);
+    expect(await callsOf(adaOrg, cookie)).toBeGreaterThan(0);
+    expect(await callsOf(otherOrg, otherCookie)).toBe(0);
   });
 
   it("the invitee lookup honours Clerk's 429: held back for Retry-After, the webhook gets 503 so Svix retries", async () => {

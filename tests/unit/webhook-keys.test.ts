@@ -56,16 +56,22 @@ describe("the keys a Clerk webhook event touches", () => {
     }
   });
 
-  it("a person changed: their lists, and the member directories that show them; deleted, the member counts too", () => {
-    const updated = [
+  it("a person changed: their invitations, and the member lists of their organizations (found by the caller)", () => {
+    expect(keysTouchedBy("user.updated", { id: USER })).toEqual([
+      { cache: "invitations", key: USER },
+      { memberOf: USER },
+    ]);
+    expect(keysTouchedBy("user.created", { id: USER })).toEqual([]);
+  });
+
+  it("a person deleted: their lists, and every member list and count (their memberships may be gone already)", () => {
+    expect(keysTouchedBy("user.deleted", { id: USER })).toEqual([
       { cache: "memberships", key: USER },
       { cache: "invitations", key: USER },
       { cache: "latestMembers", prefix: "" },
       { cache: "memberPages", prefix: "" },
-    ];
-    expect(keysTouchedBy("user.updated", { id: USER })).toEqual(updated);
-    expect(keysTouchedBy("user.deleted", { id: USER })).toEqual([...updated, { cache: "profiles", prefix: "" }]);
-    expect(keysTouchedBy("user.created", { id: USER })).toEqual([]);
+      { cache: "profiles", prefix: "" },
+    ]);
   });
 
   it("an event without the ids it should carry forgets the whole cache rather than nothing", () => {

@@ -1,5 +1,7 @@
-import type { Organization } from "@clerk/backend";
+import type { Organization, OrganizationMembership } from "@clerk/backend";
 import type { AppLoadContext } from "@remix-run/node";
+import type { AppServices } from "../load-context.server";
+import { readUpstreamOutsidePages } from "../upstream/request-scope.server";
 import { forgetMembersOf } from "./members.server";
 import { cachedClerkRead, clerkRead } from "../clerk/backend-calls.server";
 import { isClerkNotFound } from "../clerk/field-errors.server";
@@ -17,6 +19,27 @@ function toProfile(org: Organization): OrgProfile {
 }
 
 export type MyMembership = { orgId: string; role: OrgRole };
+
+const toMembership = (m: OrganizationMembership): MyMembership => ({
+  orgId: m.organization.id,
+  role: m.role as OrgRole,
+});
+
+/**
+ * The ids of a person's organizations, from their kept memberships or one
+ * read (outside any page: for Clerk's webhooks, held back after a 429).
+ */
+export async function organizationIdsOf(
+  services: Pick<AppServices, "clerk" | "orgs" | "backoff" | "metrics">,
+  userId: string,
+): Promise<string[]> {
+  const memberships = await services.orgs.memberships.get(userId, () =>
+    readUpstreamOutsidePages(services, "clerk.users.getOrganizationMembershipList", () =>
+      services.clerk.users.getOrganizationMembershipList({ userId, limit: 100 }),
+    ).then(({ data }) => data.map(toMembership)),
+  );
+  return memberships.map((m) => m.orgId);
+}
 
 /** An organization's name, image and member count (kept a few seconds per organization). */
 export function organizationProfile(context: AppLoadContext, orgId: string): Promise<OrgProfile> {
@@ -50,7 +73,7 @@ export async function listMyOrganizations(
         const profile = toProfile(m.organization);
         // (Clerk may leave the member count out of a membership's organization: the profile's own read has it.)
         if (profile.membersCount !== null) context.orgs.profiles.set(profile.id, profile, profilesMark);
-        return { orgId: m.organization.id, role: m.role as OrgRole };
+        return toMembership(m);
       }),
   );
   const organizations = await Promise.all(

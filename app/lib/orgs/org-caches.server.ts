@@ -153,16 +153,20 @@ type EventData = {
   public_user_data?: { user_id?: unknown };
 };
 
-/** A cached answer an event changes, or the address of a person whose invitations it changes (found by the caller). */
-export type TouchedKey = CacheKey | { invitee: string };
+/**
+ * A cached answer an event changes; or, found by the caller, the address of
+ * a person whose invitations it changes, or a person whose organizations'
+ * member lists show them.
+ */
+export type TouchedKey = CacheKey | { invitee: string } | { memberOf: string };
 
 const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : null);
 
 /**
  * The cached answers a Clerk webhook event changes, and nothing else; null
- * for an event these caches do not depend on. Where the event does not name
- * a key (a person's name shows among the members of organizations a
- * `user.updated` does not list), that cache's keys are all forgotten.
+ * for an event these caches do not depend on. Where the event names no key
+ * and none can be found (a deleted person's organizations), that cache's
+ * keys are all forgotten.
  */
 export function keysTouchedBy(type: string, data: EventData): TouchedKey[] | null {
   const [resource, action] = type.split(".");
@@ -208,13 +212,15 @@ export function keysTouchedBy(type: string, data: EventData): TouchedKey[] | nul
     case "user": {
       const userId = text(data.id);
       if (!userId || action === "created") return [];
+      // A new address may have invitations waiting; a name or picture shows in their organizations' member lists.
+      if (action === "updated") return [{ cache: "invitations", key: userId }, { memberOf: userId }];
+      // Deleted: their memberships may be gone from Clerk already, so every member list, and member counts.
       return [
         { cache: "memberships", key: userId },
         { cache: "invitations", key: userId },
         everything("latestMembers"),
         everything("memberPages"),
-        // A deleted person no longer counts among their organizations' members.
-        ...(action === "deleted" ? [everything("profiles")] : []),
+        everything("profiles"),
       ];
     }
     default:
