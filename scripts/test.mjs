@@ -40,6 +40,20 @@ timed("type check", () => check("type check (tsc --noEmit)", run("npx", ["tsc", 
 timed("lint", () => check("lint (eslint, prettier --check)", run("npm", ["run", "lint"])));
 const built = timed("build", () => check("build (remix build + server bundle)", run("npm", ["run", "build"])));
 
+/** The Playwright tests that failed and then passed on their retry, by file, project and title. */
+function flakyTests(report) {
+  const found = [];
+  const walk = (suite) => {
+    for (const child of suite.suites ?? []) walk(child);
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests)
+        if (test.status === "flaky") found.push(`${spec.file} [${test.projectName}] ${spec.title}`);
+  };
+  walk(report);
+  return found;
+}
+let flaky = [];
+
 /** One vitest project, its results added to the totals; on `node` (and it first on the PATH) if given. */
 function vitestProject(project, node = null) {
   const file = `test-results/vitest-${project}.json`;
@@ -78,10 +92,12 @@ if (built) {
   timed("firefox", () => vitestProject("firefox"));
   timed("e2e (Playwright)", () => run("npx", ["playwright", "test"], { CI: "1" }));
   if (existsSync("test-results/playwright.json")) {
-    const { stats } = JSON.parse(readFileSync("test-results/playwright.json", "utf8"));
+    const report = JSON.parse(readFileSync("test-results/playwright.json", "utf8"));
+    const { stats } = report;
     totals.passed += stats.expected + stats.flaky;
     totals.failed += stats.unexpected;
     totals.skipped += stats.skipped;
+    flaky = flakyTests(report);
   } else {
     check("playwright report", false);
   }
@@ -96,6 +112,8 @@ if (built) {
   check("every Clerk API answer of the suite against Clerk's OpenAPI spec", contract.status === 0);
 }
 
+if (flaky.length > 0)
+  console.log(`flaky (failed once, passed when run again): ${flaky.length}\n${flaky.map((t) => `  ${t}`).join("\n")}`);
 if (summary) console.log(summary);
 const total = phases.reduce((sum, [, seconds]) => sum + seconds, 0);
 console.log(
