@@ -22,6 +22,8 @@ export type Coordination = {
   claim(webhookId: string): Promise<boolean>;
   /** Gives a claimed id back (its message could not be applied: Svix will deliver it again). */
   release(webhookId: string): Promise<void>;
+  /** Resolves once this instance hears the others (subscribed to their channel), or could not. */
+  listening: Promise<void>;
   close(): Promise<void>;
 };
 
@@ -56,6 +58,7 @@ export function createCoordination(
       async release(id) {
         applied.delete(id);
       },
+      listening: Promise.resolve(),
       async close() {},
     };
   }
@@ -70,7 +73,10 @@ export function createCoordination(
     if ("keys" in message) void forgetKeys(caches, message.keys);
     else backoff.hold(message.hold.upstream, message.hold.until);
   });
-  void subscriber.subscribe(CHANNEL).catch(() => undefined);
+  const listening = subscriber.subscribe(CHANNEL).then(
+    () => undefined,
+    () => undefined,
+  );
   // A hold made while this instance was starting or away is in Redis: its
   // messages are not. Read once either connection is (back) up.
   const readHolds = () =>
@@ -114,6 +120,7 @@ export function createCoordination(
     async release(id) {
       await redis.client.del(`teamwork:webhook:${id}`);
     },
+    listening,
     async close() {
       subscriber.disconnect();
     },

@@ -28,6 +28,8 @@ async function instance(): Promise<{ caches: OrgCaches; coordination: Coordinati
   const caches = createOrgCaches({ store: redisCacheStore(client), webhooks: true });
   const coordination = createCoordination(caches, { client, url: redis.url });
   opened.push({ client, coordination });
+  // (A message published before an instance listens never reaches it.)
+  await coordination.listening;
   return { caches, coordination, client };
 }
 
