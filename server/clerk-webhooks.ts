@@ -84,16 +84,17 @@ export function clerkWebhooks({
     if (event === null) return answer(res, 400, "refused", null, "The webhook's signature did not verify.");
     if (!isEvent(event)) return answer(res, 400, "refused", null, "That is not a Clerk event.");
     const touched = keysTouchedBy(event.type, event.data);
+    const unavailable = () =>
+      answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
+    const claimed = await coordination.claim(id).catch(() => null);
+    if (claimed === null) return unavailable();
+    if (!claimed) return answer(res, 200, "replayed", event.type, "Already applied.");
     try {
-      if (!(await coordination.claim(id))) return answer(res, 200, "replayed", event.type, "Already applied.");
-      try {
-        if (touched) await coordination.forget(await resolved(touched));
-      } catch (error) {
-        await coordination.release(id);
-        throw error;
-      }
+      if (touched) await coordination.forget(await resolved(touched));
     } catch {
-      return answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
+      // Not applied: the id goes back for Svix's next delivery.
+      await coordination.release(id).catch(() => undefined);
+      return unavailable();
     }
     answer(res, 200, touched ? "applied" : "ignored", event.type, touched ? "Applied." : "Nothing to do.");
   }
