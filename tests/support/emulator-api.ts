@@ -65,6 +65,20 @@ export async function armFault(origin: string, fault: { endpoint: string; mode: 
   if (res.status !== 200) throw new Error(`arming ${fault.endpoint} failed: ${res.status}`);
 }
 
+/**
+ * Resolves once every webhook the emulator has sent so far was accepted (or
+ * given up on): what it said changed has been forgotten by then.
+ */
+export async function webhooksDelivered(origin: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const deliveries = (await (await fetch(`${origin}/__clerk/_emulator/webhooks`)).json()) as { status: string }[];
+    if (!deliveries.some((d) => d.status === "pending")) return;
+    if (Date.now() > deadline) throw new Error("the emulator's webhooks are still pending");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** How many calls the emulator has answered, per endpoint ("bapi GET /v1/organizations/:id", …). */
 export async function emulatorCalls(origin: string): Promise<Record<string, number>> {
   return (await (await fetch(`${origin}/__clerk/_emulator/calls`)).json()) as Record<string, number>;
