@@ -54,7 +54,7 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
   });
   const cacheLookups = new Counter({
     name: "cache_lookups_total",
-    help: "Lookups in the caches of Clerk's answers, by cache and result (hit, miss, stale: an old copy served because Clerk could not answer).",
+    help: "Lookups in the caches of Clerk's answers, by cache and result (hit, miss, stale: an old copy served because Clerk could not answer; too_old_to_authorize: Clerk could not answer and the only copy, past its fresh lifetime, would have granted access, so the page was a 503).",
     labelNames: ["cache", "result"] as const,
     registers,
   });

@@ -1,3 +1,5 @@
+import type { LookupResult } from "./shared-cache.server";
+
 /**
  * What the app counts for operators. server/metrics.ts records it with
  * prom-client when METRICS_PORT is set; otherwise nothing is recorded.
@@ -25,8 +27,13 @@ export type StaleTokenOutcome = "ran" | "refused" | "unverified" | "unavailable"
 export type AppMetrics = {
   /** One attempt of a call named `upstream` ("clerk.users.getUser"…); `seconds` is null when none was made. */
   upstreamAttempt(upstream: string, outcome: AttemptOutcome, seconds: number | null): void;
-  /** A cache lookup: answered from a kept copy (`hit`), from Clerk (`miss`), or from an old copy because Clerk could not answer (`stale`). */
-  cacheLookup(cache: string, result: "hit" | "miss" | "stale"): void;
+  /**
+   * A cache lookup: answered from a kept copy (`hit`), from Clerk (`miss`), or
+   * from an old copy because Clerk could not answer (`stale`); or refused
+   * because the only copy was past its fresh lifetime and grants access
+   * (`too_old_to_authorize`).
+   */
+  cacheLookup(cache: string, result: LookupResult): void;
   rateLimitRefusal(limit: string): void;
   staleTokenPost(outcome: StaleTokenOutcome): void;
   /** An unexpected error's report to PostHog: `sent` (queued), or `dropped` (over the flood bound). */

@@ -19,7 +19,13 @@ export type CacheStore = {
   clear(prefix: string): Promise<void>;
 };
 
-export type LookupResult = "hit" | "miss" | "stale";
+/**
+ * hit: a copy within its fresh lifetime; miss: read from Clerk; stale: an
+ * older copy shown because Clerk could not answer; too_old_to_authorize: Clerk
+ * could not answer and the only copy, past its fresh lifetime, would have
+ * said who may see an organization, so nothing was answered.
+ */
+export type LookupResult = "hit" | "miss" | "stale" | "too_old_to_authorize";
 
 /**
  * A ShortCache whose answers are also kept in a store (Redis) shared by every
@@ -32,7 +38,7 @@ export type SharedCache<Value> = ShortCache<Value> & {
   forgotten(): Promise<void>;
 };
 
-/** How long a kept answer may stand in for one Clerk cannot give (429 or 5xx after the retries). */
+/** How long a kept answer that only displays may stand in for one Clerk cannot give (429 or 5xx after the retries). */
 export const STALE_FOR_MS = 10 * 60_000;
 
 /**
@@ -42,12 +48,16 @@ export const STALE_FOR_MS = 10 * 60_000;
  * - the store's, for `sharedTtlMs` (minutes where Clerk's webhooks say what
  *   changed, else seconds), shared by all instances through Redis.
  * An answer is kept `STALE_FOR_MS` in all: when Clerk is unavailable, a page
- * gets the last answer up to 10 minutes old instead of a 503.
+ * gets the last answer up to 10 minutes old instead of a 503, unless the
+ * cache `authorizes` (what it holds says who may see or change something):
+ * such a copy counts only within its fresh lifetime, whatever Clerk's state,
+ * and past it the lookup fails as Clerk's read did.
  */
 export function createCache<Value>({
   name,
   localTtlMs,
   sharedTtlMs,
+  authorizes = false,
   store,
   onLookup = () => undefined,
   now = Date.now,
@@ -55,6 +65,8 @@ export function createCache<Value>({
   name: string;
   localTtlMs: number;
   sharedTtlMs: number;
+  /** Whether its answers grant access: then never served past `sharedTtlMs`, even when Clerk fails. */
+  authorizes?: boolean;
   store: CacheStore;
   onLookup?: (result: LookupResult) => void;
   now?: () => number;
@@ -86,6 +98,11 @@ export function createCache<Value>({
       return value;
     } catch (error) {
       if (!stored || now() - stored.at >= STALE_FOR_MS || !isUnavailable(error)) throw error;
+      if (authorizes) {
+        onLookup("too_old_to_authorize");
+        logEvent("cache_too_old_to_authorize", { cache: name, age_s: Math.round((now() - stored.at) / 1000) });
+        throw error;
+      }
       onLookup("stale");
       logEvent("cache_stale", { cache: name, age_s: Math.round((now() - stored.at) / 1000) });
       return stored.value as Value;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createCache, memoryStore, STALE_FOR_MS, type LookupResult } from "~/lib/shared-cache.server";
 
 // Two "instances" are two caches over one store (as two processes over Redis).
-function setup(sharedTtlMs = 60_000) {
+function setup(sharedTtlMs = 60_000, authorizes = false) {
   let time = 1_000_000;
   const now = () => time;
   const store = memoryStore({ now });
@@ -12,6 +12,7 @@ function setup(sharedTtlMs = 60_000) {
       name: "profiles",
       localTtlMs: 2_000,
       sharedTtlMs,
+      authorizes,
       store,
       now,
       onLookup: (r) => lookups.push(r),
@@ -60,6 +61,19 @@ describe("the shared cache", () => {
     await c.get("org_2", async () => "kept");
     later(3_000);
     await expect(c.get("org_2", () => Promise.reject(new Error("bug")))).rejects.toThrow("bug");
+  });
+
+  it("a cache that authorizes never serves a copy past its fresh lifetime, even when Clerk fails", async () => {
+    const { a, b, lookups, pass } = setup(2_000, true);
+    await a.get("user_1", async () => "member of org_1");
+    await settle();
+    pass(1_500);
+    // Within its fresh lifetime, from the store: Clerk is not asked.
+    expect(await b.get("user_1", unavailable)).toBe("member of org_1");
+    pass(3_000);
+    await expect(b.get("user_1", unavailable)).rejects.toBeInstanceOf(Response);
+    await expect(a.get("user_1", unavailable)).rejects.toBeInstanceOf(Response);
+    expect(lookups).toEqual(["miss", "hit", "too_old_to_authorize", "too_old_to_authorize"]);
   });
 
   it("forgetting a key drops both levels; a read under way when it was forgotten is not kept for others", async () => {

@@ -16,17 +16,17 @@ export type LatestMembers = { members: Member[]; total: number };
  * Clerk's word of a change anywhere.
  */
 export type OrgCaches = {
-  /** A person's memberships (organization id and role), by user id. */
+  /** A person's memberships (organization id and role), by user id. Authorizes: never served past its fresh lifetime. */
   memberships: SharedCache<MyMembership[]>;
-  /** An organization's name, image and member count, by organization id. */
+  /** An organization's name, image and member count, by organization id. Displays: may stand in while Clerk fails. */
   profiles: SharedCache<OrgProfile>;
-  /** An organization's newest members and member count, by organization id. */
+  /** An organization's newest members and member count, by organization id. Displays, to members just confirmed. */
   latestMembers: SharedCache<LatestMembers>;
-  /** Pages of an organization's member directory, by `<organization id>|<page>|<query>`. */
+  /** Pages of an organization's member directory, by `<organization id>|<page>|<query>`. Displays, to members just confirmed. */
   memberPages: SharedCache<MemberPage>;
-  /** An organization's pending invitations, by `<organization id>|` (`<organization id>|links` with their links). */
+  /** An organization's pending invitations, by `<organization id>|` (`<organization id>|links` with their links). Displays, to members just confirmed. */
   pendingInvitations: SharedCache<PendingInvitation[]>;
-  /** The invitations waiting for a person, by user id (the organizations' names come from `profiles`). */
+  /** The invitations waiting for a person, by user id (the organizations' names come from `profiles`). Displays: accepting one asks Clerk. */
   invitations: SharedCache<KeptInvitation[]>;
   /** Whose memberships Clerk's webhooks said changed, and when: the session tokens they had then name a role or an organization that may be gone. */
   membershipChanges: ChangeLog;
@@ -113,6 +113,7 @@ export function createOrgCaches({
       name,
       localTtlMs: LIFETIMES_MS[name],
       sharedTtlMs: webhooks ? WITH_WEBHOOKS_MS : LIFETIMES_MS[name],
+      authorizes: name === "memberships",
       store,
       onLookup: (result) => metrics.cacheLookup(name, result),
     });
