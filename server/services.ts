@@ -1,12 +1,15 @@
 import { createAnalytics } from "../app/lib/analytics/analytics.server";
 import { createClerkBackend } from "../app/lib/clerk/client.server";
-import { isProduction, type Env } from "../app/lib/env.server";
+import { createSigningKeys } from "../app/lib/clerk/signing-keys.server";
+import { isLocalEmulator, isProduction, type Env } from "../app/lib/env.server";
 import { createRateLimiter } from "../app/lib/http/rate-limit.server";
 import type { AppServices } from "../app/lib/load-context.server";
+import { logEvent } from "../app/lib/log.server";
 import { NO_METRICS } from "../app/lib/metrics.server";
 import { createOrgCaches } from "../app/lib/orgs/org-caches.server";
 import { memoryStore } from "../app/lib/shared-cache.server";
 import { createThemeStore } from "../app/lib/theme/theme.server";
+import { readUpstreamOutsidePages } from "../app/lib/upstream/request-scope.server";
 import { createCoordination } from "./coordination";
 import { createMetrics } from "./metrics";
 import { redisCacheStore } from "./redis-cache-store";
@@ -27,13 +30,29 @@ export function createServices(env: Env) {
     webhooks: env.CLERK_WEBHOOK_SIGNING_SECRET !== undefined,
   });
   const coordination = createCoordination(orgs, redis && env.REDIS_URL ? { client: redis, url: env.REDIS_URL } : null);
+  const clerk = createClerkBackend(env);
+  const counted = { backoff: coordination.backoff, metrics: metrics?.app ?? NO_METRICS };
+  if (!env.CLERK_JWT_KEY && !isLocalEmulator(env)) {
+    logEvent("warning", {
+      component: "clerk",
+      message:
+        "CLERK_JWT_KEY is not set: session tokens are verified with Clerk's JWKS, read from its Backend API (at start, and at most once a minute for a key id it lacks). Set it to the PEM public key (Clerk Dashboard → API keys → JWT public key) to verify them without a network call, as Clerk recommends.",
+    });
+  }
   const services: AppServices = {
     analytics: createAnalytics(env, metrics?.app),
-    clerk: createClerkBackend(env),
-    metrics: metrics?.app ?? NO_METRICS,
+    clerk,
+    signingKeys: createSigningKeys({
+      jwtKey: env.CLERK_JWT_KEY,
+      readKeys: () =>
+        readUpstreamOutsidePages(counted, "clerk.jwks.getJwks", () => clerk.jwks.getJwks()).then(
+          ({ keys }) => keys ?? [],
+        ),
+    }),
+    metrics: counted.metrics,
     rateLimiter: createRateLimiter({ scale: env.RATE_LIMIT_SCALE, redis }),
     orgs,
-    backoff: coordination.backoff,
+    backoff: counted.backoff,
     theme: createThemeStore({ secret: env.SESSION_SECRET, secure: isProduction(env) }),
   };
   return {

@@ -63,6 +63,12 @@ const EnvSchema = z
     CLERK_LOCAL_EMULATOR: z.enum(["1"]).optional(),
     RATE_LIMIT_SCALE: z.coerce.number().positive("must be a positive number").max(1_000_000).default(1),
     PUBLIC_ORIGIN: origin.optional(),
+    // Other origins whose pages may hold this app's sessions (Clerk's satellite domains): a token's `azp`.
+    CLERK_AUTHORIZED_PARTIES: z
+      .string()
+      .transform((v) => v.split(",").map((part) => part.trim()))
+      .pipe(z.array(origin).min(1))
+      .optional(),
     TRUST_PROXY: trustProxy.optional(),
     REDIS_URL: z
       .string()
@@ -126,7 +132,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = EnvSchema.safeParse(withoutEmpty(source));
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const name = issue?.path.join(".") || "environment";
+  // The variable, not the part of it (the second origin of a list…).
+  const name = issue?.path[0]?.toString() || "environment";
   const problem =
     issue?.code === "invalid_type" && issue.received === "undefined" ? "is required but not set" : issue?.message;
   throw new EnvError(`Invalid environment: ${name} ${problem}`);

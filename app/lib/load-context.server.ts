@@ -1,5 +1,6 @@
 import type { Analytics } from "./analytics/analytics.server";
 import type { ClerkClient } from "./clerk/client.server";
+import type { SigningKeys } from "./clerk/signing-keys.server";
 import type { RateLimiter } from "./http/rate-limit.server";
 import type { AppMetrics } from "./metrics.server";
 import { createServerTiming, type ServerTiming } from "./http/server-timing.server";
@@ -15,6 +16,8 @@ import { createUpstreamScope, type UpstreamScope } from "./upstream/request-scop
 export type AppServices = {
   analytics: Analytics | null;
   clerk: ClerkClient;
+  /** Which session tokens Clerk signed, checked before Clerk's SDK is shown them. */
+  signingKeys: SigningKeys;
   metrics: AppMetrics;
   rateLimiter: RateLimiter;
   orgs: OrgCaches;

@@ -41,6 +41,17 @@ describe("parseEnv", () => {
     );
   });
 
+  it("reads CLERK_AUTHORIZED_PARTIES as a list of bare origins, and names it when one is not", () => {
+    expect(parseEnv(valid).CLERK_AUTHORIZED_PARTIES).toBeUndefined();
+    expect(
+      parseEnv({ ...valid, CLERK_AUTHORIZED_PARTIES: "https://app.example.org, https://Team.example.net/" })
+        .CLERK_AUTHORIZED_PARTIES,
+    ).toEqual(["https://app.example.org", "https://team.example.net"]);
+    expect(messageFor({ ...valid, CLERK_AUTHORIZED_PARTIES: "https://app.example.org,https://x.example/path" })).toBe(
+      "Invalid environment: CLERK_AUTHORIZED_PARTIES must be an origin such as https://teamwork.example.com (no path)",
+    );
+  });
+
   it("needs neither in local mode (the emulator fills the Clerk keys)", () => {
     const { PUBLIC_ORIGIN: _o, TRUST_PROXY: _t, ...rest } = valid;
     expect(parseEnv({ ...rest, CLERK_LOCAL_EMULATOR: "1" }).PUBLIC_ORIGIN).toBeUndefined();

@@ -1,6 +1,8 @@
 import type { RequestState } from "@clerk/backend/internal";
 import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
-import { getEnv } from "../env.server";
+import { getEnv, isLocalEmulator } from "../env.server";
+import { unavailable } from "../upstream/request-scope.server";
+import { cookieSuffix, sessionTokenCookie, withoutForgedTokens } from "./session-cookies.server";
 import { sessionToEnd, settlePost, staleReason, type ClerkCheck } from "./stale-token.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
@@ -17,31 +19,63 @@ function proxyUrlFor(request: Request): string | undefined {
   return proxy?.startsWith("/") ? new URL(proxy, request.url).toString() : proxy;
 }
 
+/**
+ * The origins a session token's `azp` (the page that asked Clerk for it) may
+ * name: PUBLIC_ORIGIN and CLERK_AUTHORIZED_PARTIES (satellite domains); in
+ * local mode, the app's own origin. A token made for another site on the
+ * same Clerk instance is then no session here. (A token without `azp`, as a
+ * server-made one, is Clerk's SDK's to accept.)
+ */
+function authorizedParties(request: Request): string[] {
+  const env = getEnv();
+  if (isLocalEmulator(env)) return [new URL(request.url).origin];
+  return [env.PUBLIC_ORIGIN, ...(env.CLERK_AUTHORIZED_PARTIES ?? [])].filter((o): o is string => Boolean(o));
+}
+
 /** The options of every Clerk check of this app's requests. */
 function clerkOptions(request: Request) {
-  return { proxyUrl: proxyUrlFor(request), signInUrl: SIGN_IN_URL, signUpUrl: SIGN_UP_URL };
+  return {
+    proxyUrl: proxyUrlFor(request),
+    signInUrl: SIGN_IN_URL,
+    signUpUrl: SIGN_UP_URL,
+    authorizedParties: authorizedParties(request),
+  };
+}
+
+/**
+ * The request as Clerk's SDK is shown it (once per request): URL and
+ * headers, without the body (the action's), and without the tokens no key of
+ * Clerk's signed; and the one session token Clerk's rules pick from it.
+ */
+function shownToClerk({ request, context }: Args): Promise<{ request: Request; token: string | null }> {
+  return context.upstream.once("clerk.shownRequest", async () => {
+    const suffix = await cookieSuffix(getEnv().CLERK_PUBLISHABLE_KEY);
+    const copy = new Request(request.url, { method: context.method, headers: request.headers });
+    const shown = await withoutForgedTokens(copy, suffix, (token) => context.signingKeys.signedByClerk(token));
+    return { request: shown, token: sessionTokenCookie(shown, suffix) };
+  });
 }
 
 /**
  * Clerk's own answer for the request, made once per request: signed in,
  * signed out, or a handshake it wants the browser sent through. Nothing is
- * thrown here; `authenticate` decides what each answer means.
+ * thrown here but Clerk's keys being unreadable; `authenticate` decides what
+ * each answer means.
  */
-function clerkState({ request, context }: Args): Promise<RequestState> {
+function clerkState(args: Args): Promise<RequestState> {
+  const { request, context } = args;
   return context.upstream.once("clerk.authenticateRequest", () =>
-    context.timing.time("auth", () =>
-      // Clerk needs the URL and headers only; a copy without the body leaves that to the action.
-      context.clerk.authenticateRequest(
-        new Request(request.url, { method: context.method, headers: request.headers }),
-        clerkOptions(request),
-      ),
+    context.timing.time("auth", async () =>
+      context.clerk.authenticateRequest((await shownToClerk(args)).request, clerkOptions(request)),
     ),
   );
 }
 
-/** What stale-token.server needs of Clerk: a bearer token's verification, lenient on its times, and auth objects. */
-function clerkCheckFor({ request, context }: Args): ClerkCheck {
+/** What stale-token.server needs of Clerk: the request's token, its verification lenient on times, and auth objects. */
+async function clerkCheckFor(args: Args): Promise<ClerkCheck> {
+  const { request, context } = args;
   return {
+    token: (await shownToClerk(args)).token,
     verify: (token, clockSkewInMs) =>
       context.clerk.authenticateRequest(new Request(request.url, { headers: { Authorization: `Bearer ${token}` } }), {
         ...clerkOptions(request),
@@ -69,11 +103,13 @@ const isRead = (method: string) => method === "GET" || method === "HEAD";
  */
 export function authenticate(args: Args): Promise<RequestState> {
   const { context } = args;
-  return context.upstream.once("clerk.authenticate", async () => {
-    const state = await settledState(args);
-    context.person.userId = state.status === "signed-in" ? (authOf(state).userId ?? null) : null;
-    return state;
-  });
+  return context.upstream
+    .once("clerk.authenticate", async () => {
+      const state = await settledState(args);
+      context.person.userId = state.status === "signed-in" ? (authOf(state).userId ?? null) : null;
+      return state;
+    })
+    .catch((error: unknown) => unavailable(context, error));
 }
 
 /** Clerk's answer, with what this app makes of it for a GET (redirects) and for a POST (`settlePost`). */
@@ -81,10 +117,7 @@ async function settledState(args: Args): Promise<RequestState> {
   const { request, context } = args;
   const state = await clerkState(args);
   if (!isRead(context.method)) {
-    const settled = await settlePost(context, request, state, {
-      ...clerkCheckFor(args),
-      signedOut: signedOutFor(args),
-    });
+    const settled = await settlePost(context, state, { ...(await clerkCheckFor(args)), signedOut: signedOutFor(args) });
     // Signed in where Clerk said otherwise: a stale token Clerk confirmed, whose claims may be minutes old.
     if (settled !== state && settled.status === "signed-in") fromStaleTokens.add(authOf(settled));
     return settled;
@@ -108,7 +141,11 @@ async function settledState(args: Args): Promise<RequestState> {
  * stale-token.server's `sessionToEnd`), or null for a signed-out browser.
  */
 export async function sessionToSignOut(args: Args) {
-  return sessionToEnd(args.context, args.request, await clerkState(args), clerkCheckFor(args));
+  try {
+    return await sessionToEnd(args.context, await clerkState(args), await clerkCheckFor(args));
+  } catch (error) {
+    return unavailable(args.context, error);
+  }
 }
 
 /**

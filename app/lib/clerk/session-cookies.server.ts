@@ -1,16 +1,61 @@
+import { getCookieSuffix } from "@clerk/shared/keys";
 import { parse, serialize } from "cookie";
 
 const SESSION_COOKIE = /^(__session|__client_uat)(_[A-Za-z0-9-]+)?$/;
+/** Where Clerk's handshake brings its signed cookies back (a query parameter, or a cookie). */
+const HANDSHAKE = "__clerk_handshake";
+
+const suffixes = new Map<string, Promise<string>>();
+
+/** This instance's cookie suffix: clerk-js 5 writes `__session_<suffix>` beside `__session`. */
+export function cookieSuffix(publishableKey: string): Promise<string> {
+  let suffix = suffixes.get(publishableKey);
+  if (!suffix) suffixes.set(publishableKey, (suffix = getCookieSuffix(publishableKey)));
+  return suffix;
+}
 
 /**
- * The session tokens a request's cookies hold, most specific first: clerk-js
- * 5 writes `__session_<suffix>` (its instance's) beside `__session`. Only
- * values shaped like a JWT; whoever reads them verifies them.
+ * The session token a request's cookies hold, as Clerk's rules pick it: this
+ * instance's suffixed cookie, else `__session`. Any other `__session_*` is
+ * another instance's, and never read. Null without a JWT-shaped one.
  */
-export function sessionTokenCookies(request: Request): string[] {
+export function sessionTokenCookie(request: Request, suffix: string): string | null {
   const cookies = parse(request.headers.get("Cookie") ?? "");
-  const suffixed = Object.keys(cookies).filter((name) => name.startsWith("__session_"));
-  return [...suffixed, "__session"].map((name) => cookies[name] ?? "").filter((value) => value.split(".").length === 3);
+  const token = cookies[`__session_${suffix}`] || cookies.__session;
+  return token && token.split(".").length === 3 ? token : null;
+}
+
+/**
+ * The request as Clerk's SDK is to see it: without the tokens it would
+ * verify (the session cookies it reads, the handshake's) that no key of
+ * Clerk's signed (`signedByClerk`), and without an `Authorization` header
+ * (this app's sessions are cookies; Clerk would take a header's token, or
+ * a machine token it asks its Backend API about, first). What is left costs
+ * Clerk's SDK no call to verify, whatever the request carried. No body.
+ */
+export async function withoutForgedTokens(
+  request: Request,
+  suffix: string,
+  signedByClerk: (token: string) => Promise<boolean>,
+): Promise<Request> {
+  const url = new URL(request.url);
+  const headers = new Headers(request.headers);
+  headers.delete("Authorization");
+  const cookieHeader = headers.get("Cookie") ?? "";
+  const cookies = parse(cookieHeader);
+  const forged = async (token: string | undefined) => Boolean(token) && !(await signedByClerk(token as string));
+  const names = ["__session", `__session_${suffix}`, HANDSHAKE];
+  const [queryForged, ...cookiesForged] = await Promise.all([
+    forged(url.searchParams.get(HANDSHAKE) ?? undefined),
+    ...names.map((name) => forged(cookies[name])),
+  ]);
+  if (queryForged) url.searchParams.delete(HANDSHAKE);
+  const dropped = new Set(names.filter((_, i) => cookiesForged[i]));
+  if (dropped.size > 0) {
+    const kept = cookieHeader.split(";").filter((pair) => !dropped.has(pair.slice(0, pair.indexOf("=")).trim()));
+    headers.set("Cookie", kept.join(";"));
+  }
+  return new Request(url, { method: request.method, headers });
 }
 
 /**

@@ -4,7 +4,6 @@ import { logEvent } from "../log.server";
 import type { StaleTokenOutcome } from "../metrics.server";
 import { clerkRead } from "./backend-calls.server";
 import { isClerkNotFound } from "./field-errors.server";
-import { sessionTokenCookies } from "./session-cookies.server";
 
 /**
  * A form sent with a session token that is stale for a timing reason only.
@@ -51,24 +50,25 @@ export function staleReason(state: RequestState): StaleReason | null {
 export const STALE_TOKEN_WINDOW_MS = 10 * 60_000;
 
 /**
- * What this module needs of Clerk's check, from auth.server: `verify` is
- * Clerk's own verification of a token sent as a bearer (signature, issuer,
- * authorized parties) with `clockSkewInMs` of leeway on its times, giving the
- * signed-in state or a signed-out one; `authOf` is a state's auth object,
- * built once per state.
+ * What this module needs of Clerk's check, from auth.server: `token` is the
+ * request's session token as Clerk's rules pick it (one, whatever else the
+ * request carries), if one of Clerk's keys signed it; `verify` is Clerk's own
+ * verification of a token sent as a bearer (signature, issuer, authorized
+ * parties) with `clockSkewInMs` of leeway on its times, giving the signed-in
+ * state or a signed-out one; `authOf` is a state's auth object, built once
+ * per state.
  */
 export type ClerkCheck = {
+  token: string | null;
   verify: (token: string, clockSkewInMs: number) => Promise<RequestState>;
   authOf: (state: RequestState) => { sessionId: string | null; userId: string | null };
 };
 
-/** The first session token cookie that verifies with `clockSkewInMs` of leeway, as Clerk's signed-in state. */
-async function verifiedTokenState(request: Request, { verify }: ClerkCheck, clockSkewInMs: number) {
-  for (const token of sessionTokenCookies(request)) {
-    const state = await verify(token, clockSkewInMs);
-    if (state.status === "signed-in") return state;
-  }
-  return null;
+/** The request's session token, if it verifies with `clockSkewInMs` of leeway, as Clerk's signed-in state. */
+async function verifiedTokenState({ token, verify }: ClerkCheck, clockSkewInMs: number) {
+  if (!token) return null;
+  const state = await verify(token, clockSkewInMs);
+  return state.status === "signed-in" ? state : null;
 }
 
 function record(context: AppLoadContext, reason: StaleReason | "other", outcome: StaleTokenOutcome) {
@@ -88,14 +88,13 @@ function record(context: AppLoadContext, reason: StaleReason | "other", outcome:
  */
 export async function settlePost(
   context: AppLoadContext,
-  request: Request,
   state: RequestState,
   { signedOut, ...check }: ClerkCheck & { signedOut: () => Promise<RequestState> },
 ): Promise<RequestState> {
   if (state.status === "signed-in") return state;
   const reason = staleReason(state);
   if (!reason) return state.status === "handshake" ? signedOut() : state;
-  const verified = await verifiedTokenState(request, check, STALE_TOKEN_WINDOW_MS);
+  const verified = await verifiedTokenState(check, STALE_TOKEN_WINDOW_MS);
   const claims = verified ? check.authOf(verified) : null;
   if (!verified || !claims?.sessionId || !claims.userId) {
     record(context, reason, "unverified");
@@ -120,20 +119,19 @@ export async function settlePost(
 }
 
 /**
- * The session a sign-out ends: the request's, from any session token cookie
- * whose signature verifies, however old. Ending a session needs no proof that
+ * The session a sign-out ends: the request's, from its session token if its
+ * signature verifies, however old. Ending a session needs no proof that
  * it is still active, and must not wait for a fresh token: a person who signs
  * out after a minute away is signed out, in Clerk too. Null when there is none.
  */
 export async function sessionToEnd(
   context: AppLoadContext,
-  request: Request,
   state: RequestState,
   check: ClerkCheck,
 ): Promise<{ sessionId: string; userId: string } | null> {
   const current = state.status === "signed-in" ? check.authOf(state) : null;
   if (current?.sessionId && current.userId) return { sessionId: current.sessionId, userId: current.userId };
-  const verified = await verifiedTokenState(request, check, Number.POSITIVE_INFINITY);
+  const verified = await verifiedTokenState(check, Number.POSITIVE_INFINITY);
   const claims = verified ? check.authOf(verified) : null;
   if (!claims?.sessionId || !claims.userId) return null;
   record(context, staleReason(state) ?? "other", "signed_out");

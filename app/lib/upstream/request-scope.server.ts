@@ -56,8 +56,8 @@ const counted = (context: Pick<ScopedContext, "metrics">, upstream: string) => (
 
 export const UNAVAILABLE_MESSAGE = "This service is temporarily unavailable. Please try again in a moment.";
 
-/** The catalogue's 503: what the error page shows, with `Retry-After`. */
-function unavailable(context: ScopedContext, error: unknown): never {
+/** The catalogue's 503 for an upstream that gave up (what the error page shows, with `Retry-After`); anything else rethrown. */
+export function unavailable(context: Pick<ScopedContext, "retryAfter">, error: unknown): never {
   if (error instanceof UpstreamUnavailableError) {
     context.retryAfter.seconds = error.retryAfterSeconds;
     throw json(

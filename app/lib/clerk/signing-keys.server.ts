@@ -1,0 +1,115 @@
+import { createPublicKey, verify, type KeyObject } from "node:crypto";
+
+/** A key of Clerk's JWKS (`GET /v1/jwks`): RSA, named by its key id. */
+export type ClerkJwk = { kid?: string; kty?: string; n?: string; e?: string };
+
+/**
+ * Which tokens Clerk signed, checked before Clerk's SDK sees them. The SDK
+ * fetches Clerk's JWKS again for every key id it does not know (with its own
+ * retries), and keeps every key id it is shown with `CLERK_JWT_KEY`, for
+ * good: a request carrying made-up key ids would cost Clerk calls, or
+ * memory, each time. Here a token counts only if its signature verifies
+ * with one of Clerk's keys; a key id not among them fetches the JWKS at
+ * most once a minute per instance.
+ */
+export type SigningKeys = {
+  /**
+   * Whether one of Clerk's keys signed `token` (its signature only: its
+   * times and claims are Clerk's SDK's to check). Throws what reading the
+   * JWKS threw, when a key id is unknown and the JWKS cannot be read.
+   */
+  signedByClerk(token: string): Promise<boolean>;
+};
+
+/** How long a read of the JWKS answers for key ids it did not have. */
+export const UNKNOWN_KEY_ID_MS = 60_000;
+/** How long a failed read of the JWKS is the answer for unknown key ids, rather than another read. */
+const FAILED_READ_MS = 5_000;
+/** More keys than Clerk ever publishes at once (one, two while it rotates). */
+const MAX_KEYS = 20;
+
+type Parsed = { kid: string | null; signed: Buffer; signature: Buffer };
+
+/** A JWT's key id and signed part, if it is an RS256 JWT (all Clerk signs) at all. */
+function parseJwt(token: string): Parsed | null {
+  const parts = token.split(".");
+  if (parts.length !== 3 || parts.some((part) => !/^[\w-]+$/.test(part))) return null;
+  const [header, payload, signature] = parts as [string, string, string];
+  try {
+    const { alg, kid } = JSON.parse(Buffer.from(header, "base64url").toString("utf8")) as {
+      alg?: unknown;
+      kid?: unknown;
+    };
+    if (alg !== "RS256") return null;
+    return {
+      kid: typeof kid === "string" ? kid : null,
+      signed: Buffer.from(`${header}.${payload}`),
+      signature: Buffer.from(signature, "base64url"),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * With `jwtKey` (CLERK_JWT_KEY, Clerk's recommended networkless check) that
+ * key is the only one; otherwise Clerk's JWKS, read through `readKeys` (the
+ * Backend API, under the upstream policy) when a key id is not yet known.
+ */
+export function createSigningKeys({
+  jwtKey,
+  readKeys,
+  now = Date.now,
+}: {
+  jwtKey?: string;
+  readKeys: () => Promise<ClerkJwk[]>;
+  now?: () => number;
+}): SigningKeys {
+  const only = jwtKey ? createPublicKey(jwtKey) : null;
+  let keys = new Map<string, KeyObject>();
+  let readAt = Number.NEGATIVE_INFINITY;
+  let failed: { at: number; error: unknown } | null = null;
+  // One read at a time, whatever the number of requests waiting on it.
+  let reading: Promise<void> | null = null;
+
+  const read = () =>
+    readKeys().then(
+      (jwks) => {
+        const fresh = new Map<string, KeyObject>();
+        for (const jwk of jwks.slice(0, MAX_KEYS)) {
+          const { kid, kty, n, e } = jwk;
+          if (kid && kty === "RSA" && n && e) fresh.set(kid, createPublicKey({ key: { kty, n, e }, format: "jwk" }));
+        }
+        keys = fresh;
+        readAt = now();
+        failed = null;
+      },
+      (error: unknown) => {
+        failed = { at: now(), error };
+        throw error;
+      },
+    );
+
+  async function keyFor(kid: string | null): Promise<KeyObject | null> {
+    if (only) return only;
+    if (kid === null) return null;
+    const known = keys.get(kid);
+    if (known) return known;
+    if (!reading) {
+      if (failed && now() - failed.at < FAILED_READ_MS) throw failed.error;
+      if (now() - readAt < UNKNOWN_KEY_ID_MS) return null;
+      reading = read().finally(() => (reading = null));
+    }
+    await reading;
+    return keys.get(kid) ?? null;
+  }
+
+  return {
+    async signedByClerk(token) {
+      const jwt = parseJwt(token);
+      if (!jwt) return false;
+      const key = await keyFor(jwt.kid);
+      return key !== null && verify("RSA-SHA256", jwt.signed, key, jwt.signature);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { generateSigningKey, jwks, signJwt, type SigningKey } from "../../emulator/tokens";
+import { createSigningKeys, UNKNOWN_KEY_ID_MS } from "~/lib/clerk/signing-keys.server";
+import { sessionTokenCookie, withoutForgedTokens } from "~/lib/clerk/session-cookies.server";
+
+const clerkKey = generateSigningKey();
+const otherKey = generateSigningKey();
+const token = (key: SigningKey, kid = key.kid) => signJwt({ ...key, kid }, { sub: "user_1", sid: "sess_1" });
+
+function withJwks(served: SigningKey[]) {
+  let time = 1_000_000;
+  let reads = 0;
+  let failing = false;
+  const keys = createSigningKeys({
+    readKeys: async () => {
+      reads++;
+      if (failing) throw new Error("JWKS unavailable");
+      return served.flatMap((key) => jwks(key).keys);
+    },
+    now: () => time,
+  });
+  return {
+    keys,
+    reads: () => reads,
+    pass: (ms: number) => (time += ms),
+    fail: (yes: boolean) => (failing = yes),
+  };
+}
+
+describe("Clerk's signing keys", () => {
+  it("a token counts only if one of Clerk's keys signed it", async () => {
+    const { keys } = withJwks([clerkKey]);
+    expect(await keys.signedByClerk(token(clerkKey))).toBe(true);
+    // Clerk's key id on another key's signature; a made-up key id; not a JWT; a token signed with "none".
+    expect(await keys.signedByClerk(token(otherKey, clerkKey.kid))).toBe(false);
+    expect(await keys.signedByClerk(token(otherKey))).toBe(false);
+    expect(await keys.signedByClerk("not.a.jwt!")).toBe(false);
+    const unsigned = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from("{}").toString("base64url")}.x`;
+    expect(await keys.signedByClerk(unsigned)).toBe(false);
+  });
+
+  it("unknown key ids read the JWKS at most once a minute, however many there are", async () => {
+    const { keys, reads, pass } = withJwks([clerkKey]);
+    const madeUp = Array.from({ length: 50 }, (_, i) => token(otherKey, `ins_made_up_${i}`));
+    const answers = await Promise.all(madeUp.map((t) => keys.signedByClerk(t)));
+    expect(answers.every((a) => a === false)).toBe(true);
+    expect(reads()).toBe(1);
+    pass(UNKNOWN_KEY_ID_MS - 1);
+    expect(await keys.signedByClerk(token(otherKey, "ins_another"))).toBe(false);
+    expect(reads()).toBe(1);
+    // A known key needs no read at all.
+    expect(await keys.signedByClerk(token(clerkKey))).toBe(true);
+    pass(1);
+    expect(await keys.signedByClerk(token(otherKey, "ins_another"))).toBe(false);
+    expect(reads()).toBe(2);
+  });
+
+  it("a key Clerk starts signing with is found by the next read; a failed read answers for 5 s", async () => {
+    const served = [clerkKey];
+    const { keys, reads, pass, fail } = withJwks(served);
+    expect(await keys.signedByClerk(token(clerkKey))).toBe(true);
+    fail(true);
+    pass(UNKNOWN_KEY_ID_MS);
+    await expect(keys.signedByClerk(token(otherKey))).rejects.toThrow("JWKS unavailable");
+    await expect(keys.signedByClerk(token(otherKey))).rejects.toThrow("JWKS unavailable");
+    expect(reads()).toBe(2);
+    // Tokens of the key already known still verify while the JWKS cannot be read.
+    expect(await keys.signedByClerk(token(clerkKey))).toBe(true);
+    fail(false);
+    served.push(otherKey);
+    pass(5_000);
+    expect(await keys.signedByClerk(token(otherKey))).toBe(true);
+    expect(reads()).toBe(3);
+  });
+
+  it("with CLERK_JWT_KEY, that key alone, and never a read", async () => {
+    let reads = 0;
+    const keys = createSigningKeys({
+      jwtKey: clerkKey.publicKeyPem,
+      readKeys: async () => {
+        reads++;
+        return [];
+      },
+    });
+    expect(await keys.signedByClerk(token(clerkKey, "ins_any"))).toBe(true);
+    expect(await keys.signedByClerk(token(otherKey))).toBe(false);
+    expect(reads).toBe(0);
+  });
+});
+
+describe("the request Clerk's SDK is shown", () => {
+  const suffix = "AbCd1234";
+  const signedByClerk = async (t: string) => t === token(clerkKey);
+
+  it("keeps Clerk's tokens and drops the others, wherever they are", async () => {
+    const good = token(clerkKey);
+    const forged = token(otherKey);
+    const request = new Request(`https://app.example/orgs?__clerk_handshake=${forged}&q=1`, {
+      method: "POST",
+      headers: {
+        Cookie: `__client_uat=1; __session=${good}; __session_${suffix}=${forged}; __clerk_handshake=${forged}; theme=dark`,
+        Authorization: `Bearer ${good}`,
+      },
+    });
+    const shown = await withoutForgedTokens(request, suffix, signedByClerk);
+    expect(shown.method).toBe("POST");
+    expect(shown.url).toBe("https://app.example/orgs?q=1");
+    expect(shown.headers.get("Authorization")).toBeNull();
+    expect(shown.headers.get("Cookie")).toBe(`__client_uat=1; __session=${good}; theme=dark`);
+    expect(sessionTokenCookie(shown, suffix)).toBe(good);
+  });
+
+  it("reads one session token: this instance's suffixed cookie, else __session, never another suffix", () => {
+    const cookie = (value: string) => new Request("https://app.example/", { headers: { Cookie: value } });
+    expect(
+      sessionTokenCookie(cookie(`__session_other=a.b.c; __session=d.e.f; __session_${suffix}=g.h.i`), suffix),
+    ).toBe("g.h.i");
+    expect(sessionTokenCookie(cookie("__session_other=a.b.c; __session=d.e.f"), suffix)).toBe("d.e.f");
+    expect(sessionTokenCookie(cookie("__session_other=a.b.c"), suffix)).toBeNull();
+  });
+});
