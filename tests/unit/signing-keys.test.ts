@@ -103,11 +103,23 @@ describe("the request Clerk's SDK is shown", () => {
       },
     });
     const shown = await withoutForgedTokens(request, suffix, signedByClerk);
-    expect(shown.method).toBe("POST");
-    expect(shown.url).toBe("https://app.example/orgs?q=1");
-    expect(shown.headers.get("Authorization")).toBeNull();
-    expect(shown.headers.get("Cookie")).toBe(`__client_uat=1; __session=${good}; theme=dark`);
-    expect(sessionTokenCookie(shown, suffix)).toBe(good);
+    expect(shown.request.method).toBe("POST");
+    expect(shown.request.url).toBe("https://app.example/orgs?q=1");
+    expect(shown.request.headers.get("Authorization")).toBeNull();
+    expect(shown.request.headers.get("Cookie")).toBe(`__client_uat=1; __session=${good}; theme=dark`);
+    expect([shown.token, shown.forged]).toEqual([good, false]);
+  });
+
+  it("a request whose session tokens were all forged is told apart from one that has none", async () => {
+    const cookie = (value: string) => new Request("https://app.example/", { headers: { Cookie: value } });
+    const forged = await withoutForgedTokens(
+      cookie(`__client_uat=1; __session=${token(otherKey)}`),
+      suffix,
+      signedByClerk,
+    );
+    expect([forged.request.headers.get("Cookie"), forged.token, forged.forged]).toEqual(["__client_uat=1", null, true]);
+    const none = await withoutForgedTokens(cookie("__client_uat=1"), suffix, signedByClerk);
+    expect([none.token, none.forged]).toEqual([null, false]);
   });
 
   it("reads one session token: this instance's suffixed cookie, else __session, never another suffix", () => {

@@ -45,29 +45,32 @@ function clerkOptions(request: Request) {
 /**
  * The request as Clerk's SDK is shown it (once per request): URL and
  * headers, without the body (the action's), and without the tokens no key of
- * Clerk's signed; and the one session token Clerk's rules pick from it.
+ * Clerk's signed; the one session token Clerk's rules pick from it; and
+ * whether the request's session tokens were all forged.
  */
-function shownToClerk({ request, context }: Args): Promise<{ request: Request; token: string | null }> {
+function shownToClerk({ request, context }: Args) {
   return context.upstream.once("clerk.shownRequest", async () => {
     const suffix = await cookieSuffix(getEnv().CLERK_PUBLISHABLE_KEY);
     const copy = new Request(request.url, { method: context.method, headers: request.headers });
-    const shown = await withoutForgedTokens(copy, suffix, (token) => context.signingKeys.signedByClerk(token));
-    return { request: shown, token: sessionTokenCookie(shown, suffix) };
+    return withoutForgedTokens(copy, suffix, (token) => context.signingKeys.signedByClerk(token));
   });
 }
 
 /**
  * Clerk's own answer for the request, made once per request: signed in,
- * signed out, or a handshake it wants the browser sent through. Nothing is
- * thrown here but Clerk's keys being unreadable; `authenticate` decides what
- * each answer means.
+ * signed out, or a handshake it wants the browser sent through. A session
+ * token no key of Clerk's signed is signed out, as Clerk's SDK answers a bad
+ * signature, without showing it the token. Nothing is thrown here but
+ * Clerk's keys being unreadable; `authenticate` decides what each answer means.
  */
 function clerkState(args: Args): Promise<RequestState> {
   const { request, context } = args;
   return context.upstream.once("clerk.authenticateRequest", () =>
-    context.timing.time("auth", async () =>
-      context.clerk.authenticateRequest((await shownToClerk(args)).request, clerkOptions(request)),
-    ),
+    context.timing.time("auth", async () => {
+      const shown = await shownToClerk(args);
+      if (shown.forged) return signedOutFor(args)();
+      return context.clerk.authenticateRequest(shown.request, clerkOptions(request));
+    }),
   );
 }
 

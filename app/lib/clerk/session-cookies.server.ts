@@ -32,22 +32,26 @@ export function sessionTokenCookie(request: Request, suffix: string): string | n
  * (this app's sessions are cookies; Clerk would take a header's token, or
  * a machine token it asks its Backend API about, first). What is left costs
  * Clerk's SDK no call to verify, whatever the request carried. No body.
+ * `token` is the session token left, as Clerk's rules pick it; `forged`
+ * says the request's session tokens were all dropped, so that it is
+ * answered as Clerk answers a bad signature (signed out), not as a browser
+ * that has no token (a handshake).
  */
 export async function withoutForgedTokens(
   request: Request,
   suffix: string,
   signedByClerk: (token: string) => Promise<boolean>,
-): Promise<Request> {
+): Promise<{ request: Request; token: string | null; forged: boolean }> {
   const url = new URL(request.url);
   const headers = new Headers(request.headers);
   headers.delete("Authorization");
   const cookieHeader = headers.get("Cookie") ?? "";
   const cookies = parse(cookieHeader);
-  const forged = async (token: string | undefined) => Boolean(token) && !(await signedByClerk(token as string));
+  const isForged = async (token: string | undefined) => Boolean(token) && !(await signedByClerk(token as string));
   const names = ["__session", `__session_${suffix}`, HANDSHAKE];
   const [queryForged, ...cookiesForged] = await Promise.all([
-    forged(url.searchParams.get(HANDSHAKE) ?? undefined),
-    ...names.map((name) => forged(cookies[name])),
+    isForged(url.searchParams.get(HANDSHAKE) ?? undefined),
+    ...names.map((name) => isForged(cookies[name])),
   ]);
   if (queryForged) url.searchParams.delete(HANDSHAKE);
   const dropped = new Set(names.filter((_, i) => cookiesForged[i]));
@@ -55,7 +59,10 @@ export async function withoutForgedTokens(
     const kept = cookieHeader.split(";").filter((pair) => !dropped.has(pair.slice(0, pair.indexOf("=")).trim()));
     headers.set("Cookie", kept.join(";"));
   }
-  return new Request(url, { method: request.method, headers });
+  const shown = new Request(url, { method: request.method, headers });
+  const token = sessionTokenCookie(shown, suffix);
+  const droppedSession = dropped.has("__session") || dropped.has(`__session_${suffix}`);
+  return { request: shown, token, forged: droppedSession && token === null };
 }
 
 /**
