@@ -142,6 +142,19 @@ describe("what a request carries never multiplies its Clerk calls", () => {
   );
 });
 
+describe("verifying sessions without CLERK_JWT_KEY", () => {
+  it("is said at start, with how to set the key", () => {
+    const warning = (server: RunningServer) =>
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"event":"warning"') && line.includes("CLERK_JWT_KEY is not set"));
+    expect(warning(app)).toHaveLength(1);
+    expect(warning(app)[0]).toContain("JWT public key");
+    expect(warning(appWithJwtKey)).toHaveLength(0);
+  });
+});
+
 describe("a session token made for another origin", () => {
   it("is no session here: on a page, in a stale-token form, and for sign-out", async () => {
     const team = await newTeam(bapi);
