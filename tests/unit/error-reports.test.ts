@@ -66,6 +66,70 @@ describe("the flood bound", () => {
     expect(allow("a")).toBe(true);
   });
 
+  it("is a sliding window: 10 of one error at 59 s, and 10 more at 61 s are refused", () => {
+    let now = 59_000;
+    const allow = createReportBudget(undefined, () => now);
+    expect(Array.from({ length: 10 }, () => allow("a")).filter(Boolean)).toHaveLength(10);
+    now = 61_000;
+    expect(Array.from({ length: 10 }, () => allow("a")).filter(Boolean)).toHaveLength(0);
+    now = 118_999;
+    expect(allow("a")).toBe(false);
+    now = 119_000;
+    expect(Array.from({ length: 15 }, () => allow("a")).filter(Boolean)).toHaveLength(10);
+  });
+
+  it("is a sliding window in all: 100 at 59 s, and 100 more at 61 s are refused", () => {
+    let now = 59_000;
+    const allow = createReportBudget(undefined, () => now);
+    expect(Array.from({ length: 100 }, (_, i) => allow(`e${i}`)).filter(Boolean)).toHaveLength(100);
+    now = 61_000;
+    expect(Array.from({ length: 100 }, (_, i) => allow(`f${i}`)).filter(Boolean)).toHaveLength(0);
+    now = 119_000;
+    expect(Array.from({ length: 100 }, (_, i) => allow(`f${i}`)).filter(Boolean)).toHaveLength(100);
+  });
+
+  it("lets no 60 s span hold more than 10 of one error or 100 in all, whatever the pattern", () => {
+    let now = 0;
+    const allow = createReportBudget(undefined, () => now);
+    const sent: { key: string; at: number }[] = [];
+    // A deterministic, bursty pattern: quiet stretches, then floods of a few errors.
+    let seed = 42;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (let step = 0; step < 20_000; step++) {
+      now += Math.floor(random() * (random() < 0.1 ? 5_000 : 50));
+      const key = `e${Math.floor(random() * 15)}`;
+      if (allow(key)) sent.push({ key, at: now });
+    }
+    for (const { key, at } of sent) {
+      const span = sent.filter((s) => s.at > at - 60_000 && s.at <= at);
+      expect(span.length).toBeLessThanOrEqual(100);
+      expect(span.filter((s) => s.key === key).length).toBeLessThanOrEqual(10);
+    }
+    expect(sent.length).toBeGreaterThan(1_000);
+  });
+
+  it("does not count what it refused", () => {
+    let now = 0;
+    const allow = createReportBudget(undefined, () => now);
+    for (let i = 0; i < 10; i++) allow("a");
+    for (now = 1_000; now < 60_000; now += 1_000) expect(allow("a")).toBe(false);
+    now = 60_000;
+    expect(allow("a")).toBe(true);
+  });
+
+  it("remembers no more fingerprints than it may send in a window, and forgets them after", () => {
+    let now = 0;
+    const allow = createReportBudget(undefined, () => now);
+    for (let i = 0; i < 10_000; i++) {
+      now += 100;
+      allow(`error-${i}`);
+      expect(allow.remembered()).toBeLessThanOrEqual(100);
+    }
+    now += 60_000;
+    allow("one more");
+    expect(allow.remembered()).toBe(1);
+  });
+
   it("counts what it sends and what it drops, and a failing sender fails nothing", () => {
     const outcomes: string[] = [];
     const metrics = { ...NO_METRICS, errorReport: (outcome: string) => void outcomes.push(outcome) };

@@ -5,7 +5,7 @@ import { scrubbedError } from "./scrub";
  * Server errors reported to PostHog's error tracking: private and bounded.
  * A report carries the error, scrubbed, and four facts about its request (the
  * reference the person sees, the route, the method, the status); nothing else
- * of the request. An outage must not flood PostHog: per instance and per
+ * of the request. An outage must not flood PostHog: per instance and in any
  * minute, at most `perError` reports of one error and `total` in all.
  */
 
@@ -30,24 +30,33 @@ export function fingerprint(error: Error): string {
   return `${error.name}|${message}|${topFrame.trim().replace(/:\d+:\d+\)?$/, "")}`;
 }
 
-/** The per-minute budget of reports: one fixed window, counts per fingerprint and in all. */
-export function createReportBudget(limits = ERROR_REPORT_LIMITS, now: () => number = Date.now) {
-  let window = -1;
-  let all = 0;
+/**
+ * The budget of reports: in any `windowMs` (a sliding window, not the
+ * calendar minute, which would let twice the limit out across a minute's
+ * boundary), at most `perError` of one fingerprint and `total` in all. It
+ * remembers only what it sent within the window, so it holds at most `total`
+ * sends and as many fingerprints. Its clock is monotonic: a wall clock set
+ * back would hold reports back for as long.
+ */
+export function createReportBudget(limits = ERROR_REPORT_LIMITS, now: () => number = () => performance.now()) {
+  const sent: { key: string; at: number }[] = [];
   const perError = new Map<string, number>();
-  return (key: string): boolean => {
-    const current = Math.floor(now() / limits.windowMs);
-    if (current !== window) {
-      window = current;
-      all = 0;
-      perError.clear();
+  const allow = (key: string): boolean => {
+    const at = now();
+    while (sent.length > 0 && sent[0]!.at <= at - limits.windowMs) {
+      const { key: old } = sent.shift()!;
+      const left = perError.get(old)! - 1;
+      if (left === 0) perError.delete(old);
+      else perError.set(old, left);
     }
     const count = perError.get(key) ?? 0;
-    if (count >= limits.perError || all >= limits.total) return false;
+    if (count >= limits.perError || sent.length >= limits.total) return false;
+    sent.push({ key, at });
     perError.set(key, count + 1);
-    all += 1;
     return true;
   };
+  // How many fingerprints it remembers: for tests of its bound.
+  return Object.assign(allow, { remembered: () => perError.size });
 }
 
 export type ErrorReporter = (error: unknown, distinctId: string, facts: ErrorFacts & { person: boolean }) => void;
@@ -60,7 +69,7 @@ export type ErrorReporter = (error: unknown, distinctId: string, facts: ErrorFac
 export function createErrorReporter(
   send: SendError,
   metrics: AppMetrics,
-  budget = createReportBudget(),
+  budget: (key: string) => boolean = createReportBudget(),
 ): ErrorReporter {
   return (error, distinctId, { requestId, routeId, method, status, person }) => {
     const clean = scrubbedError(error);

@@ -3,19 +3,97 @@
  * browser alike: error messages, stack frames and page URLs.
  */
 
-// What personal data or secrets an error's text may carry, and what stands in for it.
-const PLACEHOLDERS: [RegExp, string][] = [
-  [/\beyJ[\w-]*\.[\w-]+\.[\w-]*/g, "[token]"],
-  [/\b(?:sk|pk)_(?:live|test)_[\w$=-]+/g, "[key]"],
-  [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, "[email]"],
-  [/\b(user|sess|org|orginv|orgmem|client|inv|sia|sua|idn|img|ins)_[A-Za-z0-9_]{3,}/g, "$1_[id]"],
+// Pieces of the rules below. Text reaches an error in many encodings (percent-
+// encoded once or twice, JSON-escaped), so "where a word starts" must see
+// through them: `\b` alone fails after `%22` or `\n`, whose last character is
+// a word character.
+const HEX2 = "[0-9A-Fa-f]{2}";
+const START = String.raw`(?:(?<![A-Za-z0-9_])|(?<=%(?:25)*${HEX2}|\\[nrt]|\\u[0-9A-Fa-f]{4}))`;
+// What an email's local part may hold: anything but separators, %XX escapes
+// except encoded separators, and \uXXXX escapes. The lookbehind starts it only
+// where a run starts, so an address goes whole (and a long run costs linear time).
+const LOCAL_PLAIN = String.raw`[^\s"'‘’${"`"}<>()[\]{},;:/\\=?@#&|%]`;
+const ENCODED_SEPARATOR = "(?:40|2[023689CF]|3[A-F]|5[BCD]|7[BCD])";
+const LOCAL_CHAR = String.raw`(?:${LOCAL_PLAIN}|%(?!(?:25)*${ENCODED_SEPARATOR})${HEX2}|\\u[0-9A-Fa-f]{4})`;
+const LOCAL_START = String.raw`(?:(?<!${LOCAL_PLAIN}['’]?|[%\\])|(?<=%(?:25)*${ENCODED_SEPARATOR}|\\[nrt]))`;
+const LOCAL = String.raw`${LOCAL_START}${LOCAL_CHAR}+(?:['’]${LOCAL_CHAR}+)*`;
+const AT = String.raw`(?:@|%(?:25)*40|\\u0040)`;
+// Domains may be Unicode (IDN) or percent-encoded; the last label must start
+// with a letter, so versions (`react-dom@18.2.0`) are not addresses.
+const NON_ASCII_BYTE = "%[89A-Fa-f][0-9A-Fa-f]";
+const LABEL_CHAR = String.raw`(?:[\p{L}\p{N}\p{M}-]|${NON_ASCII_BYTE})`;
+const DOMAIN = String.raw`(?:${LABEL_CHAR}+\.)+(?:\p{L}|${NON_ASCII_BYTE})${LABEL_CHAR}*`;
+// A header or field value: quoted (to its closing quote, escapes included) or bare.
+const QUOTED = String.raw`(\\?["'])((?:(?!\2)(?:\\.|[^\r\n]))*)(\2?)`;
+// A closing parenthesis right after it is the text's, not the value's.
+const BARE_TOKEN = String.raw`[^\s"'${"`"},;&\\]*[^\s"'${"`"},;&\\)]`;
+const PARAM = String.raw`[\w-]+=(?:"[^"\r\n]*"|[^\s,;"]*)`;
+// A header's bare value: a word and a token (`Bearer abc`, `whatever s3cret`), or parameters (`Digest a="b", c="d"`, `a=1; b=2`).
+const HEADER_VALUE = String.raw`(?:[A-Za-z][\w.-]*[ \t]+)?(?:${PARAM}(?:[ \t]*[,;][ \t]*${PARAM})*|${BARE_TOKEN})`;
+const FIELD_END = String.raw`(?:\\?["'][ \t]*)?[:=][ \t]*`;
+
+/** A header value's scheme stays when it is a known one (it helps debugging); anything else could be the secret. */
+function credentials(value: string): string {
+  const scheme = /^(?:Basic|Bearer|Digest|Token|Negotiate|NTLM|HOBA|Mutual|DPoP|ApiKey|OAuth|Hawk)(?:[ \t]+|%20)/i.exec(
+    value,
+  );
+  return `${scheme?.[0] ?? ""}[credentials]`;
+}
+
+// What personal data or secrets an error's text may carry, and what stands in for it. Order matters.
+const PLACEHOLDERS: [RegExp, string | ((match: string, ...groups: string[]) => string)][] = [
+  // A URL's user and password, before the email rule can take `pass@host` and leave the user.
+  [
+    /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*(?::\/\/|%3A%2F%2F))(?:(?!%2F)[^\s/?#"'`<>\\])*(@|%(?:25)*40)/gi,
+    "$1[credentials]$2",
+  ],
+  // A header whose whole value is a credential (Authorization of any scheme, Cookie), quoted or bare.
+  [
+    new RegExp(
+      String.raw`((?<![\w-])(?:proxy-authorization|authorization|set-cookie|cookie)${FIELD_END})(?:${QUOTED}|(${HEADER_VALUE}))`,
+      "gi",
+    ),
+    (_match, field, quote, quoted, close, bare) =>
+      `${field}${quote ?? ""}${credentials(quoted ?? bare!)}${close ?? ""}`,
+  ],
+  // A field named as a secret (`password=…`, `"x-api-key":"…"`, `refreshToken: '…'`).
+  [
+    new RegExp(
+      String.raw`((?<![\w-])[\w-]*?(?:token|secret|password|passwd|api[_-]?key)(?:[_-]?key)?${FIELD_END})(?:${QUOTED}|${BARE_TOKEN})`,
+      "gi",
+    ),
+    "$1$2[credentials]$4",
+  ],
+  // A JWT: Clerk's session token and its cousins.
+  [new RegExp(String.raw`${START}eyJ[\w-]*\.[\w-]+\.[\w-]*`, "g"), "[token]"],
+  // Clerk and Stripe-style keys, PostHog's (phc_ too: it names the project), Svix's signing secrets.
+  [
+    new RegExp(
+      String.raw`${START}(?:(?:sk|pk|rk)_(?:live|test)_[\w$=-]+|ph[a-z]_[A-Za-z0-9]{10,}|whsec_[\w+/=]+)`,
+      "g",
+    ),
+    "[key]",
+  ],
+  // An email address, Unicode or encoded, whole.
+  [new RegExp(`${LOCAL}${AT}${DOMAIN}`, "gu"), "[email]"],
+  // A Clerk id keeps its type, which helps debugging; the rest says whose.
+  [
+    new RegExp(String.raw`${START}(user|sess|org|orginv|orgmem|client|inv|sia|sua|idn|img|ins)_[A-Za-z0-9_]{3,}`, "g"),
+    "$1_[id]",
+  ],
+  // A fragment after a URL, a path or a file name (`/callback#access_token=…`); not `Foo.#private`.
+  [/#(?<=(?:\/[^\s#?"'`()<>]*|(?<![\w-])[\w-]+\.[A-Za-z][A-Za-z0-9]*)#)[^\s"'`()<>]*/g, ""],
   // A query string after a path or URL (`/orgs/x?q=…`, `index.js?v=1`).
   [/([\w/.%-])\?[^\s)'"`]*/g, "$1"],
 ];
 
-/** Text with emails, tokens, keys, Clerk ids and query strings replaced by placeholders. */
+/** Text with emails, tokens, keys, credentials, Clerk ids, query strings and fragments replaced by placeholders. */
 export function scrub(text: string): string {
-  return PLACEHOLDERS.reduce((out, [pattern, placeholder]) => out.replace(pattern, placeholder), text);
+  return PLACEHOLDERS.reduce(
+    (out, [pattern, placeholder]) =>
+      typeof placeholder === "string" ? out.replace(pattern, placeholder) : out.replace(pattern, placeholder),
+    text,
+  );
 }
 
 /**
