@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import { forgetKeys, type CacheKey, type OrgCaches } from "../app/lib/orgs/org-caches.server";
+import { forgetKeys, forgetKeysHere, type CacheKey, type OrgCaches } from "../app/lib/orgs/org-caches.server";
 import { createBackoff, type Backoff } from "../app/lib/upstream/backoff.server";
 
 const CHANNEL = "teamwork:coordination";
@@ -36,6 +36,12 @@ type Message = { from: string } & ({ keys: CacheKey[] } | { hold: { upstream: st
  * connection, which subscribes again after a reconnect), and applied
  * webhooks' ids are shared; without it, there is one instance and its
  * memory is enough.
+ *
+ * Redis's channel delivers at most once: an instance reconnecting, or not yet
+ * subscribed, misses a forget. It then serves its own copies until they
+ * expire (seconds), but cannot write back to Redis an answer read before the
+ * change: the store refuses a write whose family was forgotten since it was
+ * read (shared-cache.server, CacheStore).
  */
 export function createCoordination(
   caches: OrgCaches,
@@ -70,7 +76,9 @@ export function createCoordination(
   subscriber.on("message", (_channel: string, json: string) => {
     const message = JSON.parse(json) as Message;
     if (message.from === instance) return;
-    if ("keys" in message) void forgetKeys(caches, message.keys);
+    // The sender has dropped the shared copies, moving their generation on:
+    // deleting them again would only refuse writes of fresh reads.
+    if ("keys" in message) forgetKeysHere(caches, message.keys);
     else backoff.hold(message.hold.upstream, message.hold.until);
   });
   const listening = subscriber.subscribe(CHANNEL).then(

@@ -6,17 +6,31 @@ import { isUnavailable, keepingCallSite } from "./upstream/request-scope.server"
 export type Stored = { value: unknown; at: number };
 
 /**
+ * Where a family of keys (a cache's) stands in its forgets: moved on by each
+ * forget or clear, before its keys go. null: the store keeps none (a Redis
+ * that restarted or evicted it): a write under it is refused, and the store
+ * starts one for the next read.
+ */
+export type Generation = string | null;
+
+/**
  * Where answers are kept beyond this instance's few seconds: Redis, shared by
- * every instance, or this process's memory. Its failures are never an
- * answer's: a read that fails is a miss, a write or delete that fails is
- * dropped (the webhook path, which must reach the others, fails on its own).
+ * every instance, or this process's memory. Keys come in families (a cache's
+ * name), each with a generation: a write is kept only if nothing of its
+ * family was forgotten since it was read, so an answer Clerk gave before a
+ * change is never written back after it, even by an instance that was not
+ * told of the change (the channel that tells them can miss one: see
+ * server/coordination.ts).
  */
 export type CacheStore = {
-  read(key: string): Promise<Stored | null>;
-  write(key: string, stored: Stored, keepMs: number): Promise<void>;
-  delete(key: string): Promise<void>;
-  /** Deletes every key that starts with `prefix`. */
-  clear(prefix: string): Promise<void>;
+  /** A kept answer and its family's generation, read together (one round trip). */
+  read(family: string, key: string): Promise<{ stored: Stored | null; generation: Generation }>;
+  /** Keeps the answer if its family is still at `generation`, atomically: whether it was kept. */
+  write(family: string, key: string, stored: Stored, keepMs: number, generation: Generation): Promise<boolean>;
+  /** Moves the family's generation on, then deletes the key. */
+  delete(family: string, key: string): Promise<void>;
+  /** Moves the family's generation on, then deletes every key of it that starts with `prefix`. */
+  clear(family: string, prefix: string): Promise<void>;
 };
 
 /**
@@ -36,6 +50,12 @@ export type SharedCache<Value> = ShortCache<Value> & {
   mark(): number;
   /** Resolves once the store has carried out every forget and clear asked of this cache so far. */
   forgotten(): Promise<void>;
+  /**
+   * Forgets this instance's copies only: for a change another instance has
+   * already dropped from the store (moving its generation on, which refuses
+   * any write of a read begun here before it).
+   */
+  here: Pick<ShortCache<Value>, "forget" | "clear">;
 };
 
 /** How long a kept answer that only displays may stand in for one Clerk cannot give (429 or 5xx after the retries). */
@@ -72,10 +92,18 @@ export function createCache<Value>({
   now?: () => number;
 }): SharedCache<Value> {
   const local = createShortCache<Value>({ ttlMs: localTtlMs, now, onLookup: (hit) => hit && onLookup("hit") });
-  const keyOf = (key: string) => `${name}:${key}`;
-  // Counts forgets: a read that was under way when something was forgotten
-  // may hold what Clerk said before the change, so it is not kept for others.
-  let forgets = 0;
+  // The family's generation as this instance last read it (undefined: not
+  // read yet), and a count of what may have changed since a read began: this
+  // instance's forgets, and generations read that differ from the last one.
+  // A read's answer is written back only if neither moved while Clerk was
+  // asked; the store itself refuses it if another instance forgot meanwhile.
+  let seen: Generation | undefined;
+  let changes = 0;
+  const see = (generation: Generation) => {
+    if (generation === seen) return;
+    seen = generation;
+    changes++;
+  };
   // The store's deletes under way: the webhook path waits for them before telling the other instances.
   const deleting = new Set<Promise<void>>();
   const deleteInStore = (work: Promise<void>) => {
@@ -85,16 +113,19 @@ export function createCache<Value>({
   };
 
   async function readThrough(key: string, load: () => Promise<Value>): Promise<Value> {
-    const stored = await store.read(keyOf(key)).catch(() => null);
+    const read = await store.read(name, key).catch(() => null);
+    if (read) see(read.generation);
+    const stored = read?.stored ?? null;
     if (stored && now() - stored.at < sharedTtlMs) {
       onLookup("hit");
       return stored.value as Value;
     }
     try {
-      const forgetsBefore = forgets;
+      const changesBefore = changes;
       const value = await load();
       onLookup("miss");
-      if (forgets === forgetsBefore) write(key, value);
+      // (Not written when the store could not be read: its generation is unknown.)
+      if (read && changes === changesBefore) write(key, value, read.generation);
       return value;
     } catch (error) {
       if (!stored || now() - stored.at >= STALE_FOR_MS || !isUnavailable(error)) throw error;
@@ -109,30 +140,41 @@ export function createCache<Value>({
     }
   }
 
-  const write = (key: string, value: Value) =>
-    void store.write(keyOf(key), { value, at: now() }, Math.max(sharedTtlMs, STALE_FOR_MS)).catch(() => undefined);
+  const write = (key: string, value: Value, generation: Generation) =>
+    void store
+      .write(name, key, { value, at: now() }, Math.max(sharedTtlMs, STALE_FOR_MS), generation)
+      .catch(() => false);
 
-  // (Every instance told of a change deletes the shared copy too: one that
-  // was written from a read under way on that instance goes as well.)
   return {
     get: (key, load) => local.get(key, () => keepingCallSite(() => readThrough(key, load))),
     set(key, value, mark) {
       // Read before something was forgotten: it may be what Clerk said before the change.
-      if (mark !== undefined && mark !== forgets) return;
+      if (mark !== undefined && mark !== changes) return;
       local.set(key, value);
-      write(key, value);
+      // Under the generation last read (unchanged since the mark): a stale one only drops the write.
+      if (seen !== undefined) write(key, value, seen);
     },
     forget(key) {
-      forgets++;
+      changes++;
       local.forget(key);
-      deleteInStore(store.delete(keyOf(key)));
+      deleteInStore(store.delete(name, key));
     },
     clear(prefix = "") {
-      forgets++;
+      changes++;
       local.clear(prefix);
-      deleteInStore(store.clear(keyOf(prefix)));
+      deleteInStore(store.clear(name, prefix));
     },
-    mark: () => forgets,
+    here: {
+      forget(key) {
+        changes++;
+        local.forget(key);
+      },
+      clear(prefix = "") {
+        changes++;
+        local.clear(prefix);
+      },
+    },
+    mark: () => changes,
     async forgotten() {
       await Promise.all(deleting);
     },
@@ -142,22 +184,29 @@ export function createCache<Value>({
 /** The store of a single instance: this process's memory, at most `maxEntries` answers. */
 export function memoryStore({ maxEntries = 5_000, now = Date.now } = {}): CacheStore {
   const entries = new Map<string, { stored: Stored; until: number }>();
+  const generations = new Map<string, number>();
+  const generationOf = (family: string) => String(generations.get(family) ?? 0);
+  const moveOn = (family: string) => generations.set(family, (generations.get(family) ?? 0) + 1);
   return {
-    async read(key) {
-      const entry = entries.get(key);
-      return entry && entry.until > now() ? entry.stored : null;
+    async read(family, key) {
+      const entry = entries.get(`${family}:${key}`);
+      return { stored: entry && entry.until > now() ? entry.stored : null, generation: generationOf(family) };
     },
-    async write(key, stored, keepMs) {
-      entries.delete(key);
+    async write(family, key, stored, keepMs, generation) {
+      if (generation !== generationOf(family)) return false;
+      entries.delete(`${family}:${key}`);
       // Maps keep insertion order: the first key is the oldest written.
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-      entries.set(key, { stored, until: now() + keepMs });
+      entries.set(`${family}:${key}`, { stored, until: now() + keepMs });
+      return true;
     },
-    async delete(key) {
-      entries.delete(key);
+    async delete(family, key) {
+      moveOn(family);
+      entries.delete(`${family}:${key}`);
     },
-    async clear(prefix) {
-      for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
+    async clear(family, prefix) {
+      moveOn(family);
+      for (const key of entries.keys()) if (key.startsWith(`${family}:${prefix}`)) entries.delete(key);
     },
   };
 }

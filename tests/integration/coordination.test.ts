@@ -1,36 +1,109 @@
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
+import { once } from "node:events";
+import { createServer, connect, type AddressInfo, type Socket } from "node:net";
+import express from "express";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { NO_METRICS } from "../../app/lib/metrics.server";
+import { createOrgCaches, type CacheKey, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
+import { clerkWebhooks, WEBHOOK_PATH } from "../../server/clerk-webhooks";
 import { createCoordination, type Coordination } from "../../server/coordination";
 import { redisCacheStore } from "../../server/redis-cache-store";
 import { connectRedis } from "../../server/redis";
 import { startRedisServer, type RedisServer } from "../support/process-group";
+import { newWebhookSecret, signedWebhook } from "../support/webhooks";
 
 // What instances share through a real redis-server: webhook ids, holds after
-// a 429, and forgets. Each "instance" is its own connections and caches.
+// a 429, and forgets. Each "instance" is its own connections and caches; the
+// webhook endpoint is mounted on a small server of its own.
 let redis: RedisServer;
-const opened: { client: Redis; coordination: Coordination }[] = [];
+let admin: Redis;
+const closing: (() => unknown)[] = [];
+const SECRET = newWebhookSecret();
 
 beforeAll(async () => {
   redis = await startRedisServer();
+  admin = new Redis(redis.url);
+});
+// Each test's instances, relays and endpoints go with it; redis-server with the file.
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
 });
 afterAll(async () => {
-  for (const { client, coordination } of opened) {
-    await coordination.close();
-    client.disconnect();
-  }
+  admin.disconnect();
   await redis.stop();
 });
 
-async function instance(): Promise<{ caches: OrgCaches; coordination: Coordination; client: Redis }> {
-  const client = connectRedis(redis.url);
-  await new Promise((ready) => client.once("ready", ready));
+type Instance = { caches: OrgCaches; coordination: Coordination; client: Redis };
+
+/** An instance; `via`: its connections go through that address (a relay the test can cut), `subscriberVia` its subscriber's only. */
+async function instance({
+  via = redis.url,
+  subscriberVia = via,
+}: { via?: string; subscriberVia?: string } = {}): Promise<Instance> {
+  const client = connectRedis(via);
+  await once(client, "ready");
   const caches = createOrgCaches({ store: redisCacheStore(client), webhooks: true });
-  const coordination = createCoordination(caches, { client, url: redis.url });
-  opened.push({ client, coordination });
+  const coordination = createCoordination(caches, { client, url: subscriberVia });
+  closing.push(
+    () => coordination.close(),
+    () => client.disconnect(),
+  );
   // (A message published before an instance listens never reaches it.)
   await coordination.listening;
   return { caches, coordination, client };
+}
+
+/** A TCP relay to redis-server: `cut` drops every connection through it and refuses new ones until `mend`. */
+async function relay() {
+  const sockets = new Set<Socket>();
+  let refusing = false;
+  const server = createServer((client) => {
+    if (refusing) return void client.destroy();
+    const upstream = connect(redis.port, "127.0.0.1");
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      from.pipe(to);
+      from.on("error", () => to.destroy());
+      from.on("close", () => (sockets.delete(from), to.destroy()));
+    }
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const cut = () => {
+    refusing = true;
+    for (const socket of sockets) socket.destroy();
+  };
+  closing.push(() => (cut(), new Promise((done) => server.close(done))));
+  return { url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`, cut, mend: () => (refusing = false) };
+}
+
+/** `POST /webhooks/clerk` on `coordination`'s instance: a delivery's status and message. */
+async function webhookEndpoint(
+  coordination: Coordination,
+  organizationsOf = async (_userId: string) => [] as string[],
+) {
+  const app = express();
+  app.post(
+    WEBHOOK_PATH,
+    ...clerkWebhooks({
+      secret: SECRET,
+      coordination,
+      usersWithEmail: async () => [],
+      organizationsOf,
+      metrics: NO_METRICS,
+    }),
+  );
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  closing.push(() => (server.closeAllConnections(), new Promise((done) => server.close(done))));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${WEBHOOK_PATH}`;
+  return async ({ body, headers }: ReturnType<typeof signedWebhook>) => {
+    const res = await fetch(url, { method: "POST", headers, body });
+    return { status: res.status, message: ((await res.json()) as { message: string }).message };
+  };
 }
 
 const until = async (check: () => boolean | Promise<boolean>, ms = 2_000) => {
@@ -40,6 +113,12 @@ const until = async (check: () => boolean | Promise<boolean>, ms = 2_000) => {
     await new Promise((r) => setTimeout(r, 20));
   }
 };
+
+const unique = (kind: string) => `${kind}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const profile = (id: string, name: string) => ({ id, name, slug: null, imageUrl: null, membersCount: 1 });
+const inRedis = async (cache: string, key: string) => (await admin.exists(`teamwork:cache:${cache}:${key}`)) === 1;
+/** (A family's first write after Redis starts only starts its generation: a forget starts it here.) */
+const startGeneration = (on: Instance, cache: CacheKey["cache"]) => on.coordination.forget([{ cache, key: "" }]);
 
 describe("instances coordinating through Redis", () => {
   it("a webhook's id is applied by one instance only; one given back (not applied) can be taken again", async () => {
@@ -70,18 +149,69 @@ describe("instances coordinating through Redis", () => {
 
   it("a forget drops the shared copy before the others are told, and their own copies", async () => {
     const [a, b] = [await instance(), await instance()];
-    const key = `org_${Date.now()}`;
+    await startGeneration(a, "profiles");
+    const key = unique("org");
     let reads = 0;
-    const profile = async () => ({ id: key, name: `read ${++reads}`, slug: null, imageUrl: null, membersCount: 1 });
-    expect((await a.caches.profiles.get(key, profile)).name).toBe("read 1");
-    await until(async () => (await a.client.exists(`teamwork:cache:profiles:${key}`)) === 1);
-    expect((await b.caches.profiles.get(key, profile)).name).toBe("read 1");
+    const read = async () => profile(key, `read ${++reads}`);
+    expect((await a.caches.profiles.get(key, read)).name).toBe("read 1");
+    await until(() => inRedis("profiles", key));
+    expect((await b.caches.profiles.get(key, read)).name).toBe("read 1");
 
     await a.coordination.forget([
       { cache: "memberPages", prefix: `${key}|` },
       { cache: "profiles", key },
     ]);
-    expect(await a.client.exists(`teamwork:cache:profiles:${key}`)).toBe(0);
-    await until(async () => (await b.caches.profiles.get(key, profile)).name === "read 2");
+    expect(await inRedis("profiles", key)).toBe(false);
+    await until(async () => (await b.caches.profiles.get(key, read)).name === "read 2");
+  });
+});
+
+describe("an instance that misses the message", () => {
+  it("serves its own copy at most 5 s, and never writes back to Redis a read begun before the change", async () => {
+    const relayed = await relay();
+    const a = await instance();
+    const b = await instance({ subscriberVia: relayed.url });
+    const deliver = await webhookEndpoint(a.coordination);
+    await startGeneration(b, "profiles");
+    /** A Clerk read on b, held open until the test answers it. */
+    const readOnB = async (org: string) => {
+      let began: () => void = () => undefined;
+      let answer: (name: string) => void = () => undefined;
+      const begun = new Promise<void>((resolve) => (began = resolve));
+      const read = b.caches.profiles.get(org, () => {
+        began();
+        return new Promise((resolve) => (answer = (name) => resolve(profile(org, name))));
+      });
+      await begun;
+      return { answer: (name: string) => (answer(name), read) };
+    };
+
+    // With nothing changed meanwhile, b's read is kept for every instance.
+    const control = unique("org");
+    const kept = await readOnB(control);
+    expect((await kept.answer("read by b")).name).toBe("read by b");
+    await b.client.ping();
+    expect(await inRedis("profiles", control)).toBe(true);
+
+    const org = unique("org");
+    const underWay = await readOnB(org);
+    // b's subscriber is cut off (reconnecting): only a listens.
+    relayed.cut();
+    await until(async () => (await admin.pubsub("NUMSUB", "teamwork:coordination"))[1] === 1);
+    const changed = Date.now();
+    const renamed = { type: "organization.updated", data: { id: org, object: "organization", name: "New name" } };
+    expect(await deliver(signedWebhook(SECRET, renamed))).toEqual({ status: 200, message: "Applied." });
+    expect((await underWay.answer("Old name")).name).toBe("Old name");
+    // b's write, had it made one, has reached Redis (one connection answers in order).
+    await b.client.ping();
+    expect(await inRedis("profiles", org)).toBe(false);
+    relayed.mend();
+
+    const fresh = async () => profile(org, "New name");
+    expect((await a.caches.profiles.get(org, fresh)).name).toBe("New name");
+    // b missed the change: its own copy stands, only until 5 s after its read began (before the change).
+    expect((await b.caches.profiles.get(org, fresh)).name).toBe("Old name");
+    await new Promise((r) => setTimeout(r, changed + 5_000 - Date.now()));
+    expect((await b.caches.profiles.get(org, fresh)).name).toBe("New name");
   });
 });

@@ -115,7 +115,8 @@ describe("the shared cache", () => {
     let release: () => void = () => undefined;
     const slowDeletes = {
       ...store,
-      clear: (prefix: string) => new Promise<void>((r) => (release = r)).then(() => store.clear(prefix)),
+      clear: (family: string, prefix: string) =>
+        new Promise<void>((r) => (release = r)).then(() => store.clear(family, prefix)),
     };
     const cache = createCache<string>({ name: "pages", localTtlMs: 1_000, sharedTtlMs: 60_000, store: slowDeletes });
     await cache.get("org_1|1|", async () => "page 1");
@@ -127,6 +128,54 @@ describe("the shared cache", () => {
     expect(done).toBe(false);
     release();
     await cache.forgotten();
-    expect(await store.read("pages:org_1|1|")).toBeNull();
+    expect((await store.read("pages", "org_1|1|")).stored).toBeNull();
+  });
+});
+
+describe("the store's generations", () => {
+  it("a write is kept only if nothing of its family was forgotten since it was read", async () => {
+    const store = memoryStore();
+    const at = { value: "v", at: 0 };
+    const { generation } = await store.read("profiles", "org_1");
+    expect(await store.write("profiles", "org_1", at, 60_000, generation)).toBe(true);
+    expect((await store.read("profiles", "org_1")).stored).toEqual(at);
+
+    // Another key of the family forgotten: writes read before it are refused.
+    const before = (await store.read("profiles", "org_1")).generation;
+    await store.delete("profiles", "org_2");
+    expect(await store.write("profiles", "org_1", { value: "read before", at: 1 }, 60_000, before)).toBe(false);
+    expect((await store.read("profiles", "org_1")).stored).toEqual(at);
+    // Another family's writes are not.
+    const pages = (await store.read("memberPages", "org_1|1|")).generation;
+    await store.clear("profiles", "");
+    expect((await store.read("profiles", "org_1")).stored).toBeNull();
+    expect(await store.write("memberPages", "org_1|1|", at, 60_000, pages)).toBe(true);
+    // Read after the change: kept.
+    const after = (await store.read("profiles", "org_1")).generation;
+    expect(await store.write("profiles", "org_1", { value: "read after", at: 2 }, 60_000, after)).toBe(true);
+  });
+
+  it("an instance not told of a change never writes back what Clerk said before it", async () => {
+    const { a, b } = setup();
+    // a has read this cache's family before (it knows its generation).
+    await a.get("org_0", async () => "warm");
+    let finish: (value: string) => void = () => undefined;
+    let started = false;
+    const underWay = a.get("org_1", () => {
+      started = true;
+      return new Promise<string>((resolve) => (finish = resolve));
+    });
+    while (!started) await settle();
+    const mark = a.mark();
+    // The webhook reaches b, and its message never reaches a.
+    b.forget("org_1");
+    b.forget("org_2");
+    await b.forgotten();
+    finish("read before the change");
+    expect(await underWay).toBe("read before the change");
+    a.set("org_2", "read with the memberships, before the change", mark);
+    await settle();
+    expect(await b.get("org_1", async () => "read after the change")).toBe("read after the change");
+    expect(await b.get("org_2", async () => "read after the change")).toBe("read after the change");
   });
 });

@@ -134,6 +134,16 @@ type Forgettable = Exclude<keyof OrgCaches, "mayRereadMemberships">;
 /** A key of one of those, or every key with a prefix ("": all of them). */
 export type CacheKey = { cache: Forgettable; key: string } | { cache: Forgettable; prefix: string };
 
+/** Forgets the keys on this instance only: another has dropped them from the shared store (a webhook it received). */
+export function forgetKeysHere(caches: OrgCaches, keys: CacheKey[]): void {
+  for (const entry of keys) {
+    const cache = caches[entry.cache];
+    const here = "here" in cache ? cache.here : cache;
+    if ("prefix" in entry) here.clear(entry.prefix);
+    else here.forget(entry.key);
+  }
+}
+
 /** Forgets the keys here and in the shared store; resolves once the store has dropped them. */
 export async function forgetKeys(caches: OrgCaches, keys: CacheKey[]): Promise<void> {
   for (const entry of keys) {
