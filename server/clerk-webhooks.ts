@@ -22,11 +22,12 @@ const isEvent = (value: unknown): value is { type: string; data: Parameters<type
  * - signed with CLERK_WEBHOOK_SIGNING_SECRET (Standard Webhooks), with a
  *   timestamp at most 5 minutes off, or refused with 400;
  * - a message already applied (the same `svix-id`: Svix retries, or a replay)
- *   is acknowledged and not applied again;
+ *   is acknowledged and not applied again; one being applied by another
+ *   delivery gets 503, as it may yet fail;
  * - bodies over 64 KB get 413; events the caches do not depend on, 200;
- * - when Redis is away (the other instances could not be told), or Clerk
- *   (to find whose invitations an invitation to an address changed), 503:
- *   Svix tries again later.
+ * - when Redis fails (the shared copies could not be dropped, or the other
+ *   instances told), or Clerk (to find whose invitations an invitation to an
+ *   address changed), 503: Svix tries again later.
  */
 export function clerkWebhooks({
   secret,
@@ -86,16 +87,21 @@ export function clerkWebhooks({
     const touched = keysTouchedBy(event.type, event.data);
     const unavailable = () =>
       answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
-    const claimed = await coordination.claim(id).catch(() => null);
-    if (claimed === null) return unavailable();
-    if (!claimed) return answer(res, 200, "replayed", event.type, "Already applied.");
+    const claim = await coordination.claim(id).catch(() => null);
+    if (claim === null) return unavailable();
+    if (claim === "applied") return answer(res, 200, "replayed", event.type, "Already applied.");
+    // Not applied yet (another delivery is at it, or one that failed left its claim): Svix retries later.
+    if (claim === "applying")
+      return answer(res, 503, "unavailable", event.type, "This message is being applied; try again later.");
     try {
       if (touched) await coordination.forget(await resolved(touched));
     } catch {
-      // Not applied: the id goes back for Svix's next delivery.
+      // Not applied: the id goes back for Svix's next delivery (or, Redis away, frees itself shortly).
       await coordination.release(id).catch(() => undefined);
       return unavailable();
     }
+    // Applied even if this fails: the id is then free again after its short claim, and a replay only forgets again.
+    await coordination.applied(id).catch(() => undefined);
     answer(res, 200, touched ? "applied" : "ignored", event.type, touched ? "Applied." : "Nothing to do.");
   }
 

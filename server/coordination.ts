@@ -6,20 +6,45 @@ import { createBackoff, type Backoff } from "../app/lib/upstream/backoff.server"
 const CHANNEL = "teamwork:coordination";
 /** Upstreams held back after a 429: upstream → until (ms since the epoch), for instances that start or reconnect during a hold. */
 const HOLDS = "teamwork:holds";
-/** How long a webhook's id is remembered: twice the 5 minutes a signature's timestamp is accepted for. */
-const REPLAY_WINDOW_S = 600;
+/** How long an applied webhook's id is remembered: twice the 5 minutes a signature's timestamp is accepted for. */
+const REPLAY_WINDOW_MS = 600_000;
+/**
+ * How long a claimed id stays "applying" when nothing marks it applied or
+ * gives it back (Redis went away mid-way): longer than applying takes (its
+ * Clerk lookups give up after 8 s), and over before Svix's second retry (it
+ * retries after 5 s, then 5 minutes).
+ */
+const APPLYING_FOR_MS = 30_000;
+const APPLYING = "applying";
+const APPLIED = "applied";
+
+/**
+ * A webhook's id as a delivery finds it: `claimed` (this delivery applies
+ * it), `applying` (another delivery is: not applied yet), `applied`.
+ */
+export type Claim = "claimed" | "applying" | "applied";
+
+/** Takes the id as "applying" unless it is taken: what it was (nil if taken now). KEYS: the id's; ARGV: its life in ms. */
+const CLAIM = `
+local previous = redis.call('GET', KEYS[1])
+if previous then return previous end
+redis.call('SET', KEYS[1], '${APPLYING}', 'PX', ARGV[1])
+return false`;
 
 export type Coordination = {
   /** Upstreams held back after a 429: here, and (through Redis) on every other instance. */
   backoff: Backoff;
-  /** Forgets the keys on this instance and, through Redis, on every other. Throws when Redis cannot be reached. */
+  /** Forgets the keys on this instance and, through Redis, on every other. Throws when Redis could not drop the shared copies, or tell the others. */
   forget(keys: CacheKey[]): Promise<void>;
   /**
-   * Takes a webhook's id for the replay window: false if it was already
-   * taken (on any instance), so that two deliveries of one message are not
-   * both applied.
+   * Takes a webhook's id (on every instance) for a short while, so that two
+   * deliveries of one message are not both applied; see Claim. An id given
+   * neither back nor marked applied (Redis went away) is free again after
+   * `applyingForMs`, for Svix's next retry.
    */
-  claim(webhookId: string): Promise<boolean>;
+  claim(webhookId: string): Promise<Claim>;
+  /** Marks a claimed id applied, for the replay window: later deliveries of it are acknowledged only. */
+  applied(webhookId: string): Promise<void>;
   /** Gives a claimed id back (its message could not be applied: Svix will deliver it again). */
   release(webhookId: string): Promise<void>;
   /** Resolves once this instance hears the others (subscribed to their channel), or could not. */
@@ -46,23 +71,27 @@ type Message = { from: string } & ({ keys: CacheKey[] } | { hold: { upstream: st
 export function createCoordination(
   caches: OrgCaches,
   redis: { client: Redis; url: string } | null,
-  now = Date.now,
+  { now = Date.now, applyingForMs = APPLYING_FOR_MS } = {},
 ): Coordination {
   const backoff = createBackoff(now);
   if (!redis) {
-    const applied = new Map<string, number>();
+    const ids = new Map<string, { state: Exclude<Claim, "claimed">; until: number }>();
     return {
       backoff,
       forget: (keys) => forgetKeys(caches, keys),
       async claim(id) {
         const at = now();
-        for (const [key, until] of applied) if (until <= at) applied.delete(key);
-        if (applied.has(id)) return false;
-        applied.set(id, at + REPLAY_WINDOW_S * 1000);
-        return true;
+        for (const [key, { until }] of ids) if (until <= at) ids.delete(key);
+        const taken = ids.get(id);
+        if (taken) return taken.state;
+        ids.set(id, { state: "applying", until: at + applyingForMs });
+        return "claimed";
+      },
+      async applied(id) {
+        ids.set(id, { state: "applied", until: now() + REPLAY_WINDOW_MS });
       },
       async release(id) {
-        applied.delete(id);
+        ids.delete(id);
       },
       listening: Promise.resolve(),
       async close() {},
@@ -76,8 +105,8 @@ export function createCoordination(
   subscriber.on("message", (_channel: string, json: string) => {
     const message = JSON.parse(json) as Message;
     if (message.from === instance) return;
-    // The sender has dropped the shared copies, moving their generation on:
-    // deleting them again would only refuse writes of fresh reads.
+    // The sender has dropped the shared copies (its webhook fails otherwise), moving
+    // their generation on: deleting them again would only refuse writes of fresh reads.
     if ("keys" in message) forgetKeysHere(caches, message.keys);
     else backoff.hold(message.hold.upstream, message.hold.until);
   });
@@ -123,7 +152,13 @@ export function createCoordination(
       await publish({ keys });
     },
     async claim(id) {
-      return (await redis.client.set(`teamwork:webhook:${id}`, "1", "EX", REPLAY_WINDOW_S, "NX")) === "OK";
+      const previous = await redis.client.eval(CLAIM, 1, `teamwork:webhook:${id}`, applyingForMs);
+      if (previous === null) return "claimed";
+      // (Any other value is an id applied before "applying" existed.)
+      return previous === APPLYING ? "applying" : "applied";
+    },
+    async applied(id) {
+      await redis.client.set(`teamwork:webhook:${id}`, APPLIED, "PX", REPLAY_WINDOW_MS);
     },
     async release(id) {
       await redis.client.del(`teamwork:webhook:${id}`);

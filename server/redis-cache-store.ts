@@ -36,8 +36,7 @@ return 1`;
  * (a counter would start again from nothing after Redis restarts, and could
  * meet a value read before). Commands fail at once while Redis is away (the
  * connection keeps no offline queue): a read is then a miss, a write is
- * dropped, and so is a forget (the webhook path, which must reach the
- * others, fails on its own).
+ * dropped, and a forget fails for the caller to see.
  */
 export function redisCacheStore(redis: Redis): CacheStore {
   const valueKey = (family: string, key: string) => `${VALUES}${family}:${key}`;

@@ -48,7 +48,7 @@ export type LookupResult = "hit" | "miss" | "stale" | "too_old_to_authorize";
 export type SharedCache<Value> = ShortCache<Value> & {
   /** Where the cache stands in its forgets: a `set` given an earlier mark is dropped if anything was forgotten since. */
   mark(): number;
-  /** Resolves once the store has carried out every forget and clear asked of this cache so far. */
+  /** Resolves once the store has carried out every forget and clear asked of this cache so far; rejects if it could not. */
   forgotten(): Promise<void>;
   /**
    * Forgets this instance's copies only: for a change another instance has
@@ -104,12 +104,17 @@ export function createCache<Value>({
     seen = generation;
     changes++;
   };
-  // The store's deletes under way: the webhook path waits for them before telling the other instances.
-  const deleting = new Set<Promise<void>>();
+  // The store's deletes under way, each settled to its error (or null): the
+  // webhook path waits for them before telling the other instances, and
+  // fails if one failed; a page's forget does not wait, and drops the error.
+  const deleting = new Set<Promise<unknown>>();
   const deleteInStore = (work: Promise<void>) => {
-    const done = work.catch(() => undefined);
-    deleting.add(done);
-    void done.then(() => deleting.delete(done));
+    const failure = work.then(
+      () => null,
+      (error: unknown) => error ?? new Error("The store could not forget."),
+    );
+    deleting.add(failure);
+    void failure.then(() => deleting.delete(failure));
   };
 
   async function readThrough(key: string, load: () => Promise<Value>): Promise<Value> {
@@ -176,7 +181,8 @@ export function createCache<Value>({
     },
     mark: () => changes,
     async forgotten() {
-      await Promise.all(deleting);
+      const failed = (await Promise.all(deleting)).find((failure) => failure !== null);
+      if (failed !== undefined) throw failed;
     },
   };
 }

@@ -9,6 +9,7 @@ import { clerkWebhooks, WEBHOOK_PATH } from "../../server/clerk-webhooks";
 import { createCoordination, type Coordination } from "../../server/coordination";
 import { redisCacheStore } from "../../server/redis-cache-store";
 import { connectRedis } from "../../server/redis";
+import { freePort } from "../support/server";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { newWebhookSecret, signedWebhook } from "../support/webhooks";
 
@@ -39,11 +40,12 @@ type Instance = { caches: OrgCaches; coordination: Coordination; client: Redis }
 async function instance({
   via = redis.url,
   subscriberVia = via,
-}: { via?: string; subscriberVia?: string } = {}): Promise<Instance> {
+  applyingForMs,
+}: { via?: string; subscriberVia?: string; applyingForMs?: number } = {}): Promise<Instance> {
   const client = connectRedis(via);
   await once(client, "ready");
   const caches = createOrgCaches({ store: redisCacheStore(client), webhooks: true });
-  const coordination = createCoordination(caches, { client, url: subscriberVia });
+  const coordination = createCoordination(caches, { client, url: subscriberVia }, { applyingForMs });
   closing.push(
     () => coordination.close(),
     () => client.disconnect(),
@@ -106,6 +108,10 @@ async function webhookEndpoint(
   };
 }
 
+/** Svix's next delivery of a message: the same id, signed anew. */
+const retryOf = (webhook: ReturnType<typeof signedWebhook>, event: Parameters<typeof signedWebhook>[1]) =>
+  signedWebhook(SECRET, event, { id: webhook.headers["svix-id"] });
+
 const until = async (check: () => boolean | Promise<boolean>, ms = 2_000) => {
   const deadline = Date.now() + ms;
   while (!(await check())) {
@@ -121,15 +127,35 @@ const inRedis = async (cache: string, key: string) => (await admin.exists(`teamw
 const startGeneration = (on: Instance, cache: CacheKey["cache"]) => on.coordination.forget([{ cache, key: "" }]);
 
 describe("instances coordinating through Redis", () => {
-  it("a webhook's id is applied by one instance only; one given back (not applied) can be taken again", async () => {
-    const [a, b] = [await instance(), await instance()];
-    expect(await a.coordination.claim("msg_1")).toBe(true);
-    expect(await b.coordination.claim("msg_1")).toBe(false);
-    expect(await a.coordination.claim("msg_1")).toBe(false);
+  it("a webhook's id is applied by one instance only; one given back, or left applying, can be taken again", async () => {
+    const [a, b] = [await instance({ applyingForMs: 300 }), await instance()];
+    expect(await a.coordination.claim("msg_1")).toBe("claimed");
+    expect(await b.coordination.claim("msg_1")).toBe("applying");
     await a.coordination.release("msg_1");
-    expect(await b.coordination.claim("msg_1")).toBe(true);
+    expect(await b.coordination.claim("msg_1")).toBe("claimed");
+    await b.coordination.applied("msg_1");
+    expect(await a.coordination.claim("msg_1")).toBe("applied");
     const both = await Promise.all([a.coordination.claim("msg_2"), b.coordination.claim("msg_2")]);
-    expect(both.filter(Boolean)).toHaveLength(1);
+    expect(both.sort()).toEqual(["applying", "claimed"]);
+    // Neither given back nor marked applied (Redis went away): free again after its short claim.
+    expect(await a.coordination.claim("msg_3")).toBe("claimed");
+    await until(async () => (await b.coordination.claim("msg_3")) === "claimed");
+  });
+
+  it("without Redis, an id is claimed, applying and applied the same way", async () => {
+    let time = 0;
+    const one = createCoordination(createOrgCaches(), null, { now: () => time, applyingForMs: 30_000 });
+    expect(await one.claim("msg_1")).toBe("claimed");
+    expect(await one.claim("msg_1")).toBe("applying");
+    await one.release("msg_1");
+    expect(await one.claim("msg_1")).toBe("claimed");
+    await one.applied("msg_1");
+    time += 599_000;
+    expect(await one.claim("msg_1")).toBe("applied");
+    expect(await one.claim("msg_2")).toBe("claimed");
+    time += 30_000;
+    expect(await one.claim("msg_2")).toBe("claimed");
+    expect(await one.claim("msg_1")).toBe("claimed");
   });
 
   it("a 429's hold reaches the other instances, and one that starts during it", async () => {
@@ -164,6 +190,71 @@ describe("instances coordinating through Redis", () => {
     expect(await inRedis("profiles", key)).toBe(false);
     await until(async () => (await b.caches.profiles.get(key, read)).name === "read 2");
   });
+});
+
+describe("a webhook when Redis fails", () => {
+  // Each outage starts after the id is claimed (while the person's organizations are looked up) and ends after the answer.
+  const outages = {
+    "Redis turned read-only (a failover)": {
+      start: async () => void (await admin.call("REPLICAOF", "127.0.0.1", String(await freePort()))),
+      end: async () => void (await admin.call("REPLICAOF", "NO", "ONE")),
+    },
+    "the instance's connection to Redis cut": {
+      start: async (relayed: Awaited<ReturnType<typeof relay>>, a: Instance) => {
+        relayed.cut();
+        await until(() => a.client.status !== "ready");
+      },
+      end: async (relayed: Awaited<ReturnType<typeof relay>>, a: Instance) => {
+        relayed.mend();
+        await until(() => a.client.status === "ready", 5_000);
+      },
+    },
+  };
+
+  for (const [outage, { start, end }] of Object.entries(outages)) {
+    it(`${outage}: 503, nothing kept as applied, and Svix's retry once Redis is back applies it`, async () => {
+      const relayed = await relay();
+      const a = await instance({ via: relayed.url, applyingForMs: 1_000 });
+      const b = await instance();
+      const [org, user] = [unique("org"), unique("user")];
+      await startGeneration(a, "latestMembers");
+      const members = (total: number) => async () => ({ members: [], total });
+      await a.caches.latestMembers.get(org, members(1));
+      await until(() => inRedis("latestMembers", org));
+      expect((await b.caches.latestMembers.get(org, members(1))).total).toBe(1);
+
+      let failing = true;
+      const deliver = await webhookEndpoint(a.coordination, async () => {
+        if (failing) await start(relayed, a);
+        return [org];
+      });
+      const renamed = { type: "user.updated", data: { id: user, object: "user", first_name: "Augusta" } };
+      const webhook = signedWebhook(SECRET, renamed);
+      try {
+        expect(await deliver(webhook)).toEqual({
+          status: 503,
+          message: "Redis or Clerk is unavailable; try again later.",
+        });
+      } finally {
+        failing = false;
+        await end(relayed, a);
+      }
+      // Not dropped, so not acknowledged: the copy is still there.
+      expect(await inRedis("latestMembers", org)).toBe(true);
+      // Svix retries at 5 s: the failed delivery's claim (1 s here, 30 s in production) still stands…
+      expect(await deliver(retryOf(webhook, renamed))).toEqual({
+        status: 503,
+        message: "This message is being applied; try again later.",
+      });
+      // …and its next retry applies it.
+      let last = { status: 0, message: "" };
+      await until(async () => (last = await deliver(retryOf(webhook, renamed))).status !== 503, 3_000);
+      expect(last).toEqual({ status: 200, message: "Applied." });
+      expect(await inRedis("latestMembers", org)).toBe(false);
+      await until(async () => (await b.caches.latestMembers.get(org, members(2))).total === 2, 1_000);
+      expect(await deliver(retryOf(webhook, renamed))).toEqual({ status: 200, message: "Already applied." });
+    });
+  }
 });
 
 describe("an instance that misses the message", () => {

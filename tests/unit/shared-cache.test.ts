@@ -130,6 +130,18 @@ describe("the shared cache", () => {
     await cache.forgotten();
     expect((await store.read("pages", "org_1|1|")).stored).toBeNull();
   });
+
+  it("forgotten() fails when the store could not drop what was forgotten (a webhook must not be acknowledged)", async () => {
+    const store = memoryStore();
+    const readOnly = { ...store, delete: () => Promise.reject(new Error("READONLY")) };
+    const cache = createCache<string>({ name: "profiles", localTtlMs: 1_000, sharedTtlMs: 60_000, store: readOnly });
+    // A page's forget waits for nothing: its failure is dropped, not left unhandled.
+    cache.forget("org_0");
+    await settle();
+    await cache.forgotten();
+    cache.forget("org_1");
+    await expect(cache.forgotten()).rejects.toThrow("READONLY");
+  });
 });
 
 describe("the store's generations", () => {

@@ -144,7 +144,7 @@ export function forgetKeysHere(caches: OrgCaches, keys: CacheKey[]): void {
   }
 }
 
-/** Forgets the keys here and in the shared store; resolves once the store has dropped them. */
+/** Forgets the keys here and in the shared store; resolves once the store has dropped them, rejects if it could not. */
 export async function forgetKeys(caches: OrgCaches, keys: CacheKey[]): Promise<void> {
   for (const entry of keys) {
     if ("prefix" in entry) caches[entry.cache].clear(entry.prefix);
