@@ -2,7 +2,7 @@ import type { RequestState } from "@clerk/backend/internal";
 import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
 import { getEnv, isLocalEmulator } from "../env.server";
 import { unavailable } from "../upstream/request-scope.server";
-import { cookieSuffix, sessionTokenCookie, withoutForgedTokens } from "./session-cookies.server";
+import { cookieSuffix, withoutForgedTokens } from "./session-cookies.server";
 import { sessionToEnd, settlePost, staleReason, type ClerkCheck } from "./stale-token.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
