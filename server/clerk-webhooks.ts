@@ -92,7 +92,7 @@ export function clerkWebhooks({
     if (claim === "applied") return answer(res, 200, "replayed", event.type, "Already applied.");
     // Not applied yet (another delivery is at it, or one that failed left its claim): Svix retries later.
     if (claim === "applying")
-      return answer(res, 503, "unavailable", event.type, "This message is being applied; try again later.");
+      return answer(res, 503, "in_progress", event.type, "This message is being applied; try again later.");
     try {
       if (touched) await coordination.forget(await resolved(touched));
     } catch {

@@ -78,7 +78,7 @@ export function createMetrics({ redis }: { redis: Redis | null }) {
   });
   const clerkWebhooks = new Counter({
     name: "clerk_webhooks_total",
-    help: "Requests to the Clerk webhook endpoint, by outcome: applied, ignored, replayed, refused, unavailable.",
+    help: "Requests to the Clerk webhook endpoint, by outcome: applied, ignored, replayed, refused, unavailable, in_progress.",
     labelNames: ["outcome"] as const,
     registers,
   });

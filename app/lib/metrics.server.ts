@@ -42,8 +42,8 @@ export type AppMetrics = {
   clerkWebhook(outcome: WebhookOutcome): void;
 };
 
-/** `applied`; `ignored` (an event no cache depends on); `replayed` (its id already applied); `refused` (unsigned, forged, too old, too large); `unavailable` (Redis or Clerk away: 503). */
-export type WebhookOutcome = "applied" | "ignored" | "replayed" | "refused" | "unavailable";
+/** `applied`; `ignored` (an event no cache depends on); `replayed` (its id already applied); `refused` (unsigned, forged, too old, too large); `unavailable` (Redis or Clerk away: 503); `in_progress` (another delivery of it is being applied, or one that failed left its claim: 503). */
+export type WebhookOutcome = "applied" | "ignored" | "replayed" | "refused" | "unavailable" | "in_progress";
 
 export const NO_METRICS: AppMetrics = {
   upstreamAttempt() {},
