@@ -330,6 +330,60 @@ test.describe("behind a TLS proxy, on two instances with Redis and Clerk's webho
     expect(await deliver(b)).toEqual({ status: 200, message: "Already applied." });
   });
 
+  test("Redis turned read-only (a failover) during a webhook: 503, the old copy is not acknowledged away, and Svix's retry applies it", async () => {
+    test.setTimeout(120_000);
+    const { org, admin, members } = await newTeam(bapi, { members: 1 });
+    const member = members[0]!;
+    const person = await sessionOf(admin.email, org.id);
+    const [a] = running.stack.instances;
+    // The new team's membership webhooks forget its pages: the copy is kept after they land.
+    await webhooksDelivered(running.stack.clerk.origin);
+    expect((await view(a, `/orgs/${org.slug}`, person.cookie)).status).toBe(200);
+    const redis = new Redis(running.stack.redisUrl, { lazyConnect: true });
+    const copy = `teamwork:cache:latestMembers:${org.id}`;
+    // The member renamed: the webhook reads their organizations from Clerk (slowly, here) before it drops the copies.
+    const lookup = "bapi GET /v1/users/:id/organization_memberships";
+    const lookups = async () => (await emulatorCalls(running.stack.clerk.origin))[lookup] ?? 0;
+    await armFault(running.stack.clerk.origin, {
+      endpoint: lookup,
+      mode: "slow",
+      delayMs: 1_500,
+      times: 1,
+      pathIncludes: member.id,
+    });
+    const renamed = { type: "user.updated", data: { id: member.id, object: "user", first_name: "Renamed" } };
+    const id = `msg_readonly_${Date.now()}`;
+    // Each delivery as Svix makes it: the same id, signed anew.
+    const deliver = async () => {
+      const webhook = signedWebhook(running.stack.webhookSecret, renamed, { id });
+      const res = await fetch(`${a.origin}/webhooks/clerk`, { method: "POST", ...webhook });
+      return { status: res.status, message: ((await res.json()) as { message: string }).message };
+    };
+    try {
+      await redis.connect();
+      expect(await redis.exists(copy)).toBe(1);
+      const before = await lookups();
+      const first = deliver();
+      // Once the webhook is inside its Clerk lookup, Redis becomes a replica of nothing: read-only.
+      await expect.poll(lookups).toBeGreaterThan(before);
+      await redis.replicaof("127.0.0.1", "9");
+      expect(await first).toEqual({ status: 503, message: "Redis or Clerk is unavailable; try again later." });
+    } finally {
+      await redis.replicaof("NO", "ONE");
+    }
+    try {
+      // Not acknowledged, so not lost: the copy is still there, and Svix's next delivery is not told "Already applied".
+      expect(await redis.exists(copy)).toBe(1);
+      expect(await deliver()).toEqual({ status: 503, message: "This message is being applied; try again later." });
+      // The failed delivery's claim frees itself within 30 s, before Svix's 5-minute retry, which applies it.
+      await expect.poll(async () => (await deliver()).status, { timeout: 45_000, intervals: [1_000] }).toBe(200);
+      expect(await redis.exists(copy)).toBe(0);
+      expect(await deliver()).toEqual({ status: 200, message: "Already applied." });
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   test("with Redis gone, pages keep answering from each instance's memory, and webhooks get 503 so Clerk retries", async () => {
     const { org, admin } = await newTeam(bapi, { members: 1 });
     const person = await sessionOf(admin.email, org.id);
