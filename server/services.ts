@@ -36,7 +36,7 @@ export function createServices(env: Env) {
     logEvent("warning", {
       component: "clerk",
       message:
-        "CLERK_JWT_KEY is not set: session tokens are verified with Clerk's JWKS, read from its Backend API (at start, and at most once a minute for a key id it lacks). Set it to the PEM public key (Clerk Dashboard → API keys → JWT public key) to verify them without a network call, as Clerk recommends.",
+        "CLERK_JWT_KEY is not set: session tokens are verified with Clerk's JWKS, read from its Backend API (on first use, then at most once a minute for a key id it lacks). Set it to the PEM public key (Clerk Dashboard → API keys → JWT public key) to verify them without a network call, as Clerk recommends.",
     });
   }
   const services: AppServices = {
