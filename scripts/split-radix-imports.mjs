@@ -64,4 +64,21 @@ function walk(dir) {
   }
 }
 walk("node_modules/@radix-ui/themes/dist/esm");
+
+// `Theme` wraps every page in Radix's Tooltip.Provider (its only use of the
+// tooltip package), which brings popper, floating-ui and the dismissable layer
+// into the first load. This app shows no tooltip: the provider goes. (Add a
+// Tooltip again, and it needs a Tooltip.Provider of its own around it.)
+const theme = "node_modules/@radix-ui/themes/dist/esm/components/theme.js";
+const themeSource = readFileSync(theme, "utf8");
+const withProvider =
+  /import\*as (\w+) from"@radix-ui\/react-tooltip";([\s\S]*)\b\w+\.createElement\(\1\.Provider,\{delayDuration:200\},(\w+\.createElement\(\w+\.Provider,\{dir:"ltr"\},\w+\.createElement\(\w+,\{\.\.\.\w+,ref:\w+\}\)\))\)/;
+const match = withProvider.exec(themeSource);
+if (match) {
+  const [, tooltip, between, inner] = match;
+  const next = themeSource.replace(withProvider, () => `${between}${inner}`);
+  if (new RegExp(`\\b${tooltip}\\.`).test(next)) throw new Error(`${theme}: the tooltip is used elsewhere`);
+  writeFileSync(theme, next);
+  files++;
+}
 console.log(`rewrote ${files} files`);
