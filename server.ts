@@ -1,10 +1,12 @@
 import { createServer } from "node:http";
+import { getHeapStatistics } from "node:v8";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import express from "express";
 import { userIdsWithEmail } from "./app/lib/clerk/backend-calls.server";
 import { EnvError, parseEnv } from "./app/lib/env.server";
+import { logEvent } from "./app/lib/log.server";
 import { organizationIdsOf } from "./app/lib/orgs/memberships.server";
 import { createLoadContext } from "./app/lib/load-context.server";
 import { loadAppBuild, WrongBuildError } from "./server/app-build";
@@ -149,6 +151,8 @@ const server = createServer(
 ).listen(env.PORT, env.HOST, () => {
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;
   console.log(local ? local.banner(origin) : `Teamwork listening on ${origin}`);
+  // What the heap may grow to (NODE_OPTIONS=--max-old-space-size, docs/deployment.md "Memory"): V8 keeps what it is allowed.
+  logEvent("info", { component: "memory", heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20) });
 });
 
 // Metrics have their own listener (loopback unless METRICS_HOST says otherwise);

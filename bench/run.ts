@@ -17,6 +17,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../tests/support/chromium";
 import { backendApi, emulatorCalls, newTeam } from "../tests/support/emulator-api";
 import { startDevServer } from "../tests/support/dev-server";
 import { budgetRows, budgetRun, refreshCost } from "./budget";
+import { DOCUMENTED_HEAP_MB, memoryRows, memoryRuns } from "./memory";
 import { emulatorCookie, emulatorSession } from "../tests/support/session";
 import { createMetrics } from "../server/metrics";
 
@@ -67,11 +68,6 @@ async function waitFor(url: string) {
     await new Promise((r) => setTimeout(r, 150));
   }
   throw new Error(`${url} did not come up`);
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-  return kb / 1024;
 }
 
 type Load = { rps: number; p50: number; p99: number; errors: number; cpuMs: number; clerkCalls: number };
@@ -438,6 +434,15 @@ async function main() {
     metered2: costApp(4713, 4813),
   };
   startApp(ports.farApp, farClerk.keys);
+  // Memory: two fresh instances that serve only the memory phase, one with the heap `npm start` sets.
+  const memoryApps = {
+    uncapped: { name: "uncapped", port: 4714, pid: startApp(4714, clerk.keys).pid! },
+    capped: {
+      name: `--max-old-space-size=${DOCUMENTED_HEAP_MB} (npm start, the image)`,
+      port: 4715,
+      pid: startApp(4715, { ...clerk.keys, NODE_OPTIONS: `--max-old-space-size=${DOCUMENTED_HEAP_MB}` }).pid!,
+    },
+  };
   const baseline = start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));
   const peer = start(
     "peer",
@@ -449,6 +454,7 @@ async function main() {
   await Promise.all([
     waitFor(url(ports.app, "/healthz")),
     ...Object.values(cost).map(({ port }) => waitFor(url(port, "/healthz"))),
+    ...Object.values(memoryApps).map(({ port }) => waitFor(url(port, "/healthz"))),
     waitFor(url(ports.farApp, "/healthz")),
     waitFor(url(ports.baseline)),
     waitFor(url(ports.peer)),
@@ -500,21 +506,15 @@ async function main() {
     orgHomeOf(cost.metered2.port, cost.metered2.pid),
   ]);
 
-  console.log("Memory: 2 × 10,000 requests (landing and organization home, alternating)…");
-  const memoryRun = () =>
-    autocannon({
-      url: url(ports.app),
-      connections: CONNECTIONS,
-      amount: 10_000,
-      requests: [
-        { method: "GET", path: "/" },
-        { method: "GET", path: orgHome, headers: signedIn },
-      ],
-    });
-  await memoryRun();
-  const rss1 = rssMb(app.pid!);
-  await memoryRun();
-  const rss2 = rssMb(app.pid!);
+  console.log(
+    "Memory: the landing page, the organization home and its members, 3 × 8,000 requests on two fresh instances…",
+  );
+  const memoryTargets = Object.values(memoryApps).map(({ name, port, pid }) => ({ name, origin: url(port), pid }));
+  const memory = await memoryRuns(
+    memoryTargets,
+    [{ path: "/" }, { path: orgHome, headers: signedIn }, { path: members, headers: signedIn }],
+    CONNECTIONS,
+  );
 
   console.log("Browser: Chromium, 1280×800, no throttling…");
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
@@ -632,10 +632,8 @@ async function main() {
   for (const [pkg, bytes] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 15))
     console.log(`| ${pkg} | ${fmt(bytes / 1024, 1)} | ${gzipShare(bytes)} |`);
 
-  console.log("\n| memory (app server) | MB |\n| --- | ---: |");
-  console.log(`| RSS after 10,000 requests | ${fmt(rss1, 1)} |`);
-  console.log(`| RSS after 20,000 requests | ${fmt(rss2, 1)} |`);
-  console.log(`| growth over the second 10,000 | ${fmt(rss2 - rss1, 1)} (${fmt(((rss2 - rss1) / rss1) * 100, 1)}%) |`);
+  console.log("");
+  for (const row of memoryRows(memory, memoryTargets[0]!, memoryTargets[1]!)) console.log(row);
 
   console.log("\nClerk's budget: two instances sharing Redis, 200 people in 20 organizations browsing for 30 s…");
   const servers = {

@@ -1,9 +1,11 @@
+import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { emulatorCalls } from "../support/emulator-api";
-import { keysModeEnv, ROOT, runServerExpectingExit, startServer } from "../support/server";
+import { stopGroup } from "../support/process-group";
+import { freePort, keysModeEnv, ROOT, runServerExpectingExit, startServer } from "../support/server";
 import { createTestKeyPair } from "../support/session";
 
 const pk = `pk_live_${Buffer.from("clerk.teamwork.invalid$").toString("base64")}`;
@@ -124,5 +126,53 @@ describe("start-up", () => {
     } finally {
       await Promise.all([withKey.stop(), jwksOnly.stop()]);
     }
+  });
+
+  /** The heap limit `npm start`'s server reports, in MB, with `nodeOptions` as NODE_OPTIONS (undefined: unset). */
+  async function heapLimitOfNpmStart(nodeOptions: string | undefined): Promise<number> {
+    const port = await freePort();
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: "production" as const,
+      ...keysModeEnv(createTestKeyPair().publicKeyPem),
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
+      ...(nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions }),
+    };
+    // Its own process group (npm, its shell, the server), stopped whole.
+    const child = spawn("npm", ["start", "--silent"], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    try {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const line = output.split("\n").find((l) => l.includes('"component":"memory"'));
+        if (line) return (JSON.parse(line) as { heap_limit_mb: number }).heap_limit_mb;
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no heap limit reported:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await stopGroup(child);
+    }
+  }
+
+  it("npm start caps the heap (256 MB of old space), and NODE_OPTIONS overrides it", async () => {
+    const [capped, overridden] = await Promise.all([
+      heapLimitOfNpmStart(undefined),
+      heapLimitOfNpmStart("--max-old-space-size=128"),
+    ]);
+    // The limit V8 reports adds the young generation to the old space.
+    expect(capped).toBeGreaterThanOrEqual(256);
+    expect(capped).toBeLessThan(384);
+    expect(overridden).toBeGreaterThanOrEqual(128);
+    expect(overridden).toBeLessThan(256);
   });
 });

@@ -1,0 +1,80 @@
+/**
+ * Memory under load: one instance's RSS through the bench's load mix (the
+ * landing page, the organization home and its members page), left uncapped
+ * and with the heap size `npm start` and the image set (docs/deployment.md,
+ * "Memory"), and what the cap costs in requests per second.
+ */
+import { readFileSync } from "node:fs";
+import autocannon from "autocannon";
+
+/** The old-space size `npm start` and the Dockerfile give V8 (package.json, Dockerfile). */
+export const DOCUMENTED_HEAP_MB = 256;
+/** The target: RSS under the load mix, with the documented heap, and its throughput against uncapped. */
+const RSS_TARGET_MB = 300;
+const THROUGHPUT_TARGET = 0.95;
+const RUNS = 3;
+const REQUESTS_PER_RUN = 8_000;
+
+function rssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  return kb / 1024;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export type MemoryTarget = { name: string; origin: string; pid: number };
+type Run = { rss: number; rps: number; errors: number };
+
+/**
+ * `RUNS` rounds of `REQUESTS_PER_RUN` requests of the mix against each
+ * target, taking turns (so both meet the machine's same moments), fresh
+ * processes that served nothing before.
+ */
+export async function memoryRuns(
+  targets: MemoryTarget[],
+  mix: { path: string; headers?: Record<string, string> }[],
+  connections: number,
+): Promise<Map<MemoryTarget, Run[]>> {
+  const runs = new Map<MemoryTarget, Run[]>(targets.map((t) => [t, []]));
+  for (let round = 0; round < RUNS; round++) {
+    for (const target of targets) {
+      const result = await autocannon({
+        url: target.origin,
+        connections,
+        amount: REQUESTS_PER_RUN,
+        requests: mix.map(({ path, headers }) => ({ method: "GET" as const, path, headers })),
+      });
+      runs.get(target)!.push({
+        rss: rssMb(target.pid),
+        rps: result.requests.average,
+        errors: result.errors + result.non2xx + result.timeouts,
+      });
+    }
+  }
+  return runs;
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits });
+
+/** The memory table: each target's RSS after each round, its highest, its req/s; then the cap against uncapped. */
+export function memoryRows(runs: Map<MemoryTarget, Run[]>, uncapped: MemoryTarget, capped: MemoryTarget): string[] {
+  const rows = [
+    `| memory: ${RUNS} × ${fmt(REQUESTS_PER_RUN)} requests of the mix, one fresh instance each | RSS MB after each round | highest RSS MB | req/s, median of rounds | errors |`,
+    "| --- | ---: | ---: | ---: | ---: |",
+  ];
+  for (const [target, list] of runs) {
+    const rss = list.map((r) => r.rss);
+    rows.push(
+      `| ${target.name} | ${rss.map((x) => fmt(x)).join(", ")} | ${fmt(Math.max(...rss))} | ${fmt(median(list.map((r) => r.rps)))} | ${list.reduce((s, r) => s + r.errors, 0)} |`,
+    );
+  }
+  const of = (target: MemoryTarget) => runs.get(target)!;
+  const peak = Math.max(...of(capped).map((r) => r.rss));
+  const ratio = median(of(capped).map((r) => r.rps)) / median(of(uncapped).map((r) => r.rps));
+  const met = peak <= RSS_TARGET_MB && ratio >= THROUGHPUT_TARGET;
+  rows.push(
+    "",
+    `With --max-old-space-size=${DOCUMENTED_HEAP_MB}: highest RSS ${fmt(peak)} MB, ${fmt(ratio, 2)}× the uncapped req/s (target RSS ≤ ${RSS_TARGET_MB} MB at ≥ ${THROUGHPUT_TARGET}×: ${met ? "met" : "missed"}).`,
+  );
+  return rows;
+}
