@@ -2,7 +2,7 @@ import { useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { CaptureResult, PostHog } from "posthog-js";
 import { useEffect, useRef, useState } from "react";
 import { sendBrowserErrorsTo } from "~/lib/analytics/browser-errors";
-import { withoutQuery } from "~/lib/analytics/scrub";
+import { withoutQuery } from "~/lib/analytics/urls";
 import type { AnalyticsSettings } from "~/lib/analytics/settings.server";
 import { whenIdle } from "~/lib/when-idle";
 import type { loader as orgLoader } from "~/routes/orgs.$slug";
@@ -51,14 +51,19 @@ const POSTHOG_OPTIONS = {
   save_referrer: false,
 } as const;
 
+type Loaded = { client: PostHog; scrub: typeof import("~/lib/analytics/scrub").scrubbedError };
+
 // Loaded once, after hydration and when the browser is idle, so the first
-// page never waits for it; without a key it is never requested at all.
-let loading: Promise<PostHog> | null = null;
-function loadPostHog(key: string): Promise<PostHog> {
-  loading ??= import("posthog-js").then(({ default: posthog }) => {
-    posthog.init(key, POSTHOG_OPTIONS);
-    return posthog;
-  });
+// page never waits for it; without a key it is never requested at all. The
+// scrubber of error reports comes with it: nothing is sent before.
+let loading: Promise<Loaded> | null = null;
+function loadPostHog(key: string): Promise<Loaded> {
+  loading ??= Promise.all([import("posthog-js"), import("~/lib/analytics/scrub")]).then(
+    ([{ default: posthog }, { scrubbedError }]) => {
+      posthog.init(key, POSTHOG_OPTIONS);
+      return { client: posthog, scrub: scrubbedError };
+    },
+  );
   return loading;
 }
 
@@ -74,7 +79,8 @@ function useUrlOrganizationId(): string | null {
  * organization as the group; `reset()` once the person has signed out.
  */
 export function Analytics({ settings, userId }: { settings: AnalyticsSettings; userId: string | null }) {
-  const [client, setClient] = useState<PostHog | null>(null);
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const client = loaded?.client ?? null;
   const { pathname, search } = useLocation();
   const orgId = useUrlOrganizationId();
   const lastPage = useRef<string | null>(null);
@@ -92,7 +98,7 @@ export function Analytics({ settings, userId }: { settings: AnalyticsSettings; u
       return;
     }
     let cancelled = false;
-    const cancelIdle = whenIdle(() => void loadPostHog(key).then((posthog) => !cancelled && setClient(posthog)));
+    const cancelIdle = whenIdle(() => void loadPostHog(key).then((both) => !cancelled && setLoaded(both)));
     return () => {
       cancelled = true;
       cancelIdle();
@@ -100,15 +106,16 @@ export function Analytics({ settings, userId }: { settings: AnalyticsSettings; u
   }, [key, client]);
 
   useEffect(() => {
-    if (!client || !key) return;
+    if (!loaded || !key) return;
+    const { client } = loaded;
     if (userId) {
       if (client.get_distinct_id() !== userId) client.identify(userId);
     } else if (client.get_property("$user_state") === "identified") {
       client.reset();
     }
     // Error reports (and those that waited for posthog-js) go out under the person's identity.
-    sendBrowserErrorsTo(client);
-  }, [client, key, userId]);
+    sendBrowserErrorsTo(loaded);
+  }, [loaded, key, userId]);
 
   useEffect(() => {
     if (!client || !key) return;

@@ -1,12 +1,15 @@
 import type { PostHog } from "posthog-js";
-import { scrubbedError, withoutQuery } from "./scrub";
+import type { scrubbedError } from "./scrub";
+import { withoutQuery } from "./urls";
 
 /**
  * Browser errors reported to PostHog's error tracking, through posthog-js and
  * so through `/ingest`. Listening starts before hydration (entry.client), so
  * nothing early is missed; reports wait in a short queue until posthog-js is
  * loaded for a person who allows analytics, and are dropped when it is not
- * (no key, opted out): nothing PostHog's is ever loaded for them.
+ * (no key, opted out): nothing PostHog's is ever loaded for them. The
+ * scrubber comes with posthog-js, after the page: errors wait as thrown, in
+ * this page's memory only, and are scrubbed as they are sent.
  */
 
 export type ErrorSource = "error boundary" | "unhandled error" | "unhandled rejection" | "module load";
@@ -14,7 +17,7 @@ export type ErrorSource = "error boundary" | "unhandled error" | "unhandled reje
 /** A page that breaks in a loop must not flood PostHog: this many reports per page load at most. */
 const MAX_PER_PAGE = 10;
 
-type Report = { error: Error; properties: { source: ErrorSource; reference?: string } };
+type Report = { thrown: unknown; properties: { source: ErrorSource; reference?: string } };
 
 let send: ((report: Report) => void) | null = null;
 let waiting: Report[] = [];
@@ -29,18 +32,19 @@ export function reportBrowserError(value: unknown, source: ErrorSource, referenc
   }
   if (made >= MAX_PER_PAGE) return;
   made += 1;
-  const report = { error: scrubbedError(value), properties: reference ? { source, reference } : { source } };
+  const report = { thrown: value, properties: reference ? { source, reference } : { source } };
   if (send) send(report);
   else waiting.push(report);
 }
 
 /**
  * Where reports go: posthog-js once loaded for a person who allows analytics,
- * or nowhere (`null`: opted out while the page was open), which also drops
- * what was waiting.
+ * each scrubbed by `scrub` (scrub.ts's `scrubbedError`, loaded with it), or
+ * nowhere (`null`: opted out while the page was open), which also drops what
+ * was waiting.
  */
-export function sendBrowserErrorsTo(posthog: PostHog | null): void {
-  send = posthog ? ({ error, properties }) => void posthog.captureException(error, properties) : null;
+export function sendBrowserErrorsTo(to: { client: PostHog; scrub: typeof scrubbedError } | null): void {
+  send = to ? ({ thrown, properties }) => void to.client.captureException(to.scrub(thrown), properties) : null;
   const pending = waiting;
   waiting = [];
   if (send) pending.forEach(send);

@@ -111,8 +111,3 @@ export function scrubbedError(thrown: unknown): Error {
   clean.stack = original.stack ? scrub(original.stack) : `${clean.name}: ${clean.message}`;
   return clean;
 }
-
-/** A URL (absolute or a path) without its query string and fragment. */
-export function withoutQuery(url: string): string {
-  return url.replace(/[?#].*$/, "");
-}
