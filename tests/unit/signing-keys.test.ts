@@ -110,6 +110,17 @@ describe("the request Clerk's SDK is shown", () => {
     expect([shown.token, shown.forged]).toEqual([good, false]);
   });
 
+  it("checks a token once, though clerk-js writes it to both session cookies", async () => {
+    const good = token(clerkKey);
+    let checks = 0;
+    const counting = async (t: string) => (checks++, signedByClerk(t));
+    const request = new Request("https://app.example/", {
+      headers: { Cookie: `__session=${good}; __session_${suffix}=${good}` },
+    });
+    expect((await withoutForgedTokens(request, suffix, counting)).token).toBe(good);
+    expect(checks).toBe(1);
+  });
+
   it("a request whose session tokens were all forged is told apart from one that has none", async () => {
     const cookie = (value: string) => new Request("https://app.example/", { headers: { Cookie: value } });
     const forged = await withoutForgedTokens(

@@ -47,7 +47,13 @@ export async function withoutForgedTokens(
   headers.delete("Authorization");
   const cookieHeader = headers.get("Cookie") ?? "";
   const cookies = parse(cookieHeader);
-  const isForged = async (token: string | undefined) => Boolean(token) && !(await signedByClerk(token as string));
+  // clerk-js writes one token to both session cookies: each value is checked once.
+  const checks = new Map<string, Promise<boolean>>();
+  const isForged = async (token: string | undefined) => {
+    if (!token) return false;
+    if (!checks.has(token)) checks.set(token, signedByClerk(token));
+    return !(await checks.get(token));
+  };
   const names = ["__session", `__session_${suffix}`, HANDSHAKE];
   const [queryForged, ...cookiesForged] = await Promise.all([
     isForged(url.searchParams.get(HANDSHAKE) ?? undefined),
