@@ -134,13 +134,10 @@ export function createCache<Value>({
       return value;
     } catch (error) {
       if (!stored || now() - stored.at >= STALE_FOR_MS || !isUnavailable(error)) throw error;
-      if (authorizes) {
-        onLookup("too_old_to_authorize");
-        logEvent("cache_too_old_to_authorize", { cache: name, age_s: Math.round((now() - stored.at) / 1000) });
-        throw error;
-      }
-      onLookup("stale");
-      logEvent("cache_stale", { cache: name, age_s: Math.round((now() - stored.at) / 1000) });
+      const result = authorizes ? "too_old_to_authorize" : "stale";
+      onLookup(result);
+      logEvent(`cache_${result}`, { cache: name, age_s: Math.round((now() - stored.at) / 1000) });
+      if (authorizes) throw error;
       return stored.value as Value;
     }
   }
@@ -149,6 +146,18 @@ export function createCache<Value>({
     void store
       .write(name, key, { value, at: now() }, Math.max(sharedTtlMs, STALE_FOR_MS), generation)
       .catch(() => false);
+
+  // This instance's copies only (what a change another instance dropped from the store leaves here).
+  const here = {
+    forget(key: string) {
+      changes++;
+      local.forget(key);
+    },
+    clear(prefix = "") {
+      changes++;
+      local.clear(prefix);
+    },
+  };
 
   return {
     get: (key, load) => local.get(key, () => keepingCallSite(() => readThrough(key, load))),
@@ -160,25 +169,14 @@ export function createCache<Value>({
       if (seen !== undefined) write(key, value, seen);
     },
     forget(key) {
-      changes++;
-      local.forget(key);
+      here.forget(key);
       deleteInStore(store.delete(name, key));
     },
     clear(prefix = "") {
-      changes++;
-      local.clear(prefix);
+      here.clear(prefix);
       deleteInStore(store.clear(name, prefix));
     },
-    here: {
-      forget(key) {
-        changes++;
-        local.forget(key);
-      },
-      clear(prefix = "") {
-        changes++;
-        local.clear(prefix);
-      },
-    },
+    here,
     mark: () => changes,
     async forgotten() {
       const failed = (await Promise.all(deleting)).find((failure) => failure !== null);
