@@ -10,9 +10,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { backendApi, emulatorCalls, newPerson, uniqueEmail } from "../tests/support/emulator-api";
+import { backendApi, newPerson, uniqueEmail } from "../tests/support/emulator-api";
 import { emulatorSession } from "../tests/support/session";
 import { newWebhookSecret } from "../tests/support/webhooks";
+import { backendCalls } from "./servers";
 
 const ORGANIZATIONS = 20;
 const PEOPLE_PER_ORGANIZATION = 10;
@@ -53,11 +54,6 @@ function pageFor(people: Person[], admins: Person[]): [Person, string] {
   if (roll < 0.9) return [person, "/orgs"];
   return [person, "/resources/organizations"];
 }
-
-const bapiCalls = async (origin: string) =>
-  Object.entries(await emulatorCalls(origin))
-    .filter(([endpoint]) => endpoint.startsWith("bapi "))
-    .reduce((sum, [, n]) => sum + n, 0);
 
 /** One run: a fresh stand-in for Clerk, Redis and two instances; `webhooks` says whether Clerk's webhooks reach them. */
 export async function budgetRun(servers: Servers, webhooks: boolean, basePort: number): Promise<BudgetRun> {
@@ -143,7 +139,7 @@ export async function budgetRun(servers: Servers, webhooks: boolean, basePort: n
     }
 
     // The run: people browse; every 10 s someone renames an organization or invites someone, in Clerk.
-    const callsBefore = await bapiCalls(clerk);
+    const callsBefore = await backendCalls(clerk);
     let ownCalls = 0;
     let change = 0;
     const changes = setInterval(() => {
@@ -172,7 +168,7 @@ export async function budgetRun(servers: Servers, webhooks: boolean, basePort: n
     const seconds = (Date.now() - started) / 1000;
     // Webhooks sent after the last change still count: wait for them to land.
     await new Promise((r) => setTimeout(r, 1_000));
-    const calls = (await bapiCalls(clerk)) - callsBefore - ownCalls;
+    const calls = (await backendCalls(clerk)) - callsBefore - ownCalls;
     const redis = new Redis(`redis://127.0.0.1:${ports.redis}`);
     let kept = 0;
     try {

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import { median } from "./stats";
 
 /** The old-space size `npm start` and the Dockerfile give V8 (package.json, Dockerfile). */
 export const DOCUMENTED_HEAP_MB = 256;
@@ -19,8 +20,6 @@ function rssMb(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
   return kb / 1024;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export type MemoryTarget = { name: string; origin: string; pid: number };
 type Run = { rss: number; rps: number; errors: number };

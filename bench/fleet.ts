@@ -1,0 +1,69 @@
+/**
+ * The servers the measuring phases share, built and started once: two Clerk
+ * stand-ins (one near, one `LATENCY_MS` away), the app against each, the
+ * processes that price metrics, two fresh instances for the memory phase,
+ * the bare Remix baseline and Clerk's quickstart peer.
+ */
+import { execSync } from "node:child_process";
+import { join } from "node:path";
+import { DOCUMENTED_HEAP_MB } from "./memory";
+import { ROOT, start, startApp, startClerk, url, waitFor } from "./servers";
+
+export const LATENCY_MS = 80;
+export const ORG_HOME = "/orgs/analytical-engines";
+export const MEMBERS = `${ORG_HOME}/members`;
+
+export type Fleet = Awaited<ReturnType<typeof startFleet>>;
+
+export function buildApps() {
+  console.log("Building the app, the baseline and the peer…");
+  execSync("npm run build", { cwd: ROOT, stdio: "ignore" });
+  for (const dir of ["bench/baseline", "bench/peer"])
+    execSync(`${join(ROOT, "node_modules/.bin/remix")} build`, { cwd: join(ROOT, dir), stdio: "ignore" });
+}
+
+export async function startFleet() {
+  const ports = { clerk: 4701, app: 4702, baseline: 4704, peer: 4705, farClerk: 4706, farApp: 4707 };
+  const clerk = await startClerk(ports.clerk);
+  const farClerk = await startClerk(ports.farClerk, LATENCY_MS);
+  const app = startApp(ports.app, clerk.keys);
+  // The price of Prometheus metrics (docs/operations.md): the organization home from processes that
+  // serve nothing else, two without metrics and two recording them. Two processes of one build
+  // differ on their own (the first row of the cost table shows by how much), so each side is a pair.
+  const costApp = (port: number, metricsPort?: number) => ({
+    port,
+    pid: startApp(port, metricsPort ? { ...clerk.keys, METRICS_PORT: String(metricsPort) } : clerk.keys).pid!,
+  });
+  const cost = {
+    plain1: costApp(4710),
+    plain2: costApp(4711),
+    metered1: costApp(4712, 4812),
+    metered2: costApp(4713, 4813),
+  };
+  startApp(ports.farApp, farClerk.keys);
+  // Memory: two fresh instances that serve only the memory phase, one with the heap `npm start` sets.
+  const memoryApps = {
+    uncapped: { name: "uncapped", port: 4714, pid: startApp(4714, clerk.keys).pid! },
+    capped: {
+      name: `--max-old-space-size=${DOCUMENTED_HEAP_MB} (npm start, the image)`,
+      port: 4715,
+      pid: startApp(4715, { ...clerk.keys, NODE_OPTIONS: `--max-old-space-size=${DOCUMENTED_HEAP_MB}` }).pid!,
+    },
+  };
+  const baseline = start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));
+  const peer = start(
+    "peer",
+    ["server.mjs"],
+    { ...clerk.keys, PORT: String(ports.peer), APP_DIR: "../peer" },
+    join(ROOT, "bench/baseline"),
+  );
+  await Promise.all([
+    waitFor(url(ports.app, "/healthz")),
+    ...Object.values(cost).map(({ port }) => waitFor(url(port, "/healthz"))),
+    ...Object.values(memoryApps).map(({ port }) => waitFor(url(port, "/healthz"))),
+    waitFor(url(ports.farApp, "/healthz")),
+    waitFor(url(ports.baseline)),
+    waitFor(url(ports.peer)),
+  ]);
+  return { ports, clerk, farClerk, app, cost, memoryApps, baseline, peer };
+}
