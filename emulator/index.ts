@@ -6,6 +6,8 @@ import { Faults, type FaultMode } from "./faults";
 import { createFrontendApi } from "./frontend";
 import { activityOf } from "./frontend/context";
 import { fullName } from "./json";
+import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./proxy";
+import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./rate-limits";
 import { recordAnswersTo } from "./recorder";
 import { ApiError, sendJson, str } from "./routing";
 import { Store } from "./store";
@@ -39,6 +41,14 @@ export type ClerkEmulatorOptions = {
   recordDir?: string;
   /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
   webhooks?: WebhookSettings;
+  /**
+   * Origins the handshake may redirect to, besides the one the browser used
+   * (Clerk's "allowed origins"): the app's origin when a proxy puts the
+   * emulator on it.
+   */
+  allowedOrigins?: string[];
+  /** Clerk's documented rate limits (emulator/rate-limits.ts); off by default. */
+  rateLimits?: RateLimitMode;
 };
 
 export type ClerkEmulator = {
@@ -49,6 +59,7 @@ export type ClerkEmulator = {
   store: Store;
   faults: Faults;
   key: SigningKey;
+  rateLimiter: RateLimiter;
   close(): void;
 };
 
@@ -85,8 +96,14 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   // The control API is mounted on its own (or not at all): leave its paths to it.
   router.use("/_emulator", (_req, _res, next) => next("router"));
   if (options.recordDir) router.use(recordAnswersTo(options.recordDir));
+  // Links the browser opens (invitations, sign-in tokens): the configured URL, else the proxy's, else ours.
   const frontendApiUrl = (req: express.Request) =>
-    options.frontendApiUrl ?? `${req.protocol}://${req.get("host")}${options.mountPath}`;
+    options.frontendApiUrl ??
+    proxyUrlOf(req, options.secretKey)?.href.replace(/\/+$/, "") ??
+    `${publicOrigin(req) ?? ""}${options.mountPath}`;
+  const rateLimiter = createRateLimiter({ mode: options.rateLimits ?? "off", secretKey: options.secretKey });
+  router.use("/api", rateLimiter.backend);
+  router.use(rateLimiter.frontend);
   const latency = options.backendLatencyMs ?? 0;
   if (latency > 0) router.use("/api", (_req, _res, next) => void setTimeout(next, latency));
   // Uploaded profile images and logos: their ids are unguessable and never reused, so they keep.
@@ -110,6 +127,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       tokenTtlSeconds,
       sessionLifetimeMs: 7 * 86_400_000,
       applicationName: options.applicationName ?? "Teamwork",
+      secretKey: options.secretKey,
+      allowedOrigins: (options.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o),
     }),
   );
 
@@ -119,6 +138,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     control.post("/reset", (_req, res) => {
       store.reset();
       faults.clear();
+      rateLimiter.reset();
       sendJson(res, 200, { ok: true });
     });
     control.post("/faults", (req, res) => {
@@ -205,6 +225,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     store,
     faults,
     key,
+    rateLimiter,
     close() {
       webhooks?.close();
       store.flush();

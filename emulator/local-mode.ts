@@ -1,27 +1,18 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createClerkEmulator, DEMO_PASSWORD, TEST_EMAIL_CODE, type ClerkEmulator } from "./index";
+import {
+  EMULATOR_ISSUER,
+  emulatorPublishableKey,
+  emulatorSecretKey,
+  emulatorWebhookSecret,
+  persistentSecret,
+} from "./instance-keys";
+import { parseRateLimitMode } from "./rate-limits";
 import { newWebhookSecret, type WebhookSettings } from "./webhooks";
 
+export { emulatorPublishableKey } from "./instance-keys";
+
 export const EMULATOR_MOUNT_PATH = "/__clerk";
-
-// `.invalid` never resolves, so nothing can leak to a real host by mistake.
-const EMULATOR_FRONTEND_HOST = "clerk.emulator.invalid";
-
-export function emulatorPublishableKey(): string {
-  return `pk_live_${Buffer.from(`${EMULATOR_FRONTEND_HOST}$`).toString("base64")}`;
-}
-
-function persistentSecret(dataDir: string | null, name: string): string {
-  if (!dataDir) return randomBytes(32).toString("hex");
-  const file = join(dataDir, name);
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const secret = randomBytes(32).toString("hex");
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
-}
 
 /**
  * Local mode: no Clerk keys were given, so the app runs against the bundled
@@ -42,11 +33,19 @@ function webhookSettings(env: NodeJS.ProcessEnv, dataDir: string | null, port: s
     return { url: env.CLERK_EMULATOR_WEBHOOK_URL, secret: env.CLERK_EMULATOR_WEBHOOK_SECRET || newWebhookSecret() };
   }
   // (An empty value, as an env file leaves it, is no secret.)
-  const secret =
-    env.CLERK_WEBHOOK_SIGNING_SECRET ||
-    `whsec_${Buffer.from(persistentSecret(dataDir, "clerk-webhook-secret"), "hex").toString("base64")}`;
+  const secret = env.CLERK_WEBHOOK_SIGNING_SECRET || emulatorWebhookSecret(dataDir);
   env.CLERK_WEBHOOK_SIGNING_SECRET = secret;
   return { url: `http://127.0.0.1:${port}/webhooks/clerk`, secret };
+}
+
+/** A malformed CLERK_EMULATOR_RATE_LIMITS stops the server with one line, as the other variables do. */
+function rateLimitsOf(env: NodeJS.ProcessEnv) {
+  try {
+    return parseRateLimitMode(env.CLERK_EMULATOR_RATE_LIMITS);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
 }
 
 export function prepareLocalMode(env: NodeJS.ProcessEnv): {
@@ -55,7 +54,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
 } {
   const dataDir =
     env.CLERK_EMULATOR_DATA_DIR === "memory" ? null : (env.CLERK_EMULATOR_DATA_DIR ?? join(process.cwd(), ".data"));
-  const secretKey = `sk_live_emulator_${persistentSecret(dataDir, "clerk-emulator-secret")}`;
+  const secretKey = emulatorSecretKey(dataDir);
   const port = env.PORT ?? "3000";
   const ttl = Number(env.CLERK_EMULATOR_TOKEN_TTL ?? 60);
   const latency = Number(env.CLERK_EMULATOR_LATENCY_MS ?? 0);
@@ -63,7 +62,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     dataDir,
     mountPath: EMULATOR_MOUNT_PATH,
     secretKey,
-    issuer: `https://${EMULATOR_FRONTEND_HOST}`,
+    issuer: EMULATOR_ISSUER,
     tokenTtlSeconds: Number.isFinite(ttl) && ttl >= 5 ? ttl : 60,
     organizationSlugs: env.CLERK_EMULATOR_ORG_SLUGS !== "off",
     backendLatencyMs: Number.isFinite(latency) ? Math.min(Math.max(latency, 0), 10_000) : 0,
@@ -71,6 +70,8 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,
     frontendApiUrl: `${env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}${EMULATOR_MOUNT_PATH}`,
     webhooks: webhookSettings(env, dataDir, port),
+    // Off unless asked for: the app's own tests and bench choose when Clerk's limits apply.
+    rateLimits: rateLimitsOf(env),
   });
 
   env.CLERK_LOCAL_EMULATOR = "1";

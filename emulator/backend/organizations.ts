@@ -1,6 +1,6 @@
 import { deletedJSON, fullName, membershipJSON, organizationJSON } from "../json";
 import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
-import { parseMetadata } from "../metadata";
+import { mergeMetadata, parseMetadata } from "../metadata";
 import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
 import { ApiError, clampInt, paginate, str } from "../routing";
 import { asList, type BackendContext, type Route } from "./context";
@@ -36,6 +36,22 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
     store.changed();
     return organizationJSON(store, found, "bapi");
   });
+  // PATCH merges (Clerk's deep merge); PUT, which Core 3's @clerk/backend (API version 2026-05-12) sends for
+  // metadata given to `updateOrganization` and for `replaceOrganizationMetadata`, replaces each field it names.
+  const setMetadata = (merge: boolean) => (req: Parameters<Parameters<Route>[2]>[0]) => {
+    const found = org(req);
+    for (const kind of ["public", "private"] as const) {
+      const value: unknown = req.body?.[`${kind}_metadata`];
+      if (value === undefined) continue;
+      const given = parseMetadata(value, `${kind}_metadata`);
+      found[`${kind}Metadata`] = merge ? mergeMetadata(found[`${kind}Metadata`], given) : given;
+    }
+    found.updatedAt = Date.now();
+    store.changed();
+    return organizationJSON(store, found, "bapi");
+  };
+  route("PATCH", "/v1/organizations/:id/metadata", setMetadata(true));
+  route("PUT", "/v1/organizations/:id/metadata", setMetadata(false));
   route("DELETE", "/v1/organizations/:id", (req) => {
     const found = org(req);
     store.deleteOrganization(found);

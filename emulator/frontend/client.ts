@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import { environmentJSON } from "../environment";
 import { newId } from "../ids";
 import { sessionJSON } from "../json";
+import { redirectAllowed } from "../proxy";
 import { ApiError, str } from "../routing";
 import type { FrontendContext, Route } from "./context";
 
@@ -42,15 +43,20 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
   // token has expired; we mint a fresh one and send the browser back.
   route("GET", "/v1/client/handshake", (req, res) => {
     const redirectUrl = str(req.query.redirect_url);
-    const host = req.get("host");
     let target: URL;
     try {
       target = new URL(redirectUrl ?? "");
     } catch {
       throw new ApiError(400, "form_param_format_invalid", "redirect_url must be an absolute URL", "redirect_url");
     }
-    if (target.host !== host)
-      throw new ApiError(400, "form_param_value_invalid", "redirect_url must be on this origin", "redirect_url");
+    // Clerk sends the browser back only to the instance's allowed origins (or the proxy's, or its own).
+    if (!redirectAllowed(req, target, fapi.allowedOrigins, fapi.secretKey))
+      throw new ApiError(
+        400,
+        "form_param_value_invalid",
+        "redirect_url must be on one of the instance's allowed origins",
+        "redirect_url",
+      );
 
     const client = currentClient(req);
     const session = client ? store.activeSessions(client).find((s) => s.id === client.lastActiveSessionId) : undefined;

@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import type { Faults } from "../faults";
 import { clientJSON, fullName } from "../json";
+import { frontendApiPath } from "../proxy";
 import { ApiError, str } from "../routing";
 import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../store";
 import { sessionClaims, signJwt, type SigningKey } from "../tokens";
@@ -15,6 +16,10 @@ export type FrontendApiOptions = {
   tokenTtlSeconds: number;
   sessionLifetimeMs: number;
   applicationName: string;
+  /** The instance's secret key: a proxy proves itself with it (`Clerk-Secret-Key`). */
+  secretKey: string;
+  /** Origins the handshake may send the browser back to (Clerk's "allowed origins"), e.g. `http://localhost:3000`. */
+  allowedOrigins: readonly string[];
 };
 
 export const CLIENT_COOKIE = "__client";
@@ -71,8 +76,10 @@ export function createFrontendContext(options: FrontendApiOptions) {
     );
   };
 
+  // Behind a proxy the browser sees the Frontend API on the proxy's path (`Clerk-Proxy-Url`), not ours.
+  const cookiePath = (req: Request) => frontendApiPath(req, options.secretKey, mountPath);
   const clientCookieOptions = (req: Request) =>
-    `Path=${mountPath}; HttpOnly; SameSite=Lax; Max-Age=31536000${req.secure ? "; Secure" : ""}`;
+    `Path=${cookiePath(req)}; HttpOnly; SameSite=Lax; Max-Age=31536000${req.secure ? "; Secure" : ""}`;
 
   /** `__client_uat` tells the app's server whether this browser has a signed-in client (0 = no). */
   const setClientCookies = (req: Request, res: Response, client: ClientRecord | null) => {
@@ -81,7 +88,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
     const secure = req.secure ? "; Secure" : "";
     res.append("Set-Cookie", `__client_uat=${uat}; Path=/; SameSite=Lax; Max-Age=31536000${secure}`);
     if (client) res.append("Set-Cookie", `${CLIENT_COOKIE}=${client.id}; ${clientCookieOptions(req)}`);
-    else res.append("Set-Cookie", `${CLIENT_COOKIE}=; Path=${mountPath}; HttpOnly; SameSite=Lax; Max-Age=0`);
+    else res.append("Set-Cookie", `${CLIENT_COOKIE}=; Path=${cookiePath(req)}; HttpOnly; SameSite=Lax; Max-Age=0`);
   };
 
   const currentClient = (req: Request): ClientRecord | null => {

@@ -1,5 +1,6 @@
 import express, { type Router } from "express";
-import { createRegistrar, notImplemented } from "../routing";
+import { wrongProxySecret } from "../proxy";
+import { ApiError, createRegistrar, notImplemented, sendJson } from "../routing";
 import { rawUploadBody } from "../uploads";
 import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";
@@ -19,6 +20,11 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   router.use(express.urlencoded({ extended: false, limit: "64kb" }));
   router.use(express.json({ limit: "64kb" }));
   router.use(rawUploadBody);
+  // A proxy that names another instance's secret key is not this instance's proxy.
+  router.use((req, res, next) => {
+    if (!wrongProxySecret(req, options.secretKey)) return next();
+    sendJson(res, 401, new ApiError(401, "authentication_invalid", "Clerk-Secret-Key does not match").toJSON());
+  });
   const route = createRegistrar(router, "fapi", options.faults);
   const fapi = createFrontendContext(options);
 

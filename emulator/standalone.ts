@@ -1,0 +1,138 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { createClerkEmulator, type ClerkEmulator } from "./index";
+import { EMULATOR_ISSUER, emulatorPublishableKey, emulatorSecretKey, emulatorWebhookSecret } from "./instance-keys";
+import type { RateLimitMode } from "./rate-limits";
+
+export type StandaloneOptions = {
+  port: number;
+  /** Loopback unless told otherwise: the emulator trusts whoever reaches it. */
+  host: string;
+  /** Where state and keys are kept across restarts; null keeps them in memory. */
+  dataDir: string | null;
+  /** Where Clerk's webhooks go (the app's `/webhooks/clerk`), signed with the printed secret; none: none are sent. */
+  webhookUrl: string | null;
+  /** Overrides the webhook signing secret kept in the data folder. */
+  webhookSecret: string | null;
+  /**
+   * The app's public Frontend API proxy URL (`https://app.example.com/__clerk`):
+   * invitation links name it, and its origin is an allowed origin.
+   */
+  proxyUrl: string | null;
+  /** Origins the handshake may send browsers back to (Clerk's allowed origins). */
+  allowedOrigins: string[];
+  /** Mount the control API (`/_emulator/…`: reset, faults, calls, state, ready-made sessions). */
+  control: boolean;
+  rateLimits: RateLimitMode;
+  tokenTtlSeconds: number;
+  applicationName: string;
+  /** Tests only: write every answer down for the contract check against Clerk's OpenAPI spec. */
+  recordDir?: string;
+};
+
+export type StandaloneEmulator = {
+  emulator: ClerkEmulator;
+  server: Server;
+  /** Where this process listens, e.g. `http://127.0.0.1:4000`. */
+  url: string;
+  /** What another app puts in its `.env`. */
+  env: Record<string, string>;
+  /** Stops accepting, ends idle connections, flushes state. */
+  close(): Promise<void>;
+};
+
+const hostOf = (origin: string) => {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+};
+
+/** No web page may reset or fault the emulator: the control API refuses what a browser marks as cross-site. */
+const sameSiteOnly: express.RequestHandler = (req, res, next) => {
+  const site = req.get("sec-fetch-site");
+  const origin = req.get("origin");
+  if ((site && site !== "same-origin" && site !== "none") || (origin && hostOf(origin) !== req.get("host"))) {
+    res.status(403).type("text/plain").send("The control API takes no cross-site requests.");
+    return;
+  }
+  next();
+};
+
+/**
+ * The emulator on its own port: the same `createClerkEmulator` local mode
+ * mounts in the app, with the Frontend API at `/v1/…` (what Clerk's proxy
+ * forwards to, the proxy's path stripped), the Backend API at `/api/v1/…`
+ * (`CLERK_API_URL=<url>/api`) and, if asked, the control API at `/_emulator/…`.
+ */
+export async function startStandaloneEmulator(options: StandaloneOptions): Promise<StandaloneEmulator> {
+  const secretKey = emulatorSecretKey(options.dataDir);
+  const webhookSecret = options.webhookSecret || emulatorWebhookSecret(options.dataDir);
+  const allowedOrigins = [...options.allowedOrigins];
+  if (options.proxyUrl) allowedOrigins.push(new URL(options.proxyUrl).origin);
+
+  const emulator = createClerkEmulator({
+    dataDir: options.dataDir,
+    mountPath: "",
+    secretKey,
+    issuer: EMULATOR_ISSUER,
+    tokenTtlSeconds: options.tokenTtlSeconds,
+    applicationName: options.applicationName,
+    frontendApiUrl: options.proxyUrl?.replace(/\/+$/, "") || undefined,
+    allowedOrigins,
+    rateLimits: options.rateLimits,
+    recordDir: options.recordDir,
+    webhooks: options.webhookUrl ? { url: options.webhookUrl, secret: webhookSecret } : undefined,
+  });
+
+  const app = express();
+  app.disable("x-powered-by");
+  // The app's reverse proxy runs beside it (same host, a container network): believe its
+  // X-Forwarded-Host/-Proto/-For, as Clerk believes its documented proxy's.
+  app.set("trust proxy", "loopback, linklocal, uniquelocal");
+  app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
+  if (options.control) app.use("/_emulator", sameSiteOnly, emulator.control);
+  app.use(emulator.router);
+
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 60_000, keepAliveTimeout: 65_000 }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
+
+  const env: Record<string, string> = {
+    CLERK_PUBLISHABLE_KEY: emulatorPublishableKey(),
+    CLERK_SECRET_KEY: secretKey,
+    // One line, which any env file holds: @clerk/backend drops the PEM's line breaks anyway.
+    CLERK_JWT_KEY: emulator.key.publicKeyPem.replace(/\r?\n/g, ""),
+    CLERK_WEBHOOK_SIGNING_SECRET: webhookSecret,
+    CLERK_API_URL: `${url}/api`,
+    CLERK_PROXY_URL: options.proxyUrl ?? "/__clerk",
+  };
+
+  let closing: Promise<void> | null = null;
+  return {
+    emulator,
+    server,
+    url,
+    env,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        emulator.faults.releaseHeld();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Connections still busy after a moment (a held call, a slow client) are cut.
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      }).finally(() => emulator.close());
+      return closing;
+    },
+  };
+}
