@@ -49,6 +49,8 @@ export type ClerkEmulatorOptions = {
   allowedOrigins?: string[];
   /** Clerk's documented rate limits (emulator/rate-limits.ts); off by default. */
   rateLimits?: RateLimitMode;
+  /** Tests only: the clock the rate limits' windows follow. */
+  rateLimitClock?: () => number;
 };
 
 export type ClerkEmulator = {
@@ -101,7 +103,11 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     options.frontendApiUrl ??
     proxyUrlOf(req, options.secretKey)?.href.replace(/\/+$/, "") ??
     `${publicOrigin(req) ?? ""}${options.mountPath}`;
-  const rateLimiter = createRateLimiter({ mode: options.rateLimits ?? "off", secretKey: options.secretKey });
+  const rateLimiter = createRateLimiter({
+    mode: options.rateLimits ?? "off",
+    secretKey: options.secretKey,
+    now: options.rateLimitClock,
+  });
   router.use("/api", rateLimiter.backend);
   router.use(rateLimiter.frontend);
   const latency = options.backendLatencyMs ?? 0;

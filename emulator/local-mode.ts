@@ -72,6 +72,11 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     webhooks: webhookSettings(env, dataDir, port),
     // Off unless asked for: the app's own tests and bench choose when Clerk's limits apply.
     rateLimits: rateLimitsOf(env),
+    // Other apps' origins (a fixture behind its own proxy) the handshake may send browsers back to.
+    allowedOrigins: (env.CLERK_EMULATOR_ALLOWED_ORIGINS ?? "")
+      .split(",")
+      .map((o) => o.trim())
+      .filter(Boolean),
   });
 
   env.CLERK_LOCAL_EMULATOR = "1";
