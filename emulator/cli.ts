@@ -28,6 +28,9 @@ Options (environment variable in brackets):
                                                                      [CLERK_EMULATOR_ALLOWED_ORIGINS, comma-separated]
   --rate-limits <mode>   Clerk's documented limits: production, development or off
                                                                      [CLERK_EMULATOR_RATE_LIMITS] (off)
+  --npm-dir <dir>        a node_modules folder whose @clerk/clerk-js and @clerk/ui are served at
+                         /npm/@clerk/<name>@<version>/dist/… as Clerk's CDN would; repeat for more
+                                                                     [CLERK_EMULATOR_NPM_DIRS, comma-separated] (./node_modules)
   --token-ttl <s>        session token lifetime in seconds (>= 5)    [CLERK_EMULATOR_TOKEN_TTL] (60)
   --control              mount the control API at /_emulator (tests) [CLERK_EMULATOR_CONTROL=1]
   --help                 this text
@@ -53,6 +56,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): StandaloneOpti
         "allowed-origin": { type: "string", multiple: true },
         "rate-limits": { type: "string" },
         "token-ttl": { type: "string" },
+        "npm-dir": { type: "string", multiple: true },
         control: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -110,6 +114,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): StandaloneOpti
     tokenTtlSeconds: ttl,
     applicationName: env.CLERK_EMULATOR_APP_NAME ?? "Clerk emulator",
     recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,
+    npmDirs: [
+      ...(values["npm-dir"] ?? (env.CLERK_EMULATOR_NPM_DIRS ?? "").split(",")).filter(Boolean).map((d) => resolve(d)),
+      resolve("node_modules"),
+    ],
   };
 }
 

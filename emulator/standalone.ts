@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { createScriptCdn } from "./cdn";
 import { createClerkEmulator, type ClerkEmulator } from "./index";
 import { EMULATOR_ISSUER, emulatorPublishableKey, emulatorSecretKey, emulatorWebhookSecret } from "./instance-keys";
 import type { RateLimitMode } from "./rate-limits";
@@ -27,6 +28,8 @@ export type StandaloneOptions = {
   rateLimits: RateLimitMode;
   tokenTtlSeconds: number;
   applicationName: string;
+  /** node_modules folders whose `@clerk/*` packages are served as Clerk's CDN serves them (`/npm/@clerk/…`). */
+  npmDirs: string[];
   /** Tests only: write every answer down for the contract check against Clerk's OpenAPI spec. */
   recordDir?: string;
 };
@@ -65,7 +68,8 @@ const sameSiteOnly: express.RequestHandler = (req, res, next) => {
  * The emulator on its own port: the same `createClerkEmulator` local mode
  * mounts in the app, with the Frontend API at `/v1/…` (what Clerk's proxy
  * forwards to, the proxy's path stripped), the Backend API at `/api/v1/…`
- * (`CLERK_API_URL=<url>/api`) and, if asked, the control API at `/_emulator/…`.
+ * (`CLERK_API_URL=<url>/api`), Clerk's CDN for clerk-js and `@clerk/ui` at
+ * `/npm/@clerk/…` and, if asked, the control API at `/_emulator/…`.
  */
 export async function startStandaloneEmulator(options: StandaloneOptions): Promise<StandaloneEmulator> {
   const secretKey = emulatorSecretKey(options.dataDir);
@@ -94,6 +98,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
   app.set("trust proxy", "loopback, linklocal, uniquelocal");
   app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
   if (options.control) app.use("/_emulator", sameSiteOnly, emulator.control);
+  app.use(createScriptCdn({ dirs: options.npmDirs }));
   app.use(emulator.router);
 
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 60_000, keepAliveTimeout: 65_000 }, app);

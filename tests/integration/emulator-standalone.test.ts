@@ -204,6 +204,17 @@ describe("npm run emulator", () => {
     expect(((await evil.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("form_param_value_invalid");
   });
 
+  it("serves clerk-js from the installed packages as Clerk's CDN would, through the proxy", async () => {
+    const script = await fetch(`${url}/npm/@clerk/clerk-js@5/dist/clerk.browser.js`, { headers: proxied() });
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toMatch(/javascript/);
+    expect((await script.text()).length).toBeGreaterThan(100_000);
+    // Another major than the one installed, or a file outside the package's dist/, is not there.
+    expect((await fetch(`${url}/npm/@clerk/clerk-js@4/dist/clerk.browser.js`)).status).toBe(404);
+    expect((await fetch(`${url}/npm/@clerk/clerk-js@5/package.json`)).status).toBe(404);
+    expect((await fetch(`${url}/npm/@clerk/clerk-js@5/dist/..%2F..%2F..%2Fpackage.json`)).status).toBe(404);
+  });
+
   it("refuses a proxy that names another instance's secret key", async () => {
     const res = await fetch(`${url}/v1/environment`, {
       headers: { ...proxied(), "Clerk-Secret-Key": "sk_live_someone_else" },
