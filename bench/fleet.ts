@@ -33,6 +33,7 @@ export async function startFleet() {
   const costApp = (port: number, metricsPort?: number) => ({
     port,
     pid: startApp(port, metricsPort ? { ...clerk.keys, METRICS_PORT: String(metricsPort) } : clerk.keys).pid!,
+    metrics: metricsPort ? url(metricsPort, "/metrics") : undefined,
   });
   const cost = {
     plain1: costApp(4710),

@@ -16,12 +16,32 @@ const ROUNDS = 5;
 export const CONNECTIONS = 10;
 
 type Load = { rps: number; p50: number; p99: number; errors: number; cpuMs: number; clerkCalls: number };
-/** A load target: the process that serves it (for its CPU time) and the Clerk stand-in it calls, if any. */
-type Target = { url: string; headers?: Record<string, string>; pid: number; clerk?: string };
-type LoadSpread = { [K in keyof Load]: K extends "errors" ? number : Spread } & { rounds: Load[] };
+/** Event-loop delay over one run, in ms, as the server's own metrics report it. */
+type EventLoopDelay = { p50: number; p99: number };
+/**
+ * A load target: the process that serves it (for its CPU time), the Clerk
+ * stand-in it calls, if any, and its metrics endpoint, if it has one (for
+ * its event-loop delay).
+ */
+type Target = { url: string; headers?: Record<string, string>; pid: number; clerk?: string; metrics?: string };
+type LoadSpread = { [K in keyof Load]: K extends "errors" ? number : Spread } & {
+  rounds: Load[];
+  /** One a round, for a target with a metrics endpoint; none otherwise. */
+  eventLoop: EventLoopDelay[];
+};
+
+/**
+ * The event-loop delay since the last scrape: prom-client's default metrics
+ * read Node's event-loop delay histogram at each scrape and then reset it.
+ */
+async function eventLoopDelay(metrics: string): Promise<EventLoopDelay> {
+  const text = await (await fetch(metrics)).text();
+  const ms = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) * 1000;
+  return { p50: ms("nodejs_eventloop_lag_p50_seconds"), p99: ms("nodejs_eventloop_lag_p99_seconds") };
+}
 
 /** A target's figures over its rounds: each one's spread, and the errors of them all. */
-const loadSpread = (rounds: Load[]): LoadSpread => ({
+const loadSpread = (rounds: Load[], eventLoop: EventLoopDelay[] = []): LoadSpread => ({
   rps: spread(rounds.map((x) => x.rps)),
   p50: spread(rounds.map((x) => x.p50)),
   p99: spread(rounds.map((x) => x.p99)),
@@ -29,6 +49,7 @@ const loadSpread = (rounds: Load[]): LoadSpread => ({
   cpuMs: spread(rounds.map((x) => x.cpuMs)),
   clerkCalls: spread(rounds.map((x) => x.clerkCalls)),
   rounds,
+  eventLoop,
 });
 
 /**
@@ -42,10 +63,13 @@ async function loadInTurns<T extends Target[]>(given: [...T]): Promise<{ [K in k
   const targets = given.map((t) => ({ ...t, headers: { ...BROWSER_HEADERS, ...t.headers } }));
   for (const t of targets) await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: 2 }); // warm-up
   const runs: Load[][] = targets.map(() => []);
+  const delays: EventLoopDelay[][] = targets.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     const order = [...targets.entries()];
     if (round % 2) order.reverse();
     for (const [i, t] of order) {
+      // Scraped before and after the run, outside its CPU time: the second scrape reads the run alone.
+      if (t.metrics) await eventLoopDelay(t.metrics);
       const [cpuBefore, callsBefore] = [cpuMs(t.pid), t.clerk ? await backendCalls(t.clerk) : 0];
       const r = await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: DURATION_S });
       const [cpuAfter, callsAfter] = [cpuMs(t.pid), t.clerk ? await backendCalls(t.clerk) : 0];
@@ -58,9 +82,10 @@ async function loadInTurns<T extends Target[]>(given: [...T]): Promise<{ [K in k
         cpuMs: (cpuAfter - cpuBefore) / requests,
         clerkCalls: (callsAfter - callsBefore) / requests,
       });
+      if (t.metrics) delays[i]!.push(await eventLoopDelay(t.metrics));
     }
   }
-  return runs.map(loadSpread) as { [K in keyof T]: LoadSpread };
+  return runs.map((rounds, i) => loadSpread(rounds, delays[i])) as { [K in keyof T]: LoadSpread };
 }
 
 /** A ratio of two targets' figure: the ratio of their medians, and the spread of the ratio round by round. */
@@ -124,11 +149,12 @@ export async function loadPhase({ ports, clerk, app, baseline, peer, cost }: Fle
     `Load: the whole table ${ROUNDS} times (${CONNECTIONS} connections, ${DURATION_S} s per target, taking turns)…`,
   );
   const signedIn = { Cookie: clerk.cookie };
-  const orgHomeOf = (port: number, pid: number) => ({
+  const orgHomeOf = (port: number, pid: number, metrics?: string) => ({
     url: url(port, ORG_HOME),
     headers: signedIn,
     pid,
     clerk: clerk.origin,
+    metrics,
   });
   const [landing, home, membersLoad, hello, quickstart, plain1, plain2, metered1, metered2] = await loadInTurns([
     { url: url(ports.app), pid: app.pid!, clerk: clerk.origin },
@@ -138,8 +164,8 @@ export async function loadPhase({ ports, clerk, app, baseline, peer, cost }: Fle
     { url: url(ports.peer), headers: signedIn, pid: peer.pid!, clerk: clerk.origin },
     orgHomeOf(cost.plain1.port, cost.plain1.pid),
     orgHomeOf(cost.plain2.port, cost.plain2.pid),
-    orgHomeOf(cost.metered1.port, cost.metered1.pid),
-    orgHomeOf(cost.metered2.port, cost.metered2.pid),
+    orgHomeOf(cost.metered1.port, cost.metered1.pid, cost.metered1.metrics),
+    orgHomeOf(cost.metered2.port, cost.metered2.pid, cost.metered2.metrics),
   ]);
   return { landing, home, membersLoad, hello, quickstart, plain1, plain2, metered1, metered2 };
 }
@@ -168,6 +194,11 @@ export function printLoad(load: Awaited<ReturnType<typeof loadPhase>>) {
     console.log(
       `| ${name} | ${fmtSpread(r.rps)} | ${fmtSpread(r.p50)} | ${fmtSpread(r.p99)} | ${fmtSpread(r.cpuMs, 2)} | ${fmtSpread(r.clerkCalls, 3)} | ${r.errors} |`,
     );
+  const delay = (r: LoadSpread, figure: keyof EventLoopDelay) =>
+    fmtSpread(spread(r.eventLoop.map((d) => d[figure])), 1);
+  console.log(
+    `\nEvent-loop delay of the organization home under load, (m″) process 1 and 2, from their own metrics (nodejs_eventloop_lag_p50_seconds and _p99_seconds, each ${DURATION_S} s run alone; Node samples every 10 ms, so an idle loop reads about 10 ms): p50 ${delay(metered1, "p50")} and ${delay(metered2, "p50")} ms, p99 ${delay(metered1, "p99")} and ${delay(metered2, "p99")} ms.`,
+  );
   console.log("\n| ratio of medians (and its spread round by round) | value | target |\n| --- | ---: | ---: |");
   const judged = (r: ReturnType<typeof ratio>, target: number, atMost = false) =>
     (atMost ? r.value <= target : r.value >= target) ? "met" : "missed";
