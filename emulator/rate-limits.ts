@@ -28,7 +28,11 @@ const SECOND = 1_000;
 const HOUR = 3_600_000;
 const ID = "[^/]+";
 
-/** Per-endpoint Backend API limits, checked before the instance-wide one (both count the call). */
+/**
+ * Per-endpoint Backend API limits, checked before the instance-wide one (both count the call).
+ * The 50 per hour for bulk organization invitations is as Clerk's reference states it; the
+ * other hourly numbers are the system-limits page's as last read, not re-checked (docs/emulator.md).
+ */
 export const BACKEND_ENDPOINT_RULES: readonly Rule[] = [
   { name: "Create invitations", method: "POST", path: /^\/v1\/invitations\/?$/, limit: 100, windowMs: HOUR },
   { name: "Create bulk invitations", method: "POST", path: /^\/v1\/invitations\/bulk\/?$/, limit: 25, windowMs: HOUR },
