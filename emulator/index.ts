@@ -164,6 +164,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       sendJson(res, 200, { ok: true });
     });
     control.get("/calls", (_req, res) => sendJson(res, 200, faults.calls()));
+    // Calls the rate limits answered 429 (CLERK_EMULATOR_RATE_LIMITS), per API.
+    control.get("/rate-limited", (_req, res) => sendJson(res, 200, rateLimiter.refused()));
     // The webhooks sent lately (newest last): their ids, types, attempts and whether they were accepted.
     control.get("/webhooks", (_req, res) => sendJson(res, 200, webhooks?.deliveries() ?? []));
     // What the emulator holds (organizations, memberships, invitations…), for tests to check writes.

@@ -129,6 +129,8 @@ export type RateLimiter = {
   /** Mount before the Frontend API. */
   frontend: RequestHandler;
   mode: RateLimitMode;
+  /** Calls answered 429 so far, per API ("bapi", "fapi"): they never reach an endpoint, so `calls` does not count them. */
+  refused(): Record<"bapi" | "fapi", number>;
   reset(): void;
 };
 
@@ -138,6 +140,7 @@ export function createRateLimiter(options: {
   now?: () => number;
 }): RateLimiter {
   const windows = new SlidingWindows(options.now);
+  const refusedCalls = { bapi: 0, fapi: 0 };
   const { mode } = options;
   const instance = mode === "off" ? null : instanceLimit(mode);
 
@@ -159,17 +162,28 @@ export function createRateLimiter(options: {
 
   return {
     mode,
-    reset: () => windows.clear(),
+    refused: () => ({ ...refusedCalls }),
+    reset() {
+      windows.clear();
+      refusedCalls.bapi = 0;
+      refusedCalls.fapi = 0;
+    },
     backend(req, res, next) {
       if (!instance || JWKS.test(req.path) || req.get("authorization") !== `Bearer ${options.secretKey}`) return next();
       const refused = check(req, [...BACKEND_ENDPOINT_RULES, instance], (rule) => rule.name);
-      if (refused) return answer(res, refused);
+      if (refused) {
+        refusedCalls.bapi += 1;
+        return answer(res, refused);
+      }
       next();
     },
     frontend(req, res, next) {
       if (!instance) return next();
       const refused = check(req, FRONTEND_RULES, (rule) => `${rule.name} ${req.ip ?? "unknown"}`);
-      if (refused) return answer(res, refused);
+      if (refused) {
+        refusedCalls.fapi += 1;
+        return answer(res, refused);
+      }
       next();
     },
   };
