@@ -41,7 +41,10 @@ See docs/emulator.md.`;
 
 export class UsageError extends Error {}
 
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv): StandaloneOptions | "help" {
+export function parseCli(
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>>,
+): StandaloneOptions | "help" {
   let values;
   try {
     ({ values } = parseArgs({
