@@ -23,19 +23,46 @@
 // none of the app's Radix modules can render, so it could never match. All
 // 60-odd components are 430 KB of CSS the browser parses before its first paint.
 //
+// Radix Themes turns props into classes (`<Flex gap="3" direction={{ initial:
+// "column", sm: "row" }}>` is `rt-r-gap-3 rt-r-fd-column sm:rt-r-fd-row`), and
+// its utilities.css and components.css hold a rule for every value of every
+// prop at every breakpoint: 252 KB and much of 184 KB of CSS, nearly all of
+// which no element here can match. So app/styles/radix-utilities.css (instead
+// of Radix's utilities.css) and radix-components.css keep only the prop classes
+// the app can give. Which those are comes from Radix's own prop definitions
+// (`className`, `values`, `default`) and its getResponsiveClassNames, applied
+// to the props the app writes on its components, read with TypeScript's parser:
+// a literal gives its class, a responsive object its classes at its
+// breakpoints, any other value what its type allows (`"1" | "2"`), and a value
+// whose type is not such a union every class the prop can give. The props
+// Radix's parts give each other (a Dialog's title is a Heading with `mb="3"`)
+// are read the same way from its modules. Kept whatever the app writes: every
+// prop's default, and the bare classes (`rt-r-w`) an arbitrary value uses with
+// a CSS variable. tests/e2e/stylesheet-coverage.spec.ts checks that every
+// Radix rule an element of any page matches is still loaded.
+// Whole stylesheet (`npm run build`): 405 KB raw, 43.4 KB gzip before; 206 KB,
+// 26.2 KB gzip after.
+//
 // `node scripts/build-dark-fallback.mjs` rewrites the files; `--check` fails
 // when one is out of date (after a Radix upgrade, or when the app starts using
-// another colour). They are committed, so the build needs no extra step.
+// another colour, component or prop value). They are committed, so the build
+// needs no extra step.
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { getResponsiveClassNames } from "@radix-ui/themes/helpers";
+import { breakpoints } from "@radix-ui/themes/props";
 import postcss from "postcss";
 import prettier from "prettier";
+import ts from "typescript";
 
 const ROOT = join(import.meta.dirname, "..");
 const OUTPUT = join(ROOT, "app/styles/radix-dark-fallback.css");
 const THEMES_OUTPUT = join(ROOT, "app/styles/radix.css");
 const COMPONENTS_OUTPUT = join(ROOT, "app/styles/radix-components.css");
+const UTILITIES_OUTPUT = join(ROOT, "app/styles/radix-utilities.css");
+const GENERATED = [OUTPUT, THEMES_OUTPUT, COMPONENTS_OUTPUT, UTILITIES_OUTPUT];
 const require = createRequire(import.meta.url);
 const RADIX_CSS = require.resolve("@radix-ui/themes/styles.css");
 const RADIX_VERSION = JSON.parse(readFileSync(require.resolve("@radix-ui/themes/package.json"), "utf8")).version;
@@ -49,9 +76,7 @@ function filesUnder(dir, extensions) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return filesUnder(path, extensions);
-    return extensions.some((ext) => name.endsWith(ext)) && ![OUTPUT, THEMES_OUTPUT, COMPONENTS_OUTPUT].includes(path)
-      ? [path]
-      : [];
+    return extensions.some((ext) => name.endsWith(ext)) && !GENERATED.includes(path) ? [path] : [];
   });
 }
 
@@ -110,30 +135,35 @@ async function buildDarkFallback(radix, scales, used) {
 /** A component's class: `rt-` and a capital (`rt-Button`, `rt-BaseMenuItem`); modifiers are lower case. */
 const COMPONENT_CLASS = /\.?rt-[A-Z][A-Za-z]*/g;
 
-/** Every component class the Radix modules the app imports (and theirs, transitively) can put in the page. */
-function renderableClasses(sources) {
+/** The code of every Radix module the app imports, and of theirs, transitively, by file. */
+function radixModulesOf(sources) {
   const entries = new Set(
     sources.flatMap((s) => [...s.matchAll(/@radix-ui\/themes\/components\/([a-z-]+)/g)].map((m) => m[1])),
   );
   const pending = [...entries].map((name) => require.resolve(`@radix-ui/themes/components/${name}`));
-  const seen = new Set();
-  const classes = new Set();
+  const modules = new Map();
   while (pending.length > 0) {
     const file = pending.pop();
-    if (seen.has(file)) continue;
-    seen.add(file);
+    if (modules.has(file)) continue;
     const code = readFileSync(file, "utf8");
-    for (const [name] of code.matchAll(COMPONENT_CLASS)) classes.add(name);
+    modules.set(file, code);
     // Relative imports (ES modules) and requires (CommonJS), whichever build `require` resolved.
     for (const [, spec] of code.matchAll(/(?:from\s*|require\()["'](\.{1,2}\/[^"']+)["']/g))
       pending.push(join(file, "..", spec));
   }
+  return modules;
+}
+
+/** Every component class those modules can put in the page. */
+function renderableClasses(radixModules) {
+  const classes = new Set();
+  for (const code of radixModules.values()) for (const [name] of code.matchAll(COMPONENT_CLASS)) classes.add(name);
   if (classes.size === 0) throw new Error("no Radix component classes found in the app's imports");
   return classes;
 }
 
-/** The component classes a selector needs as such: those outside any parenthesis (:is, :where, :not…). */
-function requiredClasses(selector) {
+/** A selector without what is inside parentheses (:is, :where, :not…): what an element must have as such. */
+function outsideParentheses(selector) {
   let depth = 0;
   let outside = "";
   for (const char of selector) {
@@ -141,36 +171,362 @@ function requiredClasses(selector) {
     else if (char === ")") depth--;
     else if (depth === 0) outside += char;
   }
-  return [...outside.matchAll(COMPONENT_CLASS)].map(([name]) => name.slice(1));
+  return outside;
 }
 
-/** Radix's components.css without the rules no element of this app can match. */
-async function buildComponents(sources) {
-  const classes = renderableClasses(sources);
-  const components = postcss.parse(readFileSync(require.resolve("@radix-ui/themes/components.css"), "utf8"));
-  components.walkRules((rule) => {
+/** The component classes a selector needs. */
+function requiredClasses(selector) {
+  return [...outsideParentheses(selector).matchAll(COMPONENT_CLASS)].map(([name]) => name.slice(1));
+}
+
+/**
+ * Whether an element can match a selector, when `classOk` says which classes it
+ * can have: each class it names must be, and of an `:is()` or `:where()` (Radix
+ * puts its prop classes in one: `.rt-Text:where(.md\\:rt-r-size-1)`) one of the
+ * selectors inside. What `:not()`, `:has()` and other pseudo-classes ask is not
+ * checked: they are left as if they could match.
+ */
+function canMatch(selector, classOk) {
+  let outside = "";
+  for (let i = 0; i < selector.length; i++) {
+    if (selector[i] === "\\") {
+      outside += selector.slice(i, i + 2);
+      i++;
+    } else if (selector[i] === "(") {
+      let depth = 1;
+      let end = i + 1;
+      for (; end < selector.length && depth > 0; end++) {
+        if (selector[end] === "(") depth++;
+        else if (selector[end] === ")") depth--;
+      }
+      const inside = selector.slice(i + 1, end - 1);
+      if (/:(?:is|where)$/.test(outside) && !splitSelectorList(inside).some((s) => canMatch(s, classOk))) return false;
+      i = end - 1;
+    } else outside += selector[i];
+  }
+  return [...outside.matchAll(/\.((?:[\w-]|\\.)+)/g)].every(([, name]) => classOk(name.replace(/\\(.)/g, "$1")));
+}
+
+/** A selector list's selectors (`a, b:is(c, d)` is `a` and `b:is(c, d)`). */
+function splitSelectorList(list) {
+  const selectors = [""];
+  let depth = 0;
+  for (const char of list) {
+    if (char === "(") depth++;
+    else if (char === ")") depth--;
+    if (char === "," && depth === 0) selectors.push("");
+    else selectors[selectors.length - 1] += char;
+  }
+  return selectors.map((s) => s.trim());
+}
+
+// Props → classes. Radix Themes turns a prop into classes by its definition
+// (`className: "rt-r-fd"`, `values`, `default`, `responsive`) with
+// getResponsiveClassNames: `direction={{ initial: "column", sm: "row" }}` is
+// `rt-r-fd-column sm:rt-r-fd-row`, and a value outside `values` (`width="20rem"`)
+// is the bare `rt-r-w`, the value going in a CSS variable. The classes below
+// come from those definitions and that function, never from a list of ours.
+
+/** A value the build cannot know: a variable, a call, a spread. */
+const UNKNOWN = Symbol("unknown");
+/** A value outside any definition's `values`: what makes the bare class. */
+const ARBITRARY = "\0arbitrary";
+
+/** Radix's prop definitions that make a class from a value (booleans only add their class), by prop name. */
+async function classPropDefs() {
+  const esm = join(dirname(fileURLToPath(import.meta.resolve("@radix-ui/themes/props"))), "..");
+  const files = filesUnder(esm, [".props.js", ".prop.js"]);
+  if (files.length === 0) throw new Error(`no Radix prop definitions under ${esm}`);
+  const byName = new Map();
+  for (const file of files) {
+    for (const defs of Object.values(await import(file))) {
+      if (!defs || typeof defs !== "object" || Array.isArray(defs)) continue;
+      for (const [name, def] of Object.entries(defs)) {
+        if (!def?.className || !["enum", "enum | string", "string"].includes(def.type)) continue;
+        byName.set(name, new Set([...(byName.get(name) ?? []), def]));
+      }
+    }
+  }
+  return byName;
+}
+
+/** The classes a value (a string, or a responsive object of them) gives, as Radix's runtime does. */
+function classesOf(def, value) {
+  const names = getResponsiveClassNames({
+    allowArbitraryValues: def.type !== "enum",
+    value,
+    className: def.className,
+    propValues: def.values ?? [],
+    parseValue: def.parseValue,
+  });
+  return names ? names.split(" ").filter(Boolean) : [];
+}
+
+/** Every class a definition can give at these breakpoints. */
+function everyClassOf(def, at = breakpoints) {
+  const values = [...(def.values ?? []), ...(def.type === "enum" ? [] : [ARBITRARY])];
+  return [...at].flatMap((breakpoint) => values.flatMap((value) => classesOf(def, { [breakpoint]: value })));
+}
+
+/**
+ * What an expression can be: literals as themselves, a conditional or `??` as
+ * both sides, an object literal as a responsive value whose entries are worked
+ * out the same way, anything else what its type allows (`size: "2" | "3"`) if
+ * that is literals (and `undefined`, the prop's default); otherwise UNKNOWN.
+ */
+function possibleValues(node, checker) {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return [node.text];
+  if (ts.isNumericLiteral(node)) return [Number(node.text)];
+  if (
+    ts.isParenthesizedExpression(node) ||
+    ts.isAsExpression(node) ||
+    ts.isSatisfiesExpression(node) ||
+    ts.isNonNullExpression(node)
+  )
+    return possibleValues(node.expression, checker);
+  if (ts.isConditionalExpression(node))
+    return [...possibleValues(node.whenTrue, checker), ...possibleValues(node.whenFalse, checker)];
+  if (
+    ts.isBinaryExpression(node) &&
+    [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.AmpersandAmpersandToken].includes(
+      node.operatorToken.kind,
+    )
+  )
+    return [...possibleValues(node.left, checker), ...possibleValues(node.right, checker)];
+  if (ts.isObjectLiteralExpression(node)) {
+    const entries = [];
+    for (const property of node.properties) {
+      if (!ts.isPropertyAssignment(property) || !(ts.isIdentifier(property.name) || ts.isStringLiteral(property.name)))
+        return [UNKNOWN]; // a spread, a computed key, a shorthand
+      entries.push([property.name.text, possibleValues(property.initializer, checker)]);
+    }
+    return [{ entries }];
+  }
+  return checker ? typedValues(checker.getTypeAtLocation(node)) : [UNKNOWN];
+}
+
+/** The values a type allows, if it is a union of literals; `undefined` and `null` give no class of their own. */
+function typedValues(type) {
+  const values = [];
+  for (const part of type.isUnion() ? type.types : [type]) {
+    if (part.isStringLiteral() || part.isNumberLiteral()) values.push(part.value);
+    else if (!(part.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Null | ts.TypeFlags.BooleanLiteral)))
+      return [UNKNOWN];
+  }
+  return values;
+}
+
+/** The classes a prop set to one of `values` can give; an unknown one, any value at `unknownAt`. */
+function classesOfValues(defs, values, unknownAt) {
+  const classes = [];
+  for (const def of defs) {
+    for (const value of values) {
+      if (value === UNKNOWN) classes.push(...everyClassOf(def, unknownAt));
+      else if (!value?.entries) classes.push(...classesOf(def, value));
+      else
+        for (const [breakpoint, options] of value.entries)
+          for (const option of options)
+            classes.push(
+              ...(option === UNKNOWN
+                ? everyClassOf(def, breakpoints.includes(breakpoint) ? [breakpoint] : [])
+                : classesOf(def, { [breakpoint]: option })),
+            );
+    }
+  }
+  return classes;
+}
+
+/** The app's TypeScript, type-checked as `tsc` would, for the types of props the build cannot read off. */
+function appProgram() {
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, "tsconfig.json"), {}, ts.sys);
+  if (!config) throw new Error("tsconfig.json could not be read");
+  const files = config.fileNames.filter((file) => relative(ROOT, file).startsWith("app/") && !GENERATED.includes(file));
+  return ts.createProgram(files, config.options);
+}
+
+/** Whether a JSX tag is a component declared by Radix Themes. */
+function isRadixComponent(tagName, checker) {
+  let symbol = checker.getSymbolAtLocation(tagName);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  return (symbol?.declarations ?? []).some((d) => d.getSourceFile().fileName.includes("/@radix-ui/themes/"));
+}
+
+/** Whether an expression is (part of) the props of the component it is in: a parameter, or a name bound in one. */
+function isOwnProps(expression, checker) {
+  if (!ts.isIdentifier(expression)) return false;
+  const declaration = checker.getSymbolAtLocation(expression)?.valueDeclaration;
+  for (let node = declaration; node; node = node.parent) {
+    if (ts.isParameter(node)) return true;
+    if (!ts.isBindingElement(node) && !ts.isObjectBindingPattern(node)) return false;
+  }
+  return false;
+}
+
+/**
+ * Each `name={value}` (or spread property) the app writes on a component: a
+ * capitalised tag, Radix's or one of ours that may pass its props on.
+ */
+function appProps(program) {
+  const checker = program.getTypeChecker();
+  const props = [];
+  const visit = (node) => {
+    if ((ts.isJsxOpeningElement(node) || ts.isJsxSelfClosingElement(node)) && /^[A-Z]|\./.test(node.tagName.getText()))
+      for (const attribute of node.attributes.properties) {
+        if (ts.isJsxSpreadAttribute(attribute)) {
+          // `{...spread}` on a Radix component: each property its type has, as that property's type
+          // allows; but a component's own props passed on are read where they are written.
+          if (!isRadixComponent(node.tagName, checker) || isOwnProps(attribute.expression, checker)) continue;
+          for (const property of checker.getTypeAtLocation(attribute.expression).getProperties())
+            props.push([property.name, typedValues(checker.getTypeOfSymbolAtLocation(property, attribute))]);
+          continue;
+        }
+        const { initializer } = attribute;
+        const values = !initializer
+          ? [true]
+          : ts.isStringLiteral(initializer)
+            ? [initializer.text]
+            : initializer.expression
+              ? possibleValues(initializer.expression, checker)
+              : [UNKNOWN];
+        props.push([attribute.name.getText(), values]);
+      }
+    ts.forEachChild(node, visit);
+  };
+  for (const file of program.getRootFileNames()) visit(program.getSourceFile(file));
+  return props;
+}
+
+/**
+ * Each `name: value` Radix's own code passes in an object to a call: the props
+ * its parts give each other (`createElement(Heading, { size: "5", mb: "3" })`).
+ */
+function radixInternalProps(radixModules) {
+  const props = [];
+  for (const [path, code] of radixModules) {
+    const file = ts.createSourceFile(path, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+    const visit = (node) => {
+      if (ts.isCallExpression(node))
+        for (const argument of node.arguments) {
+          if (!ts.isObjectLiteralExpression(argument)) continue;
+          for (const property of argument.properties)
+            if (ts.isPropertyAssignment(property) && ts.isIdentifier(property.name))
+              props.push([property.name.text, possibleValues(property.initializer)]);
+        }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  return props;
+}
+
+/** The breakpoints a prop's values name: a responsive object's keys, all of them for one the build cannot know. */
+function breakpointsOf(values) {
+  const named = new Set(["initial"]);
+  for (const value of values) {
+    if (value === UNKNOWN) return breakpoints;
+    for (const [breakpoint] of value?.entries ?? []) if (breakpoints.includes(breakpoint)) named.add(breakpoint);
+  }
+  return named;
+}
+
+/**
+ * The prop classes the app can put in the page (`used`), and every class a
+ * prop definition can give (`known`): a rule that needs one of `known` that is
+ * not `used` can never match.
+ */
+async function propClasses(appFiles, radixModules) {
+  const defsByName = await classPropDefs();
+  const allDefs = [...new Set([...defsByName.values()].flatMap((defs) => [...defs]))];
+  const known = new Set(allDefs.flatMap((def) => everyClassOf(def)));
+  const used = new Set();
+  const add = (name, values, unknownAt) => {
+    for (const className of classesOfValues(defsByName.get(name) ?? [], values, unknownAt)) used.add(className);
+  };
+  const app = appProps(appProgram());
+  for (const [name, values] of app) add(name, values, breakpoints);
+  // What Radix's parts pass each other and cannot be read off (`size: mapResponsiveProp(size, …)`,
+  // a size from a context) is what the app gave the part under the same name, mapped value by
+  // value: any value, at the breakpoints the app's own values of that prop name.
+  const appBreakpoints = new Map();
+  for (const [name, values] of app)
+    appBreakpoints.set(name, new Set([...(appBreakpoints.get(name) ?? []), ...breakpointsOf(values)]));
+  for (const [name, values] of radixInternalProps(radixModules))
+    add(name, values, appBreakpoints.get(name) ?? ["initial"]);
+  for (const def of allDefs) {
+    // A prop left out, or set to a value outside its `values`, is its default.
+    if (def.default !== undefined) for (const className of classesOf(def, def.default)) used.add(className);
+    // The bare classes: an arbitrary value (`width="20rem"`) is one of these and a CSS variable.
+    for (const className of everyClassOf(def)) if (className.endsWith(def.className)) used.add(className);
+  }
+  // A class written out in the app's own code (`className="rt-r-..."`), in case.
+  const breakpointPrefix = [...breakpoints].filter((b) => b !== "initial").join("|");
+  const written = new RegExp(`(?<![\\w:-])(?:(?:${breakpointPrefix}):)?-?rt-[\\w-]+`, "g");
+  for (const [, source] of appFiles) for (const [name] of source.matchAll(written)) used.add(name);
+  return { used, known };
+}
+
+/** `css` without the selectors `keep` refuses, and without the rules and at-rules that leaves empty. */
+function pruned(css, keep) {
+  const root = postcss.parse(css);
+  root.walkRules((rule) => {
     if (rule.parent?.type === "atrule" && /keyframes$/.test(rule.parent.name)) return;
-    const selectors = rule.selectors.filter((s) => requiredClasses(s).every((name) => classes.has(name)));
+    const selectors = rule.selectors.filter(keep);
     if (selectors.length === 0) rule.remove();
     else if (selectors.length < rule.selectors.length) rule.selectors = selectors;
   });
-  // At-rules (@media, @supports) left empty go too.
   let emptied = true;
   while (emptied) {
     emptied = false;
-    components.walkAtRules((atRule) => {
+    root.walkAtRules((atRule) => {
       if (atRule.nodes && atRule.nodes.length === 0) {
         atRule.remove();
         emptied = true;
       }
     });
   }
+  return root;
+}
+
+/** A selector's prop classes can all be in the page. */
+const propClassesMatch =
+  ({ used, known }) =>
+  (selector) =>
+    canMatch(selector, (name) => !known.has(name) || used.has(name));
+
+/**
+ * Radix's components.css without the rules no element of this app can match:
+ * those of components it does not render, and the sizes, variants and
+ * breakpoints of those it does that its props never ask for.
+ */
+async function buildComponents(radixModules, classes) {
+  const components = renderableClasses(radixModules);
+  const propsMatch = propClassesMatch(classes);
+  const css = pruned(
+    readFileSync(require.resolve("@radix-ui/themes/components.css"), "utf8"),
+    (selector) => requiredClasses(selector).every((name) => components.has(name)) && propsMatch(selector),
+  );
   const header =
     `/* Generated by scripts/build-dark-fallback.mjs: @radix-ui/themes ${RADIX_VERSION}'s components.css` +
-    ` with the rules of the components the app uses only (${classes.size} classes). Do not edit. */\n`;
-  return prettier.format(header + components.toString(), {
+    ` with the rules of the components the app uses only (${components.size} classes)` +
+    ` and of the prop classes its markup can give. Do not edit. */\n`;
+  return prettier.format(header + css.toString(), {
     ...(await prettier.resolveConfig(COMPONENTS_OUTPUT)),
     filepath: COMPONENTS_OUTPUT,
+  });
+}
+
+/** Radix's utilities.css with the classes the app's props can give only. */
+async function buildUtilities(classes) {
+  const css = pruned(
+    readFileSync(require.resolve("@radix-ui/themes/utilities.css"), "utf8"),
+    propClassesMatch(classes),
+  );
+  const header =
+    `/* Generated by scripts/build-dark-fallback.mjs: @radix-ui/themes ${RADIX_VERSION}'s utilities.css` +
+    ` with the classes the app's props can give only. Do not edit. */\n`;
+  return prettier.format(header + css.toString(), {
+    ...(await prettier.resolveConfig(UTILITIES_OUTPUT)),
+    filepath: UTILITIES_OUTPUT,
   });
 }
 
@@ -183,11 +539,12 @@ async function buildThemes(used) {
     "utilities.css",
   ];
   for (const part of parts) require.resolve(`@radix-ui/themes/${part}`); // fails on a renamed part
+  const generated = { "components.css": "./radix-components.css", "utilities.css": "./radix-utilities.css" };
   const css =
     `/* Generated by scripts/build-dark-fallback.mjs: @radix-ui/themes ${RADIX_VERSION}'s styles.css` +
-    ` with the colour scales the app names and the components it uses only. Do not edit. */\n` +
+    ` with the colour scales the app names, and the components and prop classes it uses only. Do not edit. */\n` +
     parts
-      .map((part) => (part === "components.css" ? "./radix-components.css" : `@radix-ui/themes/${part}`))
+      .map((part) => generated[part] ?? `@radix-ui/themes/${part}`)
       .map((path) => `@import "${path}";\n`)
       .join("");
   return prettier.format(css, { ...(await prettier.resolveConfig(THEMES_OUTPUT)), filepath: THEMES_OUTPUT });
@@ -195,13 +552,17 @@ async function buildThemes(used) {
 
 const radix = postcss.parse(readFileSync(RADIX_CSS, "utf8"));
 const scales = scalesOf(radix);
-// The app's own sources (the generated files left out), read once for both questions.
-const appSources = filesUnder(join(ROOT, "app"), [".ts", ".tsx", ".css"]).map((f) => readFileSync(f, "utf8"));
+// The app's own sources (the generated files left out), read once for every question.
+const appFiles = filesUnder(join(ROOT, "app"), [".ts", ".tsx", ".css"]).map((f) => [f, readFileSync(f, "utf8")]);
+const appSources = appFiles.map(([, source]) => source);
 const used = scalesUsedByApp(scales, appSources);
+const radixModules = radixModulesOf(appSources);
+const classes = await propClasses(appFiles, radixModules);
 const outputs = [
   [OUTPUT, await buildDarkFallback(radix, scales, used)],
   [THEMES_OUTPUT, await buildThemes(used)],
-  [COMPONENTS_OUTPUT, await buildComponents(appSources)],
+  [COMPONENTS_OUTPUT, await buildComponents(radixModules, classes)],
+  [UTILITIES_OUTPUT, await buildUtilities(classes)],
 ];
 let stale = false;
 for (const [path, css] of outputs) {
