@@ -81,4 +81,31 @@ if (match) {
   writeFileSync(theme, next);
   files++;
 }
+// `extractProps` runs for every Radix component a page renders (a members page
+// renders hundreds), and per call it merged the component's prop definitions
+// into a new object and copied each enum prop's values into a new array, only
+// to look one value up: about a sixth of what the server allocates per page
+// (docs/performance.md, "Memory"). The same lookups, without the copies: the
+// merged definitions are kept per list of definition objects (Radix's are
+// module constants), and a value is checked against the default and the list.
+const extract = "node_modules/@radix-ui/themes/dist/esm/helpers/extract-props.js";
+const extractSource = readFileSync(extract, "utf8");
+const merge = /function (\w+)\(\.\.\.(\w+)\)\{return Object\.assign\(\{\},\.\.\.\2\)\}/;
+const mergeCall = /=(\w+)\(\.\.\.(\w+)\);for\(const/;
+const valueCheck = /\[(\w+)\.default,\.\.\.\1\.values\]\.includes\(([\w.]+)\)/g;
+if (!extractSource.includes("mergedOnce")) {
+  const mergeName = merge.exec(extractSource)?.[1];
+  if (mergeCall.exec(extractSource)?.[1] !== mergeName) throw new Error(`${extract}: the merge is called differently`);
+  const next = extractSource
+    .replace(
+      merge,
+      (whole) =>
+        `${whole}const mergedDefs=new WeakMap;function mergedOnce(defs){if(defs.length<2)return defs.length?defs[0]:{};let map=mergedDefs,node;for(const def of defs){node=map.get(def);if(!node)map.set(def,node={next:new WeakMap});map=node.next}return node.merged||(node.merged=${mergeName}(...defs))}`,
+    )
+    .replace(mergeCall, (_, __, args) => `=mergedOnce(${args});for(const`)
+    .replace(valueCheck, (_, def, value) => `(${value}===${def}.default||${def}.values.includes(${value}))`);
+  if (/\.\.\.\w+\.values\]/.test(next)) throw new Error(`${extract}: a values copy is left`);
+  writeFileSync(extract, next);
+  files++;
+}
 console.log(`rewrote ${files} files`);
