@@ -1,4 +1,4 @@
-import { useAuth, useOrganizationList } from "@clerk/remix";
+import { useAuth, useClerk } from "@clerk/remix";
 import { useEffect, useRef } from "react";
 import { loadClerk } from "~/lib/clerk/lazy-clerk";
 
@@ -10,8 +10,11 @@ import { loadClerk } from "~/lib/clerk/lazy-clerk";
  */
 export function useActiveOrganization(orgId: string) {
   const { orgId: activeOrgId } = useAuth();
-  // Unlike useAuth (known from the server render), this is loaded only once clerk-js is.
-  const { isLoaded, setActive } = useOrganizationList();
+  // Unlike useAuth (known from the server render), Clerk is loaded only once clerk-js is; its
+  // context changes then, and this renders again. (Not useOrganizationList: it sets up three
+  // paginated lists on every render, the server's included, for a page that reads none of them.)
+  const clerk = useClerk();
+  const isLoaded = clerk.loaded;
   const requested = useRef<string | null>(null);
   useEffect(() => {
     if (activeOrgId !== orgId) loadClerk();
@@ -19,6 +22,6 @@ export function useActiveOrganization(orgId: string) {
   useEffect(() => {
     if (!isLoaded || activeOrgId === orgId || requested.current === orgId) return;
     requested.current = orgId;
-    void setActive({ organization: orgId });
-  }, [isLoaded, activeOrgId, orgId, setActive]);
+    void clerk.setActive({ organization: orgId });
+  }, [isLoaded, activeOrgId, orgId, clerk]);
 }
