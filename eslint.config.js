@@ -9,6 +9,8 @@ export default tseslint.config(
       "public/build/**",
       "bench/baseline/**",
       "bench/peer/**",
+      // Its own app with its own node_modules, built and driven by tests/integration/fixture-core3.test.ts.
+      "tests/fixtures/core3/**",
       "**/.cache/**",
       "node_modules/**",
       "test-results/**",

@@ -3,8 +3,9 @@
 // (Chromium, JavaScript on and off). Ends with the time of each phase and one
 // line, "N passed, N failed, N skipped", summing every check and test that ran.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { delimiter, dirname, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { PINNED_NODE, pinnedNode } from "./pinned-node.mjs";
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -38,6 +39,19 @@ process.env.CLERK_CONTRACT_DIR = contractDir;
 
 timed("type check", () => check("type check (tsc --noEmit)", run("npx", ["tsc", "--noEmit"])));
 timed("lint", () => check("lint (eslint, prettier --check)", run("npm", ["run", "lint"])));
+// tests/fixtures/core3 is an app of its own (Clerk's Core 3 SDK, driven by
+// tests/integration/fixture-core3.test.ts): its packages from its own lock,
+// installed again only when the lock changed since the last install.
+function installFixture(dir) {
+  const lock = readFileSync(join(dir, "package-lock.json"));
+  const digest = createHash("sha256").update(lock).digest("hex");
+  const mark = join(dir, "node_modules", ".installed-lock-sha256");
+  if (existsSync(mark) && readFileSync(mark, "utf8") === digest) return true;
+  if (!run("npm", ["ci", "--prefix", dir, "--no-audit", "--no-fund"])) return false;
+  writeFileSync(mark, digest);
+  return true;
+}
+timed("fixtures", () => check("tests/fixtures/core3 installed (npm ci)", installFixture("tests/fixtures/core3")));
 const built = timed("build", () => check("build (remix build + server bundle)", run("npm", ["run", "build"])));
 
 /** The Playwright tests that failed and then passed on their retry, by file, project and title. */
