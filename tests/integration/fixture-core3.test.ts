@@ -1,0 +1,238 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { NETWORK_GUARD_PATH } from "../support/guard";
+import { stopGroup, waitForPort } from "../support/process-group";
+import { freePort, ROOT } from "../support/server";
+
+// Core 3 (@clerk/react-router 3, clerk-js 6, @clerk/ui) against `npm run emulator`:
+// a React Router 7 app (tests/fixtures/core3) behind the one proxy rule, in
+// Chromium, every answer of the emulator checked against Clerk's spec.
+const FIXTURE = join(ROOT, "tests/fixtures/core3");
+// Short, so "past the token's lifetime" takes seconds; clerk-js refreshes as it would at Clerk's 60 s.
+const TOKEN_TTL = 8;
+const PASSWORD = "teamwork-demo";
+const CODE = "424242";
+// @clerk/backend's default clockSkewInMs: a token is still taken this long after its exp.
+const CLOCK_SKEW = 5;
+
+const groups: ChildProcess[] = [];
+let output = "";
+let appUrl = "";
+let browser: Browser;
+
+/** A process in its own group, its output kept, the group killed whatever happens. */
+function start(
+  args: string[],
+  env: Record<string, string | undefined> & { NODE_ENV: string },
+  cwd: string,
+): ChildProcess {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+      ...env,
+    } as NodeJS.ProcessEnv,
+  });
+  groups.push(child);
+  const group = child.pid!;
+  process.once("exit", () => {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  return child;
+}
+
+async function printed(pattern: RegExp): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!pattern.test(output)) {
+    if (Date.now() > deadline) throw new Error(`no ${pattern} within 20 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(FIXTURE, "node_modules/@clerk/react-router")))
+    throw new Error("tests/fixtures/core3 is not installed: npm ci --prefix tests/fixtures/core3 (npm test does it)");
+  // The fixture's build, every run (a few seconds): the test never runs a stale one.
+  const build = spawnSync(process.execPath, ["node_modules/@react-router/dev/bin.js", "build"], {
+    cwd: FIXTURE,
+    encoding: "utf8",
+  });
+  if (build.status !== 0) throw new Error(`react-router build failed:\n${build.stdout}\n${build.stderr}`);
+
+  const [emulatorPort, appPort] = [await freePort(), await freePort()];
+  appUrl = `http://127.0.0.1:${appPort}`;
+  start(
+    [
+      "scripts/emulator.mjs",
+      "--port",
+      String(emulatorPort),
+      "--data-dir",
+      "memory",
+      "--proxy-url",
+      `${appUrl}/__clerk`,
+      "--npm-dir",
+      join(FIXTURE, "node_modules"),
+      "--token-ttl",
+      String(TOKEN_TTL),
+    ],
+    { CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR, NODE_ENV: "test" },
+    ROOT,
+  );
+  await printed(/^CLERK_PROXY_URL=.*$/m);
+  const env = Object.fromEntries([...output.matchAll(/^(CLERK_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
+  start(
+    ["server.mjs"],
+    { ...env, CLERK_EMULATOR_URL: `http://127.0.0.1:${emulatorPort}`, PORT: String(appPort), NODE_ENV: "production" },
+    FIXTURE,
+  );
+  await waitForPort(appPort, "the Core 3 fixture");
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const child of groups.reverse()) await stopGroup(child, "SIGKILL");
+});
+
+/** What the home page's loader read with getAuth. */
+async function serverSees(page: Page) {
+  const text = async (id: string) => (await page.getByTestId(id).textContent())?.trim() ?? "";
+  return {
+    user: await text("user"),
+    org: await text("org"),
+    slug: await text("org-slug"),
+    role: await text("org-role"),
+    iat: Number(await text("iat")),
+  };
+}
+
+async function signInWithPassword(page: Page, email: string) {
+  await page.goto(`${appUrl}/sign-in`);
+  // @clerk/ui asks for both on its first card.
+  await page.getByLabel("Email address").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
+  await page.waitForURL(`${appUrl}/`);
+  await expect.poll(async () => (await serverSees(page)).user).toMatch(/^user_/);
+}
+
+describe("Core 3 (@clerk/react-router 3) against the standalone emulator", () => {
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    context = await browser.newContext();
+    page = await context.newPage();
+  });
+  afterAll(() => context?.close());
+
+  it("signs in with a password, and the loader's getAuth sees the user", async () => {
+    await signInWithPassword(page, "ada@example.com");
+    // A document request carries the session: the server, not only the browser, knows who it is.
+    await page.reload();
+    expect((await serverSees(page)).user).toMatch(/^user_/);
+  }, 60_000);
+
+  it("creates an organization and switches between organizations, the loader's org claims following", async () => {
+    const name = `Core three ${Date.now()}`;
+    await page.locator(".cl-organizationSwitcherTrigger").click();
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await page.getByLabel("Name", { exact: true }).fill(name);
+    await page.locator(".cl-formButtonPrimary").click();
+    await expect
+      .poll(async () => (await page.reload(), (await serverSees(page)).org), { timeout: 15_000 })
+      .toMatch(/^org_/);
+    const created = await serverSees(page);
+    expect(created.role).toBe("org:admin");
+
+    await page.locator(".cl-organizationSwitcherTrigger").click();
+    await page.locator(".cl-organizationSwitcherPreviewButton").first().click();
+    await expect
+      .poll(async () => (await page.reload(), (await serverSees(page)).org), { timeout: 15_000 })
+      .not.toBe(created.org);
+    const switched = await serverSees(page);
+    expect(switched.org).toMatch(/^org_/);
+    expect(switched.slug).not.toBe(created.slug);
+  }, 60_000);
+
+  it("keeps the session past the token's lifetime with JavaScript on: clerk-js refreshes the token", async () => {
+    const before = await serverSees(page);
+    await page.waitForTimeout((TOKEN_TTL + CLOCK_SKEW + 1) * 1000);
+    const documents: string[] = [];
+    page.on("request", (r) => r.isNavigationRequest() && documents.push(r.url()));
+    await page.reload();
+    const after = await serverSees(page);
+    expect(after.user).toBe(before.user);
+    expect(after.org).toBe(before.org);
+    expect(after.iat).toBeGreaterThan(before.iat + TOKEN_TTL);
+    // Refreshed in the browser, so the document needed no handshake.
+    expect(documents.filter((u) => u.includes("/handshake"))).toEqual([]);
+  }, 60_000);
+
+  it("answers a document GET after expiry with JavaScript off: through the handshake, back signed in", async () => {
+    const before = await serverSees(page);
+    const state = await context.storageState();
+    const session = state.cookies.find((c) => c.name === "__session")!;
+    const { exp } = JSON.parse(Buffer.from(session.value.split(".")[1]!, "base64url").toString()) as { exp: number };
+    const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: state });
+    try {
+      // Past the copied token's lifetime and @clerk/backend's 5 s of clock skew, with no clerk-js to refresh it.
+      await new Promise((r) => setTimeout(r, Math.max(0, (exp + CLOCK_SKEW + 1) * 1000 - Date.now())));
+      const plain = await noScript.newPage();
+      const documents: string[] = [];
+      plain.on("request", (r) => r.isNavigationRequest() && documents.push(r.url()));
+      const res = await plain.goto(`${appUrl}/`);
+      expect(res?.status()).toBe(200);
+      expect(documents).toContainEqual(expect.stringMatching(`^${appUrl}/__clerk/v1/client/handshake\\?`));
+      const after = await serverSees(plain);
+      expect(after.user).toBe(before.user);
+      expect(after.org).toBe(before.org);
+      expect(after.iat).toBeGreaterThan(before.iat);
+    } finally {
+      await noScript.close();
+    }
+  }, 60_000);
+
+  it("signs out from <UserButton/>", async () => {
+    await page.locator(".cl-userButtonTrigger").click();
+    await page
+      .getByRole("menuitem", { name: "Sign out" })
+      .or(page.getByRole("button", { name: "Sign out" }))
+      .click();
+    await expect
+      .poll(async () => (await page.reload(), (await serverSees(page)).user), { timeout: 15_000 })
+      .toBe("signed out");
+  }, 60_000);
+
+  it("signs in with an email code", async () => {
+    await page.goto(`${appUrl}/sign-in`);
+    await page.getByLabel("Email address").fill("grace@example.com");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await page
+      .getByRole("link", { name: "Use another method" })
+      .or(page.getByRole("button", { name: "Use another method" }))
+      .click();
+    await page.getByRole("button", { name: /Email code to grace@example\.com/ }).click();
+    // One input-otp field, focused as the card opens.
+    await page.getByLabel("Enter verification code").waitFor();
+    await page.keyboard.type(CODE);
+    await page.waitForURL(`${appUrl}/`);
+    await expect.poll(async () => (await serverSees(page)).user).toMatch(/^user_/);
+    await page.reload();
+    expect((await serverSees(page)).user).toMatch(/^user_/);
+  }, 60_000);
+});
