@@ -35,6 +35,14 @@ const METRICS = [
   ["CLS", "cumulative-layout-shift"],
 ];
 
+/** Why a Lighthouse result is no measurement (its runtime error, or a category it could not score), or null. */
+function auditFailure(lhr) {
+  if (!lhr) return "no result";
+  if (lhr.runtimeError) return `${lhr.runtimeError.code}: ${lhr.runtimeError.message}`;
+  const unscored = Object.keys(TARGETS).filter((id) => typeof lhr.categories[id]?.score !== "number");
+  return unscored.length ? `no score for ${unscored.join(", ")}` : null;
+}
+
 const freePort = () =>
   new Promise((done) => {
     const srv = createServer().listen(0, "127.0.0.1", () => {
@@ -119,12 +127,29 @@ try {
   for (const page of pages) {
     for (const form of forms) {
       for (const theme of ["light", "dark"]) {
-        await setCookies([await themeCookie(theme), ...(page.signedIn ? await signIn() : [])]);
-        const result = await lighthouse(
-          `${origin}${page.path}`,
-          { port: chrome.port, output: "json", logLevel: "error" },
-          form === "desktop" ? desktopConfig : undefined,
-        );
+        // A run Lighthouse could not finish (a runtime error, a category without a score) is tried
+        // once more, then reported as a failure: never as a score of 0.
+        let result;
+        let failure = null;
+        for (let attempt = 1; attempt <= 2; attempt++) {
+          await setCookies([await themeCookie(theme), ...(page.signedIn ? await signIn() : [])]);
+          try {
+            result = await lighthouse(
+              `${origin}${page.path}`,
+              { port: chrome.port, output: "json", logLevel: "error" },
+              form === "desktop" ? desktopConfig : undefined,
+            );
+            failure = auditFailure(result?.lhr);
+          } catch (error) {
+            failure = String(error?.message ?? error);
+          }
+          if (!failure) break;
+          console.error(`${page.name} (${form}, ${theme}), attempt ${attempt}: the audit failed: ${failure}`);
+        }
+        if (failure) {
+          rows.push({ page: page.name, form, theme, failure });
+          continue;
+        }
         const { categories, audits } = result.lhr;
         if (reports) writeFileSync(`${reports}/${page.name.replace(/ /g, "-")}-${form}-${theme}.json`, result.report);
         const score = (id) => Math.round((categories[id]?.score ?? 0) * 100);
@@ -152,15 +177,21 @@ try {
   );
   console.log("| --- | --- | --- | ---: | --- | ---: | ---: | ---: | --- |");
   for (const r of rows) {
+    if (r.failure) {
+      console.log(`| ${r.page} | ${r.form} | ${r.theme} | audit failed | ${r.failure} | | | | |`);
+      continue;
+    }
     console.log(
       `| ${r.page} | ${r.form} | ${r.theme} | ${r.performance} | ${r.metrics} | ${r.accessibility} | ${r["best-practices"]} | ${r.seo} | ${r.failing || "—"} |`,
     );
   }
   const misses = rows.flatMap((r) =>
-    Object.keys(TARGETS)
-      // Pages behind sign-in are not for search engines (no description, not crawlable).
-      .filter((id) => (id !== "seo" || r.page === "landing") && r[id] < target(id, r.form))
-      .map((id) => `${r.page} (${r.form}, ${r.theme}): ${id} ${r[id]} < ${target(id, r.form)}`),
+    r.failure
+      ? [`${r.page} (${r.form}, ${r.theme}): the audit failed twice (${r.failure})`]
+      : Object.keys(TARGETS)
+          // Pages behind sign-in are not for search engines (no description, not crawlable).
+          .filter((id) => (id !== "seo" || r.page === "landing") && r[id] < target(id, r.form))
+          .map((id) => `${r.page} (${r.form}, ${r.theme}): ${id} ${r[id]} < ${target(id, r.form)}`),
   );
   console.log(misses.length ? `\nTargets missed:\n${misses.join("\n")}` : "\nEvery target met.");
   if (misses.length) process.exitCode = 1;
