@@ -34,6 +34,8 @@ type Servers = {
 
 export type BudgetRun = {
   webhooks: boolean;
+  /** Backend API calls Clerk's production rate limits refused (429) during the mix. */
+  refused: number;
   views: number;
   failed: number;
   calls: number;
@@ -73,6 +75,8 @@ export async function budgetRun(servers: Servers, webhooks: boolean, basePort: n
         CLERK_EMULATOR_DATA_DIR: dataDir,
         CLERK_EMULATOR_TOKEN_TTL: "3600",
         CLERK_EMULATOR_CONTROL: "1",
+        // Clerk's production limits (1,000 Backend API calls per 10 s…): the mix must meet none.
+        CLERK_EMULATOR_RATE_LIMITS: "production",
         RATE_LIMIT_SCALE: "1000",
         LOG_LEVEL: "silent",
         ...(webhooks
@@ -139,6 +143,9 @@ export async function budgetRun(servers: Servers, webhooks: boolean, basePort: n
     }
 
     // The run: people browse; every 10 s someone renames an organization or invites someone, in Clerk.
+    const refusedCalls = async () =>
+      ((await (await fetch(`${clerk}/__clerk/_emulator/rate-limited`)).json()) as { bapi: number }).bapi;
+    const refusedBefore = await refusedCalls();
     const callsBefore = await backendCalls(clerk);
     let ownCalls = 0;
     let change = 0;
@@ -169,6 +176,7 @@ export async function budgetRun(servers: Servers, webhooks: boolean, basePort: n
     // Webhooks sent after the last change still count: wait for them to land.
     await new Promise((r) => setTimeout(r, 1_000));
     const calls = (await backendCalls(clerk)) - callsBefore - ownCalls;
+    const refused = (await refusedCalls()) - refusedBefore;
     const redis = new Redis(`redis://127.0.0.1:${ports.redis}`);
     let kept = 0;
     try {
@@ -181,7 +189,7 @@ export async function budgetRun(servers: Servers, webhooks: boolean, basePort: n
     } finally {
       redis.disconnect();
     }
-    return { webhooks, views, failed, calls, seconds, kept };
+    return { webhooks, refused, views, failed, calls, seconds, kept };
   } finally {
     for (const child of children) child.kill("SIGKILL");
   }
@@ -199,10 +207,10 @@ export function refreshCost(run: BudgetRun): string {
 
 /** The budget table's rows: calls per 1,000 views, and the views a second Clerk's limit then allows. */
 export function budgetRows(runs: BudgetRun[]): string[] {
-  return runs.map(({ webhooks, views, failed, calls, seconds }) => {
+  return runs.map(({ webhooks, refused, views, failed, calls, seconds }) => {
     const per1000 = (calls / views) * 1000;
     const allowed = per1000 === 0 ? "unbounded" : Math.round((CALLS_PER_SECOND * 1000) / per1000).toLocaleString("en");
     const target = webhooks ? ` (target ≤ 10: ${per1000 <= 10 ? "met" : "missed"})` : "";
-    return `| ${webhooks ? "with Clerk's webhooks (kept 5 min)" : "without webhooks (kept 2–5 s)"} | ${views.toLocaleString("en")} in ${seconds.toFixed(0)} s, ${failed} not 200 | ${calls} | ${per1000.toFixed(1)}${target} | ${allowed} |`;
+    return `| ${webhooks ? "with Clerk's webhooks (kept 5 min)" : "without webhooks (kept 2–5 s)"} | ${views.toLocaleString("en")} in ${seconds.toFixed(0)} s, ${failed} not 200 | ${calls} | ${per1000.toFixed(1)}${target} | ${allowed} | ${refused} |`;
   });
 }

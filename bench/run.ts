@@ -43,9 +43,9 @@ async function budgetPhase() {
   };
   const budget = [await budgetRun(servers, true, 4720), await budgetRun(servers, false, 4730)];
   console.log(
-    "\n| Clerk's Backend API budget: 2 instances + Redis, 200 people, 20 organizations | page views | Backend API calls | calls per 1,000 views | views/s within Clerk's 1,000 calls per 10 s |",
+    "\n| Clerk's Backend API budget: 2 instances + Redis, 200 people, 20 organizations | page views | Backend API calls | calls per 1,000 views | views/s within Clerk's 1,000 calls per 10 s | calls refused by Clerk's production rate limits (429; target 0) |",
   );
-  console.log("| --- | ---: | ---: | ---: | ---: |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   for (const row of budgetRows(budget)) console.log(row);
   console.log(`\n${refreshCost(budget[0]!)}`);
 }
