@@ -11,6 +11,8 @@ export default tseslint.config(
       "bench/peer/**",
       // Its own app with its own node_modules, built and driven by tests/integration/fixture-core3.test.ts.
       "tests/fixtures/core3/**",
+      // Clerk's Remix quickstart's shape, like bench/peer: driven by tests/integration/fixture-core2.test.ts.
+      "tests/fixtures/core2/**",
       "**/.cache/**",
       "node_modules/**",
       "test-results/**",

@@ -33,6 +33,7 @@ function start(args: string[], extraEnv: Record<string, string>, cwd = ROOT): Ch
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+      NODE_ENV: "production",
       ...extraEnv,
     },
   });
