@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { createClerkClient, verifyToken } from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NETWORK_GUARD_PATH } from "../support/guard";
-import { stopGroup } from "../support/process-group";
+import { spawnGroup, stopGroup } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
 
 // `npm run emulator` as another app would use it: its own process (and process
@@ -70,7 +70,7 @@ beforeAll(async () => {
   await new Promise<void>((done) => receiver.listen(receiverPort, "127.0.0.1", done));
 
   const port = await freePort();
-  const child = spawn(
+  const child = spawnGroup(
     process.execPath,
     [
       "scripts/emulator.mjs",
@@ -85,30 +85,17 @@ beforeAll(async () => {
       "--proxy-url",
       PROXY_URL,
     ],
+    ROOT,
     {
-      cwd: ROOT,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        // Nothing beyond loopback, and every answer checked against Clerk's spec.
-        NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
-        CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR,
-        NODE_ENV: "test",
-      },
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      // Nothing beyond loopback, and every answer checked against Clerk's spec.
+      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+      CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR,
+      NODE_ENV: "test",
     },
   );
   emulator = child;
-  const group = child.pid!;
-  // Should this test process die before afterAll, the emulator's group goes with it.
-  process.once("exit", () => {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  });
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
   await waitForOutput(child, /^CLERK_PROXY_URL=.*$/m);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import { contractBreaches, readAnswers } from "../support/contract";
 import { isLoopbackUrl, NETWORK_GUARD_PATH } from "../support/guard";
-import { stopGroup, waitForPort } from "../support/process-group";
+import { spawnGroup, stopGroup, waitForPort } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
 
 // Issue 40's Core 2 proof: Clerk's Remix quickstart (@clerk/remix 4, clerk-js 5),
@@ -25,28 +25,15 @@ const offLoopback: string[] = [];
 
 /** A child in its own process group, nothing beyond loopback, killed with this process whatever happens. */
 function start(args: string[], extraEnv: Record<string, string>, cwd = ROOT): ChildProcess {
-  const child = spawn(process.execPath, args, {
-    cwd,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
-      NODE_ENV: "production",
-      ...extraEnv,
-    },
+  const child = spawnGroup(process.execPath, args, cwd, {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+    NODE_ENV: "production",
+    ...extraEnv,
   });
   children.push(child);
   output.set(child, "");
-  const group = child.pid!;
-  process.once("exit", () => {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  });
   const keep = (d: Buffer) => output.set(child, output.get(child)! + d.toString());
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);

@@ -1,11 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import { NETWORK_GUARD_PATH } from "../support/guard";
-import { stopGroup, waitForPort } from "../support/process-group";
+import { spawnGroup, stopGroup, waitForPort } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
 
 // Core 3 (@clerk/react-router 3, clerk-js 6, @clerk/ui) against `npm run emulator`:
@@ -30,26 +30,13 @@ function start(
   env: Record<string, string | undefined> & { NODE_ENV: string },
   cwd: string,
 ): ChildProcess {
-  const child = spawn(process.execPath, args, {
-    cwd,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
-      ...env,
-    } as NodeJS.ProcessEnv,
-  });
+  const child = spawnGroup(process.execPath, args, cwd, {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+    ...env,
+  } as NodeJS.ProcessEnv);
   groups.push(child);
-  const group = child.pid!;
-  process.once("exit", () => {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  });
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
   return child;

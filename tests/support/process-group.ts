@@ -16,9 +16,9 @@ process.once("exit", () => {
   }
 });
 
-/** A child in its own process group, so stopping it stops everything it started. */
-export function spawnGroup(command: string, args: string[], cwd: string): ChildProcess {
-  const child = spawn(command, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+/** A child in its own process group, so stopping it stops everything it started; `env` replaces this process's. */
+export function spawnGroup(command: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   if (child.pid) groups.add(child.pid);
   child.once("exit", () => groups.delete(child.pid!));
   let output = "";
