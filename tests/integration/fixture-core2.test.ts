@@ -13,6 +13,10 @@ import { freePort, ROOT } from "../support/server";
 // built here from tests/fixtures/core2, behind the one /__clerk proxy rule, against
 // `npm run emulator` in its own process, driven in real Chromium.
 const FIXTURE = join(ROOT, "tests/fixtures/core2");
+// Clerk's own session token lifetime (the emulator's default).
+const TOKEN_TTL = 60;
+// @clerk/backend accepts a token this many seconds past its exp.
+const CLOCK_SKEW = 5;
 
 const children: ChildProcess[] = [];
 const output = new Map<ChildProcess, string>();
@@ -64,6 +68,10 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, what: string): Prom
 async function loaderSees(target: Page) {
   const text = (id: string) => target.locator(`#${id}`).textContent();
   return { user: await text("user"), org: await text("org"), slug: await text("slug") };
+}
+
+async function issuedAt(target: Page) {
+  return Number(await target.locator("#iat").textContent());
 }
 
 async function untilLoaderSees(target: Page, id: string, value: string) {
@@ -129,6 +137,9 @@ afterAll(async () => {
 
 describe("Clerk's Remix quickstart (Core 2) against npm run emulator", () => {
   let orgBefore = "";
+  // Cookies as they stood before the wait below, for the JavaScript-off document after expiry:
+  // one minute's wait serves both tests.
+  let beforeExpiry: Awaited<ReturnType<BrowserContext["storageState"]>>;
 
   it("signs in with a password in <SignIn/>, and the loader's getAuth sees the user", async () => {
     await page.goto(origin);
@@ -154,6 +165,47 @@ describe("Clerk's Remix quickstart (Core 2) against npm run emulator", () => {
     await untilLoaderSees(page, "org", target.id);
     await page.reload();
     expect(await loaderSees(page)).toEqual({ user: "user_seed_ada", org: target.id, slug: target.slug });
+  }, 60_000);
+
+  it("keeps the session past the token's 60 s lifetime with JavaScript on: clerk-js refreshes the token", async () => {
+    const before = await loaderSees(page);
+    const iat = await issuedAt(page);
+    beforeExpiry = await context.storageState();
+    await page.waitForTimeout((TOKEN_TTL + CLOCK_SKEW + 1) * 1000);
+    const documents: string[] = [];
+    page.on("request", (r) => r.isNavigationRequest() && documents.push(r.url()));
+    await page.reload();
+    expect(await loaderSees(page)).toEqual(before);
+    // clerk-js fetched a new token before the old one ran out.
+    expect(await issuedAt(page)).toBeGreaterThan(iat);
+    // Refreshed in the browser, so the document needed no handshake.
+    expect(documents.filter((u) => u.includes("/handshake"))).toEqual([]);
+  }, 120_000);
+
+  it("answers a document GET after expiry with JavaScript off: through the handshake, back signed in", async () => {
+    const before = await loaderSees(page);
+    const state = beforeExpiry;
+    const session = state.cookies.find((c) => c.name === "__session")!;
+    const copied = JSON.parse(Buffer.from(session.value.split(".")[1]!, "base64url").toString()) as {
+      iat: number;
+      exp: number;
+    };
+    const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: state });
+    try {
+      // Past the copied token's lifetime and the clock skew, with no clerk-js to refresh it.
+      await new Promise((r) => setTimeout(r, Math.max(0, (copied.exp + CLOCK_SKEW + 1) * 1000 - Date.now())));
+      const plain = await noScript.newPage();
+      const documents: string[] = [];
+      plain.on("request", (r) => r.isNavigationRequest() && documents.push(r.url()));
+      const res = await plain.goto(origin);
+      expect(res?.status()).toBe(200);
+      expect(documents).toContainEqual(expect.stringMatching(`^${origin}/__clerk/v1/client/handshake\\?`));
+      expect(await loaderSees(plain)).toEqual(before);
+      // A token minted by the handshake, not the expired copy.
+      expect(await issuedAt(plain)).toBeGreaterThan(copied.iat);
+    } finally {
+      await noScript.close();
+    }
   }, 60_000);
 
   it("signs out in <UserButton/>, and the loader then sees no user", async () => {
