@@ -1,69 +1,19 @@
 import { useLocation, useRouteLoaderData } from "@remix-run/react";
-import type { CaptureResult, PostHog } from "posthog-js";
 import { useEffect, useRef, useState } from "react";
 import { sendBrowserErrorsTo } from "~/lib/analytics/browser-errors";
-import { withoutQuery } from "~/lib/analytics/urls";
 import type { AnalyticsSettings } from "~/lib/analytics/settings.server";
 import { whenIdle } from "~/lib/when-idle";
 import type { loader as orgLoader } from "~/routes/orgs.$slug";
 
-// `$current_url`, `$referrer`, `$session_entry_url`, `$initial_referrer`…: whatever posthog-js names so.
-const URL_PROPERTY = /(url|referrer)$/i;
-
-/** Every URL an event carries, without its query string (a member search's `?q=` names people). */
-function withoutQueries(event: CaptureResult | null): CaptureResult | null {
-  for (const bag of [event?.properties, event?.$set, event?.$set_once]) {
-    if (!bag) continue;
-    for (const [name, value] of Object.entries(bag)) {
-      if (typeof value === "string" && URL_PROPERTY.test(name)) bag[name] = withoutQuery(value);
-    }
-  }
-  return event;
-}
-
-/**
- * posthog-js, private by default: only page views, the errors the app reports
- * (browser-errors.ts) and the identity and organization we set; no
- * autocapture, recordings, surveys, flags or scripts from elsewhere, and no
- * query strings. Requests go to this origin's `/ingest` proxy.
- */
-const POSTHOG_OPTIONS = {
-  before_send: withoutQueries,
-  api_host: "/ingest",
-  capture_pageview: false,
-  capture_pageleave: false,
-  autocapture: false,
-  rageclick: false,
-  capture_dead_clicks: false,
-  capture_heatmaps: false,
-  capture_performance: false,
-  capture_exceptions: false,
-  disable_session_recording: true,
-  disable_surveys: true,
-  disable_product_tours: true,
-  disable_conversations: true,
-  disable_web_experiments: true,
-  disable_external_dependency_loading: true,
-  advanced_disable_flags: true,
-  disable_compression: true,
-  respect_dnt: true,
-  person_profiles: "identified_only",
-  save_referrer: false,
-} as const;
-
-type Loaded = { client: PostHog; scrub: typeof import("~/lib/analytics/scrub").scrubbedError };
+type Loaded = Awaited<ReturnType<typeof import("~/lib/analytics/posthog-client").startPostHog>>;
 
 // Loaded once, after hydration and when the browser is idle, so the first
 // page never waits for it; without a key it is never requested at all. The
-// scrubber of error reports comes with it: nothing is sent before.
+// scrubber of error reports and posthog-js's settings come with it: nothing is
+// sent before, and none of it is in the first-load JavaScript.
 let loading: Promise<Loaded> | null = null;
 function loadPostHog(key: string): Promise<Loaded> {
-  loading ??= Promise.all([import("posthog-js"), import("~/lib/analytics/scrub")]).then(
-    ([{ default: posthog }, { scrubbedError }]) => {
-      posthog.init(key, POSTHOG_OPTIONS);
-      return { client: posthog, scrub: scrubbedError };
-    },
-  );
+  loading ??= import("~/lib/analytics/posthog-client").then(({ startPostHog }) => startPostHog(key));
   return loading;
 }
 

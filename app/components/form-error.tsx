@@ -1,4 +1,4 @@
-import { Callout } from "~/components/ui";
+import * as Callout from "@radix-ui/themes/components/callout";
 
 /** A message about the whole form (not one field), such as an upstream outage. */
 export function FormError({ message }: { message?: string }) {

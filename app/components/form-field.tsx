@@ -1,4 +1,5 @@
-import { Flex, Text, TextField } from "~/components/ui";
+import { Flex, Text } from "~/components/ui";
+import * as TextField from "@radix-ui/themes/components/text-field";
 import type { ComponentProps } from "react";
 
 type FormFieldProps = {

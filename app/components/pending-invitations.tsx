@@ -1,4 +1,5 @@
-import { Button, Callout, Flex, Heading, Text } from "~/components/ui";
+import { Button, Flex, Heading, Text } from "~/components/ui";
+import * as Callout from "@radix-ui/themes/components/callout";
 import { Form, useLocation, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";

@@ -1,4 +1,6 @@
-import { Button, Callout, Card, Flex, Heading, Text, TextField } from "~/components/ui";
+import { Button, Card, Flex, Heading, Text } from "~/components/ui";
+import * as Callout from "@radix-ui/themes/components/callout";
+import * as TextField from "@radix-ui/themes/components/text-field";
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";

@@ -1,4 +1,5 @@
-import { Button, Callout, Card, Flex, Heading, Text } from "~/components/ui";
+import { Button, Card, Flex, Heading, Text } from "~/components/ui";
+import * as Callout from "@radix-ui/themes/components/callout";
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AcceptInvitation } from "~/components/accept-invitation";

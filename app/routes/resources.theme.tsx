@@ -1,4 +1,6 @@
-import { Button, Callout, Card, Flex, Heading, Radio, Text } from "~/components/ui";
+import { Button, Card, Flex, Heading, Text } from "~/components/ui";
+import * as Callout from "@radix-ui/themes/components/callout";
+import { Radio } from "@radix-ui/themes/components/radio";
 import {
   json,
   redirect,
