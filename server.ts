@@ -151,7 +151,7 @@ const server = createServer(
 ).listen(env.PORT, env.HOST, () => {
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;
   console.log(local ? local.banner(origin) : `Teamwork listening on ${origin}`);
-  // What the heap may grow to (NODE_OPTIONS=--max-old-space-size, docs/deployment.md "Memory"): V8 keeps what it is allowed.
+  // What the heap may grow to (NODE_OPTIONS' --max-old-space-size and --max-semi-space-size, docs/deployment.md "Memory"): V8 keeps what it is allowed.
   logEvent("info", { component: "memory", heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20) });
 });
 

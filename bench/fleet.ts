@@ -6,7 +6,8 @@
  */
 import { execSync } from "node:child_process";
 import { join } from "node:path";
-import { DOCUMENTED_HEAP_MB } from "./memory";
+import { pinnedNode } from "../scripts/pinned-node.mjs";
+import { DOCUMENTED_HEAP } from "./memory";
 import { ROOT, start, startApp, startClerk, url, waitFor } from "./servers";
 
 export const LATENCY_MS = 80;
@@ -42,13 +43,15 @@ export async function startFleet() {
     metered2: costApp(4713, 4813),
   };
   startApp(ports.farApp, farClerk.keys);
-  // Memory: two fresh instances that serve only the memory phase, one with the heap `npm start` sets.
+  // Memory: two fresh instances that serve only the memory phase, one with the heap `npm start` sets,
+  // both on the Node the image runs (V8's collector and its defaults change between Node lines).
+  const imageNode = pinnedNode();
   const memoryApps = {
-    uncapped: { name: "uncapped", port: 4714, pid: startApp(4714, clerk.keys).pid! },
+    uncapped: { name: "uncapped", port: 4714, pid: startApp(4714, clerk.keys, imageNode).pid! },
     capped: {
-      name: `--max-old-space-size=${DOCUMENTED_HEAP_MB} (npm start, the image)`,
+      name: `${DOCUMENTED_HEAP} (npm start, the image)`,
       port: 4715,
-      pid: startApp(4715, { ...clerk.keys, NODE_OPTIONS: `--max-old-space-size=${DOCUMENTED_HEAP_MB}` }).pid!,
+      pid: startApp(4715, { ...clerk.keys, NODE_OPTIONS: DOCUMENTED_HEAP }, imageNode).pid!,
     },
   };
   const baseline = start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));

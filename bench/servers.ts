@@ -14,8 +14,14 @@ import { emulatorCookie } from "../tests/support/session";
 export const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const children: ChildProcess[] = [];
 
-export function start(name: string, args: string[], env: Record<string, string>, cwd = ROOT): ChildProcess {
-  const child = spawn(process.execPath, args, {
+export function start(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = ROOT,
+  node = process.execPath,
+): ChildProcess {
+  const child = spawn(node, args, {
     cwd,
     env: {
       PATH: process.env.PATH ?? "",
@@ -112,11 +118,13 @@ export const COMMON_ENV = {
   TRUST_PROXY: "loopback",
 };
 
-export function startApp(port: number, keys: Record<string, string>) {
-  return start("app", ["build/server.js"], {
-    ...COMMON_ENV,
-    ...keys,
-    PORT: String(port),
-    PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
-  });
+/** The built app on `port`, on the Node running the bench unless `node` names another. */
+export function startApp(port: number, keys: Record<string, string>, node?: string) {
+  return start(
+    "app",
+    ["build/server.js"],
+    { ...COMMON_ENV, ...keys, PORT: String(port), PUBLIC_ORIGIN: `http://127.0.0.1:${port}` },
+    ROOT,
+    node,
+  );
 }

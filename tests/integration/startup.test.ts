@@ -164,14 +164,22 @@ describe("start-up", () => {
     }
   }
 
-  it("npm start caps the heap (256 MB of old space), and NODE_OPTIONS overrides it", async () => {
+  it("npm start caps the heap (256 MB of old space, 16 MB semi-spaces) as the image does, and NODE_OPTIONS overrides it", async () => {
     const [capped, overridden] = await Promise.all([
       heapLimitOfNpmStart(undefined),
       heapLimitOfNpmStart("--max-old-space-size=128"),
     ]);
-    // The limit V8 reports adds the young generation to the old space.
+    // The limit V8 reports adds the young generation (three semi-spaces) to the old space;
+    // without the semi-space cap, Node 26's would be 3 × 32 MB.
     expect(capped).toBeGreaterThanOrEqual(256);
-    expect(capped).toBeLessThan(384);
+    expect(capped).toBeLessThanOrEqual(256 + 3 * 16);
+    // The image's default is npm start's.
+    const npmStart = /NODE_OPTIONS:-([^}"]+)\}/.exec(
+      (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start,
+    )?.[1];
+    const image = /NODE_OPTIONS="([^"]+)"/.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"))?.[1];
+    expect(npmStart).toBe("--max-old-space-size=256 --max-semi-space-size=16");
+    expect(image).toBe(npmStart);
     expect(overridden).toBeGreaterThanOrEqual(128);
     expect(overridden).toBeLessThan(256);
   });
