@@ -31,7 +31,8 @@ type Run = { rss: number; rps: number; errors: number };
 
 /**
  * `RUNS` rounds of `REQUESTS_PER_RUN` requests of the mix against each
- * target, taking turns (so both meet the machine's same moments), fresh
+ * target, taking turns (so both meet the machine's same moments; every other
+ * round in reverse order), fresh
  * processes that served nothing before.
  */
 export async function memoryRuns(
@@ -41,7 +42,8 @@ export async function memoryRuns(
 ): Promise<Map<MemoryTarget, Run[]>> {
   const runs = new Map<MemoryTarget, Run[]>(targets.map((t) => [t, []]));
   for (let round = 0; round < RUNS; round++) {
-    for (const target of targets) {
+    // Every other round in reverse, so neither instance always runs just after the other.
+    for (const target of round % 2 ? [...targets].reverse() : targets) {
       const result = await autocannon({
         url: target.origin,
         connections,
