@@ -5,7 +5,7 @@
 // on a background thread, instead of pre-parsing them and compiling each on the
 // main thread at its first call: React DOM's CommonJS factory alone is one such
 // call. In Chromium at the phone audit's settings this took module evaluation
-// from about 170 to 70 ms of main-thread time (docs/performance.md, "Phones").
+// from about 170 to 70 ms of main-thread time (docs/performance.md, "The Lighthouse audit").
 // Run by `npm run build` after `remix build`; reads Remix's esbuild metafile.
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
