@@ -94,6 +94,14 @@ afterAll(async () => {
   for (const child of groups.reverse()) await stopGroup(child, "SIGKILL");
 });
 
+/** The organization in the browser's session token: what its next document request carries. */
+async function cookieOrg(context: BrowserContext): Promise<string | null> {
+  const session = (await context.cookies()).find((c) => c.name === "__session");
+  if (!session) return null;
+  const claims = JSON.parse(Buffer.from(session.value.split(".")[1]!, "base64url").toString()) as { org_id?: string };
+  return claims.org_id ?? null;
+}
+
 /** What the home page's loader read with getAuth. */
 async function serverSees(page: Page) {
   const text = async (id: string) => (await page.getByTestId(id).textContent())?.trim() ?? "";
@@ -139,19 +147,21 @@ describe("Core 3 (@clerk/react-router 3) against the standalone emulator", () =>
     await page.getByRole("button", { name: "Create organization" }).click();
     await page.getByLabel("Name", { exact: true }).fill(name);
     await page.locator(".cl-formButtonPrimary").click();
-    await expect
-      .poll(async () => (await page.reload(), (await serverSees(page)).org), { timeout: 15_000 })
-      .toMatch(/^org_/);
+    // clerk-js sets the new organization active and puts a token with its claims in the cookie;
+    // a reload before that would cut it short (the page's token stays good for a minute).
+    await expect.poll(() => cookieOrg(context), { timeout: 15_000 }).toMatch(/^org_/);
+    await page.reload();
     const created = await serverSees(page);
+    expect(created.org).toBe(await cookieOrg(context));
     expect(created.role).toBe("org:admin");
 
     await page.locator(".cl-organizationSwitcherTrigger").click();
     await page.locator(".cl-organizationSwitcherPreviewButton").first().click();
-    await expect
-      .poll(async () => (await page.reload(), (await serverSees(page)).org), { timeout: 15_000 })
-      .not.toBe(created.org);
+    await expect.poll(() => cookieOrg(context), { timeout: 15_000 }).not.toBe(created.org);
+    await page.reload();
     const switched = await serverSees(page);
     expect(switched.org).toMatch(/^org_/);
+    expect(switched.org).toBe(await cookieOrg(context));
     expect(switched.slug).not.toBe(created.slug);
   }, 60_000);
 
