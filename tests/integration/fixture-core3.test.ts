@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { openAfterExpiry, sessionTokenClaims } from "../support/expired-session";
 import { NETWORK_GUARD_PATH } from "../support/guard";
 import { spawnGroup, stopGroup, waitForPort } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
@@ -96,10 +97,7 @@ afterAll(async () => {
 
 /** The organization in the browser's session token: what its next document request carries. */
 async function cookieOrg(context: BrowserContext): Promise<string | null> {
-  const session = (await context.cookies()).find((c) => c.name === "__session");
-  if (!session) return null;
-  const claims = JSON.parse(Buffer.from(session.value.split(".")[1]!, "base64url").toString()) as { org_id?: string };
-  return claims.org_id ?? null;
+  return sessionTokenClaims(await context.cookies())?.org_id ?? null;
 }
 
 /** What the home page's loader read with getAuth. */
@@ -187,21 +185,16 @@ describe("Core 3 (@clerk/react-router 3) against the standalone emulator", () =>
 
   it("answers a document GET after expiry with JavaScript off: through the handshake, back signed in", async () => {
     const before = await serverSees(page);
-    const state = beforeExpiry;
-    const session = state.cookies.find((c) => c.name === "__session")!;
-    const copied = JSON.parse(Buffer.from(session.value.split(".")[1]!, "base64url").toString()) as {
-      iat: number;
-      exp: number;
-    };
-    const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: state });
+    // Past the copied token's lifetime and @clerk/backend's 5 s of clock skew, with no clerk-js to refresh it.
+    const {
+      context: noScript,
+      page: plain,
+      response,
+      documents,
+      copied,
+    } = await openAfterExpiry(browser, beforeExpiry, `${appUrl}/`, CLOCK_SKEW);
     try {
-      // Past the copied token's lifetime and @clerk/backend's 5 s of clock skew, with no clerk-js to refresh it.
-      await new Promise((r) => setTimeout(r, Math.max(0, (copied.exp + CLOCK_SKEW + 1) * 1000 - Date.now())));
-      const plain = await noScript.newPage();
-      const documents: string[] = [];
-      plain.on("request", (r) => r.isNavigationRequest() && documents.push(r.url()));
-      const res = await plain.goto(`${appUrl}/`);
-      expect(res?.status()).toBe(200);
+      expect(response?.status()).toBe(200);
       expect(documents).toContainEqual(expect.stringMatching(`^${appUrl}/__clerk/v1/client/handshake\\?`));
       const after = await serverSees(plain);
       expect(after.user).toBe(before.user);
