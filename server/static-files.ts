@@ -6,13 +6,14 @@ const require = createRequire(import.meta.url);
 
 /**
  * The files the server sends as they are: the fingerprinted build (immutable
- * for a year; under `npm run dev`, checked each time, as its files are
- * rewritten in place), clerk-js from its npm package (it lazy-loads chunks
+ * for a year, without validators; under `npm run dev`, checked each time, as
+ * its files are rewritten in place), clerk-js from its npm package (it lazy-loads chunks
  * beside itself), and the other public files.
  */
 export function staticFiles(root: string, { dev = false } = {}): RequestHandler {
   const router = express.Router();
-  const build = dev ? { maxAge: 0 } : { immutable: true, maxAge: "1y" };
+  // Fingerprinted files never change under their name, so nobody revalidates them: no validators.
+  const build = dev ? { maxAge: 0 } : { immutable: true, maxAge: "1y", etag: false, lastModified: false };
   router.use("/build", express.static(join(root, "public", "build"), { ...build, index: false }));
   router.use(
     "/_clerk-js",

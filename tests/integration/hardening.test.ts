@@ -73,6 +73,25 @@ describe("headers", () => {
     expect(res.headers.get("strict-transport-security")).toBeNull();
   });
 
+  it("the build's scripts, stylesheets and fonts carry nosniff and a year's cache, not the document-only headers", async () => {
+    const html = await (await fetch(`${server.origin}/sign-in`)).text();
+    const assets = [...html.matchAll(/"(\/build\/[^"]+\.(?:js|css|woff2))"/g)].map((m) => m[1]!);
+    expect(assets.some((a) => a.endsWith(".js")) && assets.some((a) => a.endsWith(".css"))).toBe(true);
+    for (const asset of new Set(assets)) {
+      const res = await fetch(`${server.origin}${asset}`, { headers: { "X-Forwarded-Proto": "https" } });
+      expect(res.status, asset).toBe(200);
+      expect(res.headers.get("x-content-type-options"), asset).toBe("nosniff");
+      expect(res.headers.get("cache-control"), asset).toBe("public, max-age=31536000, immutable");
+      expect(res.headers.get("strict-transport-security"), asset).toBe("max-age=63072000; includeSubDomains");
+      for (const header of ["content-security-policy", "x-frame-options", "permissions-policy", "etag"])
+        expect(res.headers.get(header), `${asset} ${header}`).toBeNull();
+      await res.arrayBuffer();
+    }
+    // Anything else under /build (a missing file included) is answered with every header.
+    const missing = await fetch(`${server.origin}/build/nothing-here.svg`);
+    expect(missing.headers.get("content-security-policy")).toContain("default-src 'self'");
+  });
+
   it("behind an HTTPS proxy, HSTS and upgrade-insecure-requests are added", async () => {
     const res = await fetch(`${server.origin}/sign-in`, { headers: { "X-Forwarded-Proto": "https" } });
     expect(res.headers.get("strict-transport-security")).toBe("max-age=63072000; includeSubDomains");
