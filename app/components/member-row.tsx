@@ -1,9 +1,8 @@
 import { Text } from "~/components/ui";
+import { formatDay } from "~/lib/day";
 import type { Member } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";
 import { RoleBadge } from "./role-badge";
-
-const joined = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" });
 
 /** One member in a list: who, how to reach them, their role and when they joined. */
 export function MemberRow({ member }: { member: Member }) {
@@ -22,7 +21,7 @@ export function MemberRow({ member }: { member: Member }) {
       </div>
       <RoleBadge role={member.role} />
       <Text size="1" color="gray" className="member-joined">
-        <time dateTime={new Date(member.joinedAt).toISOString()}>Joined {joined.format(member.joinedAt)}</time>
+        <time dateTime={new Date(member.joinedAt).toISOString()}>Joined {formatDay(member.joinedAt)}</time>
       </Text>
     </li>
   );
