@@ -92,3 +92,41 @@ describe("the auth object", () => {
     expect(first.userId).toBeNull();
   });
 });
+
+describe("Remix's empty modules, patched (patches/@remix-run+dev)", () => {
+  it("an import of a .server module that only the loader uses costs the browser no chunk", async () => {
+    const { build } = await import("esbuild");
+    const dir = join(ROOT, "tests/unit");
+    const { emptyModulesPlugin } = await import("@remix-run/dev/dist/compiler/plugins/emptyModules.js");
+    // The plugin reads one field of Remix's config.
+    const ctx = { config: { appDirectory: dir } } as Parameters<typeof emptyModulesPlugin>[0];
+    // A route module as Remix's browser build sees it: only its client exports are taken.
+    const browserBundle = async (component: string) => {
+      const route = ['import { secret } from "./data.server";', "export const loader = () => secret;", component];
+      const result = await build({
+        stdin: { contents: 'export { default } from "route";', resolveDir: dir, loader: "ts" },
+        bundle: true,
+        write: false,
+        format: "esm",
+        plugins: [
+          {
+            name: "route",
+            setup(b) {
+              b.onResolve({ filter: /^route$/ }, () => ({ path: "route", namespace: "route" }));
+              b.onLoad({ filter: /.*/, namespace: "route" }, () => ({
+                contents: route.join("\n"),
+                loader: "ts",
+                resolveDir: dir,
+              }));
+            },
+          },
+          emptyModulesPlugin(ctx, /\.server(\.[jt]sx?)?$/),
+        ],
+      });
+      return result.outputFiles[0]!.text;
+    };
+    expect(await browserBundle("export default () => 1;")).not.toContain("exports = {}");
+    // Used by the component, the empty module stays (undefined in the browser, as before).
+    expect(await browserBundle("export default () => secret;")).toContain("exports = {}");
+  });
+});
