@@ -11,7 +11,7 @@ import { organizationIdsOf } from "./app/lib/orgs/memberships.server";
 import { createLoadContext } from "./app/lib/load-context.server";
 import { loadAppBuild, WrongBuildError } from "./server/app-build";
 import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
-import { compress } from "./server/compress";
+import { coalesceWrites, compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
 import { localHostsOnly } from "./server/local-only";
 import { serveMetrics } from "./server/metrics";
@@ -125,7 +125,7 @@ const remix = createRequestHandler({
     }),
 });
 // The adapter hands its own errors to `next`; nothing is left to await here.
-app.all("*", (req, res, next) => {
+app.all("*", coalesceWrites, (req, res, next) => {
   res.locals.route = build.routeId(req.path);
   void remix(req, res, next);
 });

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { NextFunction, Request, Response } from "express";
 import { describe, expect, it, vi } from "vitest";
 import { createServerTiming } from "../../app/lib/http/server-timing.server";
-import { coalesceFlushes } from "../../server/compress";
+import { coalesceFlushes, coalesceWrites } from "../../server/compress";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -34,6 +34,66 @@ describe("coalesced flushes", () => {
     res.writableEnded = true;
     await nextTurn();
     expect(flush).not.toHaveBeenCalled();
+  });
+});
+
+describe("coalesced writes", () => {
+  function responseWithWrites() {
+    const sent: string[] = [];
+    const write = vi.fn((chunk: Buffer, ...rest: unknown[]) => {
+      sent.push(chunk.toString());
+      const callback = rest.find((x) => typeof x === "function") as (() => void) | undefined;
+      callback?.();
+      return true;
+    });
+    const end = vi.fn((chunk?: Buffer | (() => void)) => {
+      if (chunk && typeof chunk !== "function") sent.push(`end:${chunk.toString()}`);
+      else sent.push("end");
+    });
+    const res = { write, end, destroyed: false, writableNeedDrain: false } as unknown as Response;
+    coalesceWrites({} as Request, res, (() => undefined) as NextFunction);
+    return { res, write, end, sent };
+  }
+
+  it("a burst of writes in one turn of the event loop goes on as one write, in order", async () => {
+    const { res, write, sent } = responseWithWrites();
+    res.write("<!DOCTYPE html>");
+    res.write(new TextEncoder().encode("<html>"));
+    res.write("é", "utf8");
+    expect(write).not.toHaveBeenCalled();
+    await nextTurn();
+    expect(sent).toEqual(["<!DOCTYPE html><html>é"]);
+    // A chunk that comes later (deferred data) goes out on its own turn, before the response ends.
+    res.write("<script>late</script>");
+    await nextTurn();
+    expect(sent).toEqual(["<!DOCTYPE html><html>é", "<script>late</script>"]);
+  });
+
+  it("ending the response sends what is pending with the last chunk, once", async () => {
+    const { res, write, sent } = responseWithWrites();
+    res.write("a");
+    res.write("b");
+    res.end("c");
+    await nextTurn();
+    expect(write).not.toHaveBeenCalled();
+    expect(sent).toEqual(["end:abc"]);
+  });
+
+  it("a write that asks to be told when it is handed on is not held back, and keeps its order", () => {
+    const { res, sent } = responseWithWrites();
+    const done = vi.fn();
+    res.write("a");
+    res.write("b", done);
+    expect(sent).toEqual(["a", "b"]);
+    expect(done).toHaveBeenCalled();
+  });
+
+  it("nothing pending is written to a response already destroyed", async () => {
+    const { res, write } = responseWithWrites();
+    res.write("a");
+    (res as unknown as { destroyed: boolean }).destroyed = true;
+    await nextTurn();
+    expect(write).not.toHaveBeenCalled();
   });
 });
 
