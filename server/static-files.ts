@@ -14,7 +14,9 @@ export function staticFiles(root: string, { dev = false } = {}): RequestHandler 
   const router = express.Router();
   // Fingerprinted files never change under their name, so nobody revalidates them: no validators.
   const build = dev ? { maxAge: 0 } : { immutable: true, maxAge: "1y", etag: false, lastModified: false };
-  router.use("/build", express.static(join(root, "public", "build"), { ...build, index: false }));
+  // A miss under /build is a plain 404, never a Remix document: the build's paths skip the
+  // document-only headers (server/security-headers.ts), so no page may be rendered under them.
+  router.use("/build", express.static(join(root, "public", "build"), { ...build, index: false, fallthrough: false }));
   router.use(
     "/_clerk-js",
     express.static(dirname(require.resolve("@clerk/clerk-js")), { maxAge: "1h", index: false, fallthrough: false }),

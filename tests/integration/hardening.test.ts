@@ -87,9 +87,14 @@ describe("headers", () => {
         expect(res.headers.get(header), `${asset} ${header}`).toBeNull();
       await res.arrayBuffer();
     }
-    // Anything else under /build (a missing file included) is answered with every header.
-    const missing = await fetch(`${server.origin}/build/nothing-here.svg`);
-    expect(missing.headers.get("content-security-policy")).toContain("default-src 'self'");
+    // A missing file under /build, named like a script or not, is a bare 404 that runs nothing, not a page.
+    for (const path of ["/build/nothing-here.js", "/build/nothing-here.svg"]) {
+      const missing = await fetch(`${server.origin}${path}`);
+      expect(missing.status, path).toBe(404);
+      expect(missing.headers.get("content-security-policy"), path).toBe("default-src 'none'");
+      expect(missing.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(await missing.text(), path).not.toContain("<script");
+    }
   });
 
   it("behind an HTTPS proxy, HSTS and upgrade-insecure-requests are added", async () => {
