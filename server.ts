@@ -152,7 +152,12 @@ const server = createServer(
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;
   console.log(local ? local.banner(origin) : `Teamwork listening on ${origin}`);
   // What the heap may grow to (NODE_OPTIONS' --max-old-space-size and --max-semi-space-size, docs/deployment.md "Memory"): V8 keeps what it is allowed.
-  logEvent("info", { component: "memory", heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20) });
+  // And how many malloc arenas glibc may keep (MALLOC_ARENA_MAX; unset, eight per core).
+  logEvent("info", {
+    component: "memory",
+    heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
+    malloc_arena_max: process.env.MALLOC_ARENA_MAX ?? null,
+  });
 });
 
 // Metrics have their own listener (loopback unless METRICS_HOST says otherwise);

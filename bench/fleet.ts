@@ -7,7 +7,7 @@
 import { execSync } from "node:child_process";
 import { join } from "node:path";
 import { pinnedNode } from "../scripts/pinned-node.mjs";
-import { DOCUMENTED_HEAP } from "./memory";
+import { DOCUMENTED_HEAP, DOCUMENTED_MEMORY_ENV } from "./memory";
 import { ROOT, start, startApp, startClerk, url, waitFor } from "./servers";
 
 export const LATENCY_MS = 80;
@@ -49,9 +49,9 @@ export async function startFleet() {
   const memoryApps = {
     uncapped: { name: "uncapped", port: 4714, pid: startApp(4714, clerk.keys, imageNode).pid! },
     capped: {
-      name: `${DOCUMENTED_HEAP} (npm start, the image)`,
+      name: `${DOCUMENTED_HEAP}, MALLOC_ARENA_MAX=${DOCUMENTED_MEMORY_ENV.MALLOC_ARENA_MAX} (npm start, the image)`,
       port: 4715,
-      pid: startApp(4715, { ...clerk.keys, NODE_OPTIONS: DOCUMENTED_HEAP }, imageNode).pid!,
+      pid: startApp(4715, { ...clerk.keys, ...DOCUMENTED_MEMORY_ENV }, imageNode).pid!,
     },
   };
   const baseline = start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));

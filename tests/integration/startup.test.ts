@@ -128,8 +128,14 @@ describe("start-up", () => {
     }
   });
 
-  /** The heap limit `npm start`'s server reports, in MB, with `nodeOptions` as NODE_OPTIONS (undefined: unset). */
-  async function heapLimitOfNpmStart(nodeOptions: string | undefined): Promise<number> {
+  /**
+   * The memory limits `npm start`'s server reports (its heap limit in MB, its malloc arenas), with
+   * `nodeOptions` as NODE_OPTIONS and `arenas` as MALLOC_ARENA_MAX (undefined: unset).
+   */
+  async function memoryOfNpmStart(
+    nodeOptions: string | undefined,
+    arenas?: string,
+  ): Promise<{ heap_limit_mb: number; malloc_arena_max: string | null }> {
     const port = await freePort();
     const env = {
       PATH: process.env.PATH,
@@ -140,6 +146,7 @@ describe("start-up", () => {
       HOST: "127.0.0.1",
       PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
       ...(nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions }),
+      ...(arenas === undefined ? {} : { MALLOC_ARENA_MAX: arenas }),
     };
     // Its own process group (npm, its shell, the server), stopped whole.
     const child = spawn("npm", ["start", "--silent"], {
@@ -155,7 +162,7 @@ describe("start-up", () => {
       const deadline = Date.now() + 20_000;
       for (;;) {
         const line = output.split("\n").find((l) => l.includes('"component":"memory"'));
-        if (line) return (JSON.parse(line) as { heap_limit_mb: number }).heap_limit_mb;
+        if (line) return JSON.parse(line) as { heap_limit_mb: number; malloc_arena_max: string | null };
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no heap limit reported:\n${output}`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -164,11 +171,14 @@ describe("start-up", () => {
     }
   }
 
-  it("npm start caps the heap (256 MB of old space, 16 MB semi-spaces) as the image does, and NODE_OPTIONS overrides it", async () => {
-    const [capped, overridden] = await Promise.all([
-      heapLimitOfNpmStart(undefined),
-      heapLimitOfNpmStart("--max-old-space-size=128"),
+  it("npm start caps the heap (256 MB of old space, 16 MB semi-spaces) and malloc's arenas (2) as the image does, and the environment overrides both", async () => {
+    const [cappedStart, overriddenStart] = await Promise.all([
+      memoryOfNpmStart(undefined),
+      memoryOfNpmStart("--max-old-space-size=128", "4"),
     ]);
+    const [capped, overridden] = [cappedStart.heap_limit_mb, overriddenStart.heap_limit_mb];
+    expect(cappedStart.malloc_arena_max).toBe("2");
+    expect(overriddenStart.malloc_arena_max).toBe("4");
     // The limit V8 reports adds the young generation (three semi-spaces) to the old space;
     // without the semi-space cap, Node 26's would be 3 × 32 MB.
     expect(capped).toBeGreaterThanOrEqual(256);
@@ -180,6 +190,7 @@ describe("start-up", () => {
     const image = /NODE_OPTIONS="([^"]+)"/.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"))?.[1];
     expect(npmStart).toBe("--max-old-space-size=256 --max-semi-space-size=16");
     expect(image).toBe(npmStart);
+    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
     expect(overridden).toBeGreaterThanOrEqual(128);
     expect(overridden).toBeLessThan(256);
   });
