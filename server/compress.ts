@@ -47,9 +47,12 @@ export const coalesceWrites: RequestHandler = (_req, res, next) => {
     pending = [];
     return body;
   };
-  const sendPending = () => {
+  const unschedule = () => {
     if (scheduled) clearImmediate(scheduled);
     scheduled = null;
+  };
+  const sendPending = () => {
+    unschedule();
     if (pending.length && !res.destroyed) write(take());
   };
   // A view of the caller's bytes, not a copy: a writer hands its chunk over, as to any stream.
@@ -73,8 +76,7 @@ export const coalesceWrites: RequestHandler = (_req, res, next) => {
   }) as Response["write"];
   res.end = ((chunk?: unknown, encoding?: BufferEncoding | Callback, callback?: Callback) => {
     if (!pending.length) return end(chunk, encoding, callback);
-    if (scheduled) clearImmediate(scheduled);
-    scheduled = null;
+    unschedule();
     if (typeof chunk === "function") return end(take(), chunk as Callback);
     if (chunk !== undefined && chunk !== null) buffer(chunk, typeof encoding === "string" ? encoding : undefined);
     return end(take(), typeof encoding === "function" ? encoding : callback);

@@ -187,10 +187,11 @@ describe("start-up", () => {
     const npmStart = /NODE_OPTIONS:-([^}"]+)\}/.exec(
       (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start,
     )?.[1];
-    const image = /NODE_OPTIONS="([^"]+)"/.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"))?.[1];
+    const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+    const image = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile)?.[1];
     expect(npmStart).toBe("--max-old-space-size=256 --max-semi-space-size=16");
     expect(image).toBe(npmStart);
-    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
+    expect(dockerfile).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
     expect(overridden).toBeGreaterThanOrEqual(128);
     expect(overridden).toBeLessThan(256);
   });
