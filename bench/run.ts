@@ -8,7 +8,8 @@
  * then, with those servers stopped, their tables are printed; Clerk's budget
  * and the dev loop start servers of their own and print as they end.
  */
-import { budgetRows, budgetRun, refreshCost } from "./budget";
+import { execSync } from "node:child_process";
+import { BUDGET_HEADER, budgetRows, budgetRun, refreshCost, VIEWS_PER_SECOND, warmUpLines } from "./budget";
 import { browserPhase, printPages } from "./browser";
 import { devLoopPhase } from "./dev-loop";
 import { buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "./fleet";
@@ -34,7 +35,9 @@ async function memoryPhase({ clerk, memoryApps }: Fleet) {
 
 /** Clerk's budget: two runs on servers of their own, with Clerk's webhooks and without. */
 async function budgetPhase() {
-  console.log("\nClerk's budget: two instances sharing Redis, 200 people in 20 organizations browsing for 30 s…");
+  console.log(
+    `\nClerk's budget: two instances sharing Redis, 200 people in 20 organizations browsing for 30 s at ${VIEWS_PER_SECOND} views a second…`,
+  );
   const servers = {
     startServer: (name: string, env: Record<string, string>) =>
       start(name, ["build/server.js"], { ...COMMON_ENV, ...env }),
@@ -42,15 +45,18 @@ async function budgetPhase() {
     clerkKeys,
   };
   const budget = [await budgetRun(servers, true, 4720), await budgetRun(servers, false, 4730)];
-  console.log(
-    "\n| Clerk's Backend API budget: 2 instances + Redis, 200 people, 20 organizations | page views | Backend API calls | calls per 1,000 views | views/s within Clerk's 1,000 calls per 10 s | calls refused by Clerk's production rate limits (429; target 0) |",
-  );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
-  for (const row of budgetRows(budget)) console.log(row);
+  console.log("");
+  for (const row of [...BUDGET_HEADER, ...budgetRows(budget)]) console.log(row);
   console.log(`\n${refreshCost(budget[0]!)}`);
+  for (const line of warmUpLines(budget)) console.log(line);
 }
 
 async function main() {
+  // `npm run bench -- --only budget`: Clerk's budget alone (its servers are its own).
+  if (process.argv.slice(2).join(" ") === "--only budget") {
+    execSync("npm run build", { stdio: "ignore" });
+    return budgetPhase();
+  }
   buildApps();
   const fleet = await startFleet();
   const latency = await latencyPhase(fleet);
