@@ -56,40 +56,49 @@ export default function handleRequest(
   addRetryAfter(loadContext, responseStatusCode, responseHeaders);
 
   // Crawlers get the whole document at once; browsers get it streamed.
-  const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";
+  const wholeDocument = isbot(request.headers.get("user-agent") ?? "");
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
+    // React calls back only after this function returns, so `pipe` and `abort` are set by then.
+    const respond = () => {
+      shellRendered = true;
+      // React swallows what this callback throws: without the catch the
+      // promise never settles and the request hangs. Rejected, Remix
+      // renders the 500 page instead (handleError logs the reference).
+      try {
+        if (loadContext.testFaults?.take("app render-ready", new URL(request.url).pathname)) {
+          throw new Error("Injected fault: the document's ready handler threw");
+        }
+        const body = new PassThrough();
+        responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+        addServerTiming(loadContext, responseHeaders, { render: performance.now() - renderStart });
+        const response = new Response(createReadableStreamFromReadable(body), {
+          headers: responseHeaders,
+          status: responseStatusCode,
+        });
+        pipe(body);
+        resolve(response);
+      } catch (error) {
+        abort();
+        reject(error);
+      }
+    };
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce}>
         <RemixServer context={remixContext} url={request.url} abortDelay={streamTimeout} nonce={nonce} />
       </NonceContext.Provider>,
       {
         nonce,
-        [readyEvent]() {
-          shellRendered = true;
-          // React swallows what this callback throws: without the catch the
-          // promise never settles and the request hangs. Rejected, Remix
-          // renders the 500 page instead (handleError logs the reference).
-          try {
-            if (loadContext.testFaults?.take("app render-ready", new URL(request.url).pathname)) {
-              throw new Error("Injected fault: the document's ready handler threw");
-            }
-            const body = new PassThrough();
-            responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-            addServerTiming(loadContext, responseHeaders, { render: performance.now() - renderStart });
-            const response = new Response(createReadableStreamFromReadable(body), {
-              headers: responseHeaders,
-              status: responseStatusCode,
-            });
-            pipe(body);
-            resolve(response);
-          } catch (error) {
-            abort();
-            reject(error);
-          }
+        onShellReady() {
+          if (!wholeDocument) respond();
+        },
+        onAllReady() {
+          clearTimeout(giveUp);
+          if (wholeDocument) respond();
         },
         onShellError(error: unknown) {
+          clearTimeout(giveUp);
           reject(error);
         },
         onError(error: unknown) {
@@ -99,6 +108,9 @@ export default function handleRequest(
         },
       },
     );
-    setTimeout(abort, streamTimeout + 1000);
+    // The render's last resort, cleared once it has nothing left to wait for:
+    // left to fire, it would keep each finished render (its tree, data and
+    // request) alive for seconds: under load, thousands in the old generation.
+    const giveUp = setTimeout(abort, streamTimeout + 1000);
   });
 }

@@ -174,6 +174,27 @@ describe("what the counters say", () => {
     // No Redis configured: no redis_up to mislead.
     expect([...now.keys()].some((k) => k.startsWith("redis_up"))).toBe(false);
   });
+
+  it("a finished page leaves no timer behind (each would keep its render, data and request alive for seconds)", async () => {
+    const cookie = await emulatorCookie(server.origin, "ada@example.com", "org_seed_engines");
+    const timers = async () => (await scrape()).get(key("nodejs_active_resources", { type: "Timeout" })) ?? 0;
+    const before = await timers();
+    const pages = [
+      "/orgs",
+      "/orgs/analytical-engines",
+      "/orgs/analytical-engines/members",
+      "/orgs/analytical-engines.data",
+    ];
+    for (let round = 0; round < 10; round++) {
+      for (const path of pages) {
+        const res = await get(path, cookie);
+        expect(res.status, path).toBe(200);
+        await res.arrayBuffer();
+      }
+    }
+    // 40 answers; each used to leave two 5–6 s time-outs (React's and Remix's): 80.
+    expect(await timers()).toBeLessThan(before + 10);
+  });
 });
 
 /** The TCP ports a process listens on, from /proc (its socket inodes among the listening sockets). */
