@@ -17,10 +17,11 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:26.10.0-bookworm-slim
 # The heap V8 may keep (docs/deployment.md, "Memory"), as npm start sets it:
-# left uncapped it grows to twice the RSS under load for no gain. Override
+# uncapped, the old space grows 4x past what survives (350-390 MB of RSS under
+# load); capped at 768 MB, 1.8x (about 220 MB), at about 10% more CPU. Override
 # with NODE_OPTIONS. And two malloc arenas instead of up to eight per core:
 # 15-45 MB less RSS under load. Override with MALLOC_ARENA_MAX.
-ENV NODE_ENV=production PORT=3000 MALLOC_ARENA_MAX=2 NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=16"
+ENV NODE_ENV=production PORT=3000 MALLOC_ARENA_MAX=2 NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=16"
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

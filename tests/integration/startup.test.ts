@@ -171,7 +171,7 @@ describe("start-up", () => {
     }
   }
 
-  it("npm start caps the heap (256 MB of old space, 16 MB semi-spaces) and malloc's arenas (2) as the image does, and the environment overrides both", async () => {
+  it("npm start caps the heap (768 MB of old space, 16 MB semi-spaces) and malloc's arenas (2) as the image does, and the environment overrides both", async () => {
     const [cappedStart, overriddenStart] = await Promise.all([
       memoryOfNpmStart(undefined),
       memoryOfNpmStart("--max-old-space-size=128", "4"),
@@ -181,15 +181,15 @@ describe("start-up", () => {
     expect(overriddenStart.malloc_arena_max).toBe("4");
     // The limit V8 reports adds the young generation (three semi-spaces) to the old space;
     // without the semi-space cap, Node 26's would be 3 × 32 MB.
-    expect(capped).toBeGreaterThanOrEqual(256);
-    expect(capped).toBeLessThanOrEqual(256 + 3 * 16);
+    expect(capped).toBeGreaterThanOrEqual(768);
+    expect(capped).toBeLessThanOrEqual(768 + 3 * 16);
     // The image's default is npm start's.
     const npmStart = /NODE_OPTIONS:-([^}"]+)\}/.exec(
       (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start,
     )?.[1];
     const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
     const image = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile)?.[1];
-    expect(npmStart).toBe("--max-old-space-size=256 --max-semi-space-size=16");
+    expect(npmStart).toBe("--max-old-space-size=768 --max-semi-space-size=16");
     expect(image).toBe(npmStart);
     expect(dockerfile).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
     expect(overridden).toBeGreaterThanOrEqual(128);
