@@ -39,8 +39,8 @@ type Servers = {
   clerkKeys(dataDir: string, origin: string): Record<string, string>;
 };
 
-/** Views that were not 200, by status. */
-type Statuses = Record<number, number>;
+/** Views that were not 200, by status (or "no answer"). */
+type Statuses = Record<string, number>;
 
 export type BudgetRun = {
   webhooks: boolean;
@@ -203,7 +203,10 @@ export async function budgetRun(servers: Servers, webhooks: boolean, basePort: n
       for (; offered < due; offered++) {
         const done: Promise<void> = view(pageFor(people, admins)).then(
           (ok) => void (ok ? views++ : failed++),
-          () => void failed++,
+          () => {
+            failed++;
+            statuses["no answer"] = (statuses["no answer"] ?? 0) + 1;
+          },
         );
         inFlight.add(done);
         void done.finally(() => inFlight.delete(done));
