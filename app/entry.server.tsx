@@ -60,7 +60,8 @@ export default function handleRequest(
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
-    // React calls back only after this function returns, so `pipe` and `abort` are set by then.
+    // React calls back only after renderToPipeableStream has returned,
+    // so `pipe`, `abort` and `giveUp` are set by then.
     const respond = () => {
       shellRendered = true;
       // React swallows what this callback throws: without the catch the

@@ -16,9 +16,14 @@ export const MEMBERS = `${ORG_HOME}/members`;
 
 export type Fleet = Awaited<ReturnType<typeof startFleet>>;
 
+/** This app's production build, as `npm start` serves it. */
+export function buildApp() {
+  execSync("npm run build", { cwd: ROOT, stdio: "ignore" });
+}
+
 export function buildApps() {
   console.log("Building the app, the baseline and the peer…");
-  execSync("npm run build", { cwd: ROOT, stdio: "ignore" });
+  buildApp();
   for (const dir of ["bench/baseline", "bench/peer"])
     execSync(`${join(ROOT, "node_modules/.bin/remix")} build`, { cwd: join(ROOT, dir), stdio: "ignore" });
 }

@@ -8,11 +8,10 @@
  * then, with those servers stopped, their tables are printed; Clerk's budget
  * and the dev loop start servers of their own and print as they end.
  */
-import { execSync } from "node:child_process";
 import { BUDGET_HEADER, budgetRows, budgetRun, refreshCost, VIEWS_PER_SECOND, warmUpLines } from "./budget";
 import { browserPhase, printPages } from "./browser";
 import { devLoopPhase } from "./dev-loop";
-import { buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "./fleet";
+import { buildApp, buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "./fleet";
 import { CONNECTIONS, loadPhase, printLoad } from "./load";
 import { memoryRows, memoryRuns } from "./memory";
 import { clerkKeys, COMMON_ENV, start, stopAll, url, waitFor } from "./servers";
@@ -54,7 +53,7 @@ async function budgetPhase() {
 async function main() {
   // `npm run bench -- --only budget`: Clerk's budget alone (its servers are its own).
   if (process.argv.slice(2).join(" ") === "--only budget") {
-    execSync("npm run build", { stdio: "ignore" });
+    buildApp();
     return budgetPhase();
   }
   buildApps();
