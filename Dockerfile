@@ -22,6 +22,10 @@ FROM node:26.10.0-bookworm-slim
 # with NODE_OPTIONS. And two malloc arenas instead of up to eight per core:
 # 15-45 MB less RSS under load. Override with MALLOC_ARENA_MAX.
 ENV NODE_ENV=production PORT=3000 MALLOC_ARENA_MAX=2 NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=16"
+# Without Clerk's keys the server would run local mode (the bundled emulator
+# and its demo accounts, loopback only): the image refuses to start instead,
+# naming the missing key, unless run with -e LOCAL_MODE=allow.
+ENV LOCAL_MODE=refuse
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import express from "express";
 import { userIdsWithEmail } from "./app/lib/clerk/backend-calls.server";
-import { EnvError, parseEnv } from "./app/lib/env.server";
+import { EnvError, localModeRefusal, parseEnv } from "./app/lib/env.server";
 import { logEvent } from "./app/lib/log.server";
 import { organizationIdsOf } from "./app/lib/orgs/memberships.server";
 import { createLoadContext } from "./app/lib/load-context.server";
@@ -14,7 +14,9 @@ import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
 import { coalesceWrites, compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
 import { localHostsOnly } from "./server/local-only";
+import { locationGuard } from "./server/location-guard";
 import { serveMetrics } from "./server/metrics";
+import { personalAnswers } from "./server/personal-answers";
 import { readiness } from "./server/readiness";
 import { refuseUnusableTargets, requestHygiene } from "./server/hygiene";
 import { requestLog } from "./server/request-log";
@@ -34,6 +36,13 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 process.env.NODE_ENV ||= "production";
 
 const localMode = !process.env.CLERK_PUBLISHABLE_KEY && !process.env.CLERK_SECRET_KEY;
+// The image refuses local mode unless asked (LOCAL_MODE=allow): a container
+// started without Clerk's keys stops, saying so, instead of serving the demo.
+const refusal = localMode ? localModeRefusal(process.env) : null;
+if (refusal) {
+  console.error(refusal);
+  process.exit(1);
+}
 const local = localMode ? (await import("./emulator/local-mode")).prepareLocalMode(process.env) : null;
 process.env.CLERK_JS ||= "/_clerk-js/clerk.browser.js";
 
@@ -83,6 +92,8 @@ app.disable("x-powered-by");
 app.set("trust proxy", env.TRUST_PROXY ?? "loopback");
 
 app.use(refuseUnusableTargets());
+// Whatever writes a redirect, it leads to this site, or to Clerk's Frontend API (its handshake).
+app.use(locationGuard({ publicOrigin, elsewhere: clerkOrigin ? [clerkOrigin] : [] }));
 // Each request is counted under its Remix route id (which its error reports
 // name too); those that never reach Remix under what answered them.
 if (metrics) app.use(metrics.http((req, res) => (res.locals.route as string | undefined) ?? outsideRemix(req.path)));
@@ -92,7 +103,7 @@ app.use(requestLog());
 app.use(securityHeadersFor({ clerkOrigin, realClerk: !local, https: publicOrigin ? https : null, devOrigin }));
 app.use(shutdown.closeWhileStopping);
 app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
-app.get("/readyz", readiness({ jwtKey: env.CLERK_JWT_KEY, clerk: services.clerk, redis }));
+app.get("/readyz", readiness({ signingKeys: services.signingKeys, redis }));
 app.use(staticFiles(root, { dev: devOrigin !== null }));
 if (local) app.use("/__clerk", local.emulator.router);
 app.use(refuseCrossSiteWrites(publicOrigin));
@@ -125,7 +136,7 @@ const remix = createRequestHandler({
     }),
 });
 // The adapter hands its own errors to `next`; nothing is left to await here.
-app.all("*", coalesceWrites, (req, res, next) => {
+app.all("*", coalesceWrites, personalAnswers(), (req, res, next) => {
   res.locals.route = build.routeId(req.path);
   void remix(req, res, next);
 });

@@ -128,6 +128,19 @@ function withoutEmpty(source: Record<string, string | undefined>): Record<string
 
 export class EnvError extends Error {}
 
+/**
+ * Why this process may not run local mode (started without Clerk's keys), or
+ * null. `LOCAL_MODE=refuse` (the container image's setting) makes a missing
+ * key a start-up error instead of the emulator with its demo accounts;
+ * `allow` (the default, as `npm start` on a laptop) runs local mode.
+ */
+export function localModeRefusal(source: Record<string, string | undefined>): string | null {
+  const mode = source.LOCAL_MODE || "allow";
+  if (mode === "allow") return null;
+  if (mode !== "refuse") return "Invalid environment: LOCAL_MODE must be allow or refuse";
+  return "Invalid environment: CLERK_PUBLISHABLE_KEY is required but not set (LOCAL_MODE=refuse: set Clerk's keys, or LOCAL_MODE=allow to run the bundled Clerk emulator on loopback)";
+}
+
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = EnvSchema.safeParse(withoutEmpty(source));
   if (result.success) return result.data;

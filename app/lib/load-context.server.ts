@@ -1,5 +1,6 @@
 import type { Analytics } from "./analytics/analytics.server";
 import type { ClerkClient } from "./clerk/client.server";
+import type { HandshakeThrottle } from "./clerk/handshake-nonce.server";
 import type { SigningKeys } from "./clerk/signing-keys.server";
 import type { RateLimiter } from "./http/rate-limit.server";
 import type { AppMetrics } from "./metrics.server";
@@ -18,6 +19,8 @@ export type AppServices = {
   clerk: ClerkClient;
   /** Which session tokens Clerk signed, checked before Clerk's SDK is shown them. */
   signingKeys: SigningKeys;
+  /** How many of Clerk's handshake nonces this instance reads, per client and in all (each read is a call). */
+  handshakes: HandshakeThrottle;
   metrics: AppMetrics;
   rateLimiter: RateLimiter;
   orgs: OrgCaches;

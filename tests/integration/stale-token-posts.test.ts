@@ -257,10 +257,20 @@ describe("sign-out after the token expired", () => {
   });
 
   it("with JavaScript (a data request), the same", async () => {
-    const { session, cookie } = await expiredBrowser("alan@example.com", { expiredSecondsAgo: 3 * 3600 });
+    const { session, cookie } = await expiredBrowser("alan@example.com", { expiredSecondsAgo: 9 * 60 });
     const res = await signOut(cookie, "/resources/sign-out.data");
     expect(res.status).toBe(202);
     expect(await sessionStatus(session.sessionId)).toBe("revoked");
+  });
+
+  it("a token that expired an hour ago (an old log's) ends nothing in Clerk; the browser is still signed out", async () => {
+    const { session, cookie } = await expiredBrowser("alan@example.com", { expiredSecondsAgo: 3600 });
+    const { result: res, calls } = await callsDuring(() => signOut(cookie));
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/");
+    expect(res.headers.getSetCookie().join("\n")).toMatch(/__client_uat=0;/);
+    expect(calls(REVOKE)).toBe(0);
+    expect(await sessionStatus(session.sessionId)).toBe("active");
   });
 
   it("an unsigned token ends nothing", async () => {

@@ -1,7 +1,9 @@
 import type { RequestState } from "@clerk/backend/internal";
 import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
 import { getEnv, isLocalEmulator } from "../env.server";
+import { safeLocation } from "../http/safe-redirect";
 import { unavailable } from "../upstream/request-scope.server";
+import { HANDSHAKE_NONCE, resolveHandshakeNonce } from "./handshake-nonce.server";
 import { cookieSuffix, withoutForgedTokens } from "./session-cookies.server";
 import { sessionToEnd, settlePost, staleReason, type ClerkCheck } from "./stale-token.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
@@ -44,16 +46,35 @@ function clerkOptions(request: Request) {
 
 /**
  * The request as Clerk's SDK is shown it (once per request): URL and
- * headers, without the body (the action's), and without the tokens no key of
- * Clerk's signed; the one session token Clerk's rules pick from it; and
- * whether the request's session tokens were all forged.
+ * headers, without the body (the action's), without a handshake nonce (its
+ * cookies read here instead: handshake-nonce.server), and without the tokens
+ * no key of Clerk's signed; the one session token Clerk's rules pick from it;
+ * whether the request's session tokens were all forged; and the cookies a
+ * handshake nonce brought, for the answer.
  */
 function shownToClerk({ request, context }: Args) {
   return context.upstream.once("clerk.shownRequest", async () => {
     const suffix = await cookieSuffix(getEnv().CLERK_PUBLISHABLE_KEY);
     const copy = new Request(request.url, { method: context.method, headers: request.headers });
-    return withoutForgedTokens(copy, suffix, (token) => context.signingKeys.signedByClerk(token));
+    const handshake = await resolveHandshakeNonce(context, copy, {
+      documentGet: context.method === "GET" && !context.dataRequest,
+    });
+    const shown = await withoutForgedTokens(handshake.request, suffix, (token) =>
+      context.signingKeys.signedByClerk(token),
+    );
+    return { ...shown, handshakeCookies: handshake.directives };
   });
+}
+
+/**
+ * The request's URL without anything Clerk's SDK would act on (handshake
+ * tokens and nonces, dev-browser and sync parameters): what the checks that
+ * must carry no credentials but one (a bearer token) are built on.
+ */
+function bareUrl(request: Request): string {
+  const url = new URL(request.url);
+  for (const name of [...url.searchParams.keys()]) if (name.startsWith("__clerk")) url.searchParams.delete(name);
+  return url.toString();
 }
 
 /**
@@ -80,7 +101,7 @@ async function clerkCheckFor(args: Args): Promise<ClerkCheck> {
   return {
     token: (await shownToClerk(args)).token,
     verify: (token, clockSkewInMs) =>
-      context.clerk.authenticateRequest(new Request(request.url, { headers: { Authorization: `Bearer ${token}` } }), {
+      context.clerk.authenticateRequest(new Request(bareUrl(request), { headers: { Authorization: `Bearer ${token}` } }), {
         ...clerkOptions(request),
         clockSkewInMs,
       }),
@@ -88,9 +109,9 @@ async function clerkCheckFor(args: Args): Promise<ClerkCheck> {
   };
 }
 
-/** Clerk's signed-out state for this request (a request without credentials: no network). */
+/** Clerk's signed-out state for this request (a request without credentials, nor a handshake's: no network). */
 function signedOutFor({ request, context }: Args) {
-  return () => context.clerk.authenticateRequest(new Request(request.url), clerkOptions(request));
+  return () => context.clerk.authenticateRequest(new Request(bareUrl(request)), clerkOptions(request));
 }
 
 // What the browser sent, not the request a loader got (a GET copy, after an action).
@@ -129,9 +150,11 @@ async function settledState(args: Args): Promise<RequestState> {
   if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
   const page = context.dataRequest ? staleTokenPage(request, state) : null;
   if (page) throw redirectDocument(page);
-  const clean = context.dataRequest ? null : withoutHandshakeParams(request);
+  const { handshakeCookies } = await shownToClerk(args);
+  const clean = context.dataRequest ? null : withoutHandshakeParams(request, handshakeCookies !== null);
   if (clean) {
     const headers = new Headers(state.headers);
+    for (const cookie of handshakeCookies ?? []) headers.append("Set-Cookie", cookie);
     headers.set("Location", clean);
     headers.set("Cache-Control", "no-store");
     throw new Response(null, { status: 307, headers });
@@ -160,12 +183,16 @@ export async function sessionToSignOut(args: Args) {
  */
 function staleTokenPage(request: Request, state: RequestState): string | null {
   if (request.method !== "GET" || !staleReason(state)) return null;
-  const url = new URL(request.url);
-  return url.pathname + url.search;
+  return samePage(new URL(request.url));
+}
+
+/** The request's own page, as a path that cannot read as another host (a path may begin `//`). */
+function samePage(url: URL): string {
+  return safeLocation(url.pathname + url.search, { origin: url.origin });
 }
 
 /** What Clerk's handshake adds to the URL it sends the browser back to. */
-const HANDSHAKE_PARAMS = ["__clerk_handshake", "__clerk_handshake_nonce", "__clerk_help", "__clerk_db_jwt"];
+const HANDSHAKE_PARAMS = ["__clerk_handshake", HANDSHAKE_NONCE, "__clerk_help", "__clerk_db_jwt"];
 
 /**
  * The page's URL without Clerk's handshake parameters, when it has any (the
@@ -174,12 +201,12 @@ const HANDSHAKE_PARAMS = ["__clerk_handshake", "__clerk_handshake_nonce", "__cle
  * for a while, or at all: so the server redirects, as Clerk's SDK does for
  * development instances.
  */
-function withoutHandshakeParams(request: Request): string | null {
+function withoutHandshakeParams(request: Request, handshakeCookies: boolean): string | null {
   if (request.method !== "GET") return null;
   const url = new URL(request.url);
-  if (!HANDSHAKE_PARAMS.some((name) => url.searchParams.has(name))) return null;
+  if (!handshakeCookies && !HANDSHAKE_PARAMS.some((name) => url.searchParams.has(name))) return null;
   for (const name of HANDSHAKE_PARAMS) url.searchParams.delete(name);
-  return url.pathname + url.search;
+  return samePage(url);
 }
 
 export type Auth = ReturnType<RequestState["toAuth"]> & {};

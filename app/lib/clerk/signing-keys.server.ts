@@ -19,6 +19,13 @@ export type SigningKeys = {
    * JWKS threw, when a key id is unknown and the JWKS cannot be read.
    */
   signedByClerk(token: string): Promise<boolean>;
+  /**
+   * Whether sessions can be verified now (readiness): with `CLERK_JWT_KEY`
+   * always; else once Clerk's keys have been read. Until then it reads them,
+   * under the same rules as an unknown key id (one read at a time, a failed
+   * read is the answer for 5 s), so asking often costs Clerk nothing more.
+   */
+  usable(): Promise<boolean>;
 };
 
 /** How long a read of the JWKS answers for key ids it did not have. */
@@ -105,6 +112,18 @@ export function createSigningKeys({
   }
 
   return {
+    async usable() {
+      if (only || keys.size > 0) return true;
+      if (!reading) {
+        // A failed read, or one that found no key, is the answer for a while.
+        if ((failed && now() - failed.at < FAILED_READ_MS) || now() - readAt < FAILED_READ_MS) return false;
+        reading = read().finally(() => (reading = null));
+      }
+      return reading.then(
+        () => keys.size > 0,
+        () => false,
+      );
+    },
     async signedByClerk(token) {
       const jwt = parseJwt(token);
       if (!jwt) return false;

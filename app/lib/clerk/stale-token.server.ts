@@ -120,9 +120,13 @@ export async function settlePost(
 
 /**
  * The session a sign-out ends: the request's, from its session token if its
- * signature verifies, however old. Ending a session needs no proof that
- * it is still active, and must not wait for a fresh token: a person who signs
- * out after a minute away is signed out, in Clerk too. Null when there is none.
+ * signature verifies and it expired at most STALE_TOKEN_WINDOW_MS ago, as
+ * for a rescued form. Ending a session needs no proof that it is still
+ * active, and must not wait for a fresh token: a person who signs out after
+ * a few minutes away is signed out, in Clerk too. An older token ends
+ * nothing in Clerk (a token from an old log must not end someone's live
+ * session); the browser's cookies are cleared all the same. Null when there
+ * is no such session.
  */
 export async function sessionToEnd(
   context: AppLoadContext,
@@ -131,7 +135,7 @@ export async function sessionToEnd(
 ): Promise<{ sessionId: string; userId: string } | null> {
   const current = state.status === "signed-in" ? check.authOf(state) : null;
   if (current?.sessionId && current.userId) return { sessionId: current.sessionId, userId: current.userId };
-  const verified = await verifiedTokenState(check, Number.POSITIVE_INFINITY);
+  const verified = await verifiedTokenState(check, STALE_TOKEN_WINDOW_MS);
   const claims = verified ? check.authOf(verified) : null;
   if (!claims?.sessionId || !claims.userId) return null;
   record(context, staleReason(state) ?? "other", "signed_out");

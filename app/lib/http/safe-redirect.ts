@@ -19,3 +19,31 @@ export function safeRedirectPath(to: unknown, fallback = "/"): string {
   if (url.origin !== BASE || !path.startsWith("/") || path.startsWith("//")) return fallback;
   return path;
 }
+
+/**
+ * Where an answer may send the browser: the one check every `Location` this
+ * server writes passes through (server/location-guard.ts), the app's own and
+ * those Clerk's SDK makes. `location` is read as a browser reads it, relative
+ * to `origin` (the page's, as the browser sees it): tabs and newlines are
+ * dropped, backslashes are slashes, dot segments are resolved. A place on
+ * `origin` comes back as a path whose leading slashes are folded into one, so
+ * no path (`//evil.example`, `/\evil.example`, `/.//evil.example`) can read
+ * as another host once written; a place on one of `elsewhere` (Clerk's
+ * Frontend API, for its handshake) comes back whole; anything else, or
+ * anything unreadable, is `fallback`.
+ */
+export function safeLocation(
+  location: string,
+  { origin, elsewhere = [], fallback = "/" }: { origin: string; elsewhere?: readonly string[]; fallback?: string },
+): string {
+  if (location.length > 8192 || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(location)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(location, origin);
+  } catch {
+    return fallback;
+  }
+  if (url.username || url.password) return fallback;
+  if (url.origin === new URL(origin).origin) return url.pathname.replace(/^\/+/, "/") + url.search + url.hash;
+  return elsewhere.includes(url.origin) ? url.href : fallback;
+}
