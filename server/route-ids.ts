@@ -4,8 +4,9 @@ import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 /**
  * The Remix route id a request is for ("routes/orgs.$slug._index"…), for
  * metric labels: a fixed set, unlike paths. Data requests (`/orgs/x.data`,
- * `/_root.data`) count as their page. Paths repeat (every view of an
- * organization's home), so the last thousand answers are kept.
+ * `/_root.data`) count as their page. Each path is matched anew (about 25
+ * µs): a path is the client's choice (a slug, a case, a trailing slash), and
+ * nothing a client sends is kept past its request.
  */
 export function routeIdsOf(build: ServerBuild): (pathname: string) => string {
   const routes = Object.values(build.routes);
@@ -18,16 +19,9 @@ export function routeIdsOf(build: ServerBuild): (pathname: string) => string {
           : { id: route.id, path: route.path, caseSensitive: route.caseSensitive, children: tree(route.id) },
       );
   const roots = tree(undefined);
-  const known = new Map<string, string>();
 
   return (pathname) => {
     const page = pathname === "/_root.data" ? "/" : pathname.replace(/\.data$/, "");
-    let id = known.get(page);
-    if (id === undefined) {
-      id = matchRoutes(roots, page)?.at(-1)?.route.id ?? "root";
-      if (known.size >= 1_000) known.clear();
-      known.set(page, id);
-    }
-    return id;
+    return matchRoutes(roots, page)?.at(-1)?.route.id ?? "root";
   };
 }

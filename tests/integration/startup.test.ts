@@ -40,6 +40,18 @@ describe("start-up", () => {
     expect(output).toMatch(/Invalid environment: CLERK_PUBLISHABLE_KEY must look like pk_live_/);
   });
 
+  it("without Clerk's keys, stops with one line when local mode is refused (the image's LOCAL_MODE=refuse)", async () => {
+    const { code, output } = await runServerExpectingExit({ LOCAL_MODE: "refuse", CLERK_EMULATOR_DATA_DIR: "memory" });
+    expect(code).toBe(1);
+    expect(output.trim().split("\n")).toEqual([
+      "Invalid environment: CLERK_PUBLISHABLE_KEY is required but not set (LOCAL_MODE=refuse: set Clerk's keys, or LOCAL_MODE=allow to run the bundled Clerk emulator on loopback)",
+    ]);
+    // The image refuses it unless told otherwise; npm start (no LOCAL_MODE) runs it, as the README says.
+    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(/^ENV LOCAL_MODE=refuse$/m);
+    const typo = await runServerExpectingExit({ LOCAL_MODE: "yes", CLERK_EMULATOR_DATA_DIR: "memory" });
+    expect([typo.code, typo.output.trim()]).toEqual([1, "Invalid environment: LOCAL_MODE must be allow or refuse"]);
+  });
+
   it("stops with one line when build/ holds npm run dev's development build", async () => {
     const app = mkdtempSync(join(tmpdir(), "teamwork-dev-build-"));
     try {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { safeRedirectPath } from "~/lib/http/safe-redirect";
+import { safeLocation, safeRedirectPath } from "~/lib/http/safe-redirect";
+import { OPEN_REDIRECT_PAYLOADS } from "../support/open-redirect-payloads";
 
 describe("safeRedirectPath", () => {
   it.each([
@@ -40,5 +41,42 @@ describe("safeRedirectPath", () => {
   it("uses the given fallback for non-strings", () => {
     expect(safeRedirectPath(null, "/orgs")).toBe("/orgs");
     expect(safeRedirectPath(42, "/orgs")).toBe("/orgs");
+  });
+});
+
+describe("safeLocation", () => {
+  const origin = "https://app.example";
+  const elsewhere = ["https://clerk.app.example"];
+  /** Where a browser at `origin` goes when told `location`. */
+  const landsOn = (location: string) => new URL(location, `${origin}/current/page`).origin;
+
+  it.each(OPEN_REDIRECT_PAYLOADS)("keeps %j on this origin", (payload) => {
+    const safe = safeLocation(payload, { origin, elsewhere });
+    expect(landsOn(safe)).toBe(origin);
+    // Written as a path that no reader can take for a host.
+    expect(safe.startsWith("/") && !/^\/[/\\]/.test(safe)).toBe(true);
+  });
+
+  it.each([
+    ["/orgs/acme?tab=1#top", "/orgs/acme?tab=1#top"],
+    ["https://app.example/orgs", "/orgs"],
+    ["orgs", "/orgs"],
+    ["//app.example/x", "/x"],
+    ["/a/./b/../c", "/a/c"],
+  ])("keeps the same-origin place %j as %j", (input, expected) => {
+    expect(safeLocation(input, { origin, elsewhere })).toBe(expected);
+  });
+
+  it("lets Clerk's Frontend API through whole (its handshake), and nothing like it", () => {
+    const handshake = "https://clerk.app.example/v1/client/handshake?redirect_url=https%3A%2F%2Fapp.example%2F";
+    expect(safeLocation(handshake, { origin, elsewhere })).toBe(handshake);
+    expect(safeLocation("https://clerk.app.example.evil.example/", { origin, elsewhere })).toBe("/");
+    expect(safeLocation("http://clerk.app.example/", { origin, elsewhere })).toBe("/");
+    expect(safeLocation("https://user:pw@clerk.app.example/", { origin, elsewhere })).toBe("/");
+  });
+
+  it("uses the fallback for what cannot be read", () => {
+    expect(safeLocation("http://[", { origin, fallback: "/orgs" })).toBe("/orgs");
+    expect(safeLocation("/" + "a".repeat(9000), { origin })).toBe("/");
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { AppMetrics } from "../metrics.server";
 import { scrubbedError } from "./scrub";
 
@@ -41,7 +42,9 @@ export function fingerprint(error: Error): string {
 export function createReportBudget(limits = ERROR_REPORT_LIMITS, now: () => number = () => performance.now()) {
   const sent: { key: string; at: number }[] = [];
   const perError = new Map<string, number>();
-  const allow = (key: string): boolean => {
+  const allow = (fingerprint: string): boolean => {
+    // Kept as a digest: an error's message may carry what a client sent.
+    const key = createHash("sha256").update(fingerprint).digest("base64url");
     const at = now();
     while (sent.length > 0 && sent[0]!.at <= at - limits.windowMs) {
       const { key: old } = sent.shift()!;
