@@ -170,7 +170,10 @@ export async function callUpstream<T>(
 
 /**
  * `fetch` under the policy. A 5xx is retried (for reads) and, when it lasts,
- * becomes `UpstreamUnavailableError`; any other answer is returned as it is.
+ * becomes `UpstreamUnavailableError`; any other answer is returned as it is,
+ * a 3xx included: redirects are not followed unless `init.redirect` says so,
+ * since where a call goes is the caller's to decide (and check), not the
+ * upstream's.
  */
 export function fetchWithRetry(upstream: string, url: string | URL, init: RequestInit = {}, options: CallOptions = {}) {
   const method = (init.method ?? "GET").toUpperCase();
@@ -178,7 +181,7 @@ export function fetchWithRetry(upstream: string, url: string | URL, init: Reques
   return callUpstream(
     upstream,
     async (signal) => {
-      const response = await fetch(url, { ...init, signal });
+      const response = await fetch(url, { redirect: "manual", ...init, signal });
       if (response.status >= 500) {
         await response.body?.cancel();
         throw new UpstreamHttpError(response.status, parseRetryAfter(response.headers.get("Retry-After")));
