@@ -1,3 +1,4 @@
+import { upstreamUrls } from "./upstream/upstream-url.server";
 import { z } from "zod";
 
 /**
@@ -57,7 +58,9 @@ const EnvSchema = z
     CLERK_JS: z.string().min(1).optional(),
     SESSION_SECRET: z.string().min(32, "must be at least 32 characters"),
     POSTHOG_KEY: z.string().min(1).optional(),
-    POSTHOG_HOST: absoluteUrl.optional(),
+    POSTHOG_HOST: absoluteUrl
+      .refine(isUpstreamBase, "must be an http(s) URL without credentials, query or fragment")
+      .optional(),
     PORT: z.coerce.number().int("must be a whole number").min(1).max(65535).default(3000),
     HOST: z.string().min(1).default("0.0.0.0"),
     CLERK_LOCAL_EMULATOR: z.enum(["1"]).optional(),
@@ -111,6 +114,16 @@ const EnvSchema = z
   });
 
 export type Env = z.infer<typeof EnvSchema>;
+
+/** A base the analytics proxy can build every upstream URL on (upstream-url.server). */
+function isUpstreamBase(url: string): boolean {
+  try {
+    upstreamUrls(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function isDecodablePublishableKey(key: string): boolean {
   const encoded = key.split("_")[2] ?? "";

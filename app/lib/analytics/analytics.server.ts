@@ -57,6 +57,8 @@ export function createAnalytics(
     flushInterval: 5_000,
     requestTimeout: 5_000,
     disableGeoip: true,
+    // POSTHOG_HOST and nowhere else: a redirect from it is an error, never followed.
+    fetch: (url, options) => fetch(url, { ...options, body: options.body as BodyInit | undefined, redirect: "manual" }),
   });
   client.on("error", (error: unknown) =>
     logEvent("analytics_error", { message: error instanceof Error ? error.message : String(error) }),

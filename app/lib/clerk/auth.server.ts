@@ -15,10 +15,15 @@ export function signInPath(request: Request): string {
 
 type Args = Pick<LoaderFunctionArgs, "request" | "context">;
 
-/** `CLERK_PROXY_URL` as Clerk's SDKs want it: absolute, a path resolved against the request's origin. */
+/**
+ * `CLERK_PROXY_URL` as Clerk's SDKs want it: absolute, a path resolved
+ * against PUBLIC_ORIGIN (in local mode, the request's own origin, whose Host
+ * the local-only check holds to loopback names): never a Host header's
+ * choice, since the handshake sends browsers there.
+ */
 function proxyUrlFor(request: Request): string | undefined {
-  const proxy = getEnv().CLERK_PROXY_URL;
-  return proxy?.startsWith("/") ? new URL(proxy, request.url).toString() : proxy;
+  const { CLERK_PROXY_URL: proxy, PUBLIC_ORIGIN } = getEnv();
+  return proxy?.startsWith("/") ? new URL(proxy, PUBLIC_ORIGIN ?? request.url).toString() : proxy;
 }
 
 /**
@@ -101,10 +106,13 @@ async function clerkCheckFor(args: Args): Promise<ClerkCheck> {
   return {
     token: (await shownToClerk(args)).token,
     verify: (token, clockSkewInMs) =>
-      context.clerk.authenticateRequest(new Request(bareUrl(request), { headers: { Authorization: `Bearer ${token}` } }), {
-        ...clerkOptions(request),
-        clockSkewInMs,
-      }),
+      context.clerk.authenticateRequest(
+        new Request(bareUrl(request), { headers: { Authorization: `Bearer ${token}` } }),
+        {
+          ...clerkOptions(request),
+          clockSkewInMs,
+        },
+      ),
     authOf,
   };
 }
