@@ -28,6 +28,23 @@ function withJwks(served: SigningKey[]) {
 }
 
 describe("Clerk's signing keys", () => {
+  it("readiness reads Clerk's keys until it has them, at most once per 5 s while it cannot, and never after", async () => {
+    const { keys, reads, pass, fail } = withJwks([clerkKey]);
+    fail(true);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => keys.usable()));
+    expect(answers.every((usable) => !usable)).toBe(true);
+    for (let n = 0; n < 20; n++) expect(await keys.usable()).toBe(false);
+    expect(reads()).toBe(1);
+    pass(5_000);
+    fail(false);
+    expect(await keys.usable()).toBe(true);
+    expect(reads()).toBe(2);
+    fail(true);
+    pass(3_600_000);
+    for (let n = 0; n < 20; n++) expect(await keys.usable()).toBe(true);
+    expect(reads()).toBe(2);
+  });
+
   it("a token counts only if one of Clerk's keys signed it", async () => {
     const { keys } = withJwks([clerkKey]);
     expect(await keys.signedByClerk(token(clerkKey))).toBe(true);

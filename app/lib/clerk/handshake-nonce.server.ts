@@ -16,7 +16,7 @@ import { isClerkNotFound } from "./field-errors.server";
 export const HANDSHAKE_NONCE = "__clerk_handshake_nonce";
 
 /** Handshakes honoured per window: per client address, and for the whole instance. */
-export const HANDSHAKE_LIMITS = { perClient: 10, perInstance: 120, windowMs: 60_000 };
+export const HANDSHAKE_LIMITS = { perClient: 5, perInstance: 60, windowMs: 60_000 };
 /** Clients counted at once; past it, new addresses share one count (memory stays bounded whatever is sent). */
 const MAX_CLIENTS = 10_000;
 const OVERFLOW = "\u0000overflow";
