@@ -47,16 +47,19 @@ export function installJsonConsole(): void {
   const nodePrinters = process.listeners("warning");
   if (nodePrinters.length > 0) {
     for (const printer of nodePrinters) process.off("warning", printer);
-    process.on("warning", (warning) =>
+    const disabled = disabledWarnings();
+    process.on("warning", (warning) => {
+      const { code } = warning as { code?: string };
+      if (disabled.has(warning.name) || (code !== undefined && disabled.has(code))) return;
       stderr(
         line({
           event: "warning",
           component: "node",
-          code: (warning as { code?: string }).code,
+          code,
           ...errorFields(warning),
         }),
-      ),
-    );
+      );
+    });
   }
 
   // Node would print the stack and its source line as free text, then exit 1.
@@ -64,6 +67,17 @@ export function installJsonConsole(): void {
     stderr(line({ event: "uncaught_exception", level: "fatal", origin, ...errorFields(error) }));
     process.exit(1);
   });
+}
+
+/** What --disable-warning turns off (names or codes): Node's own printer checks it, so the one replacing it does. */
+function disabledWarnings(): Set<string> {
+  const args = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
+  const disabled = new Set<string>();
+  args.forEach((arg, i) => {
+    if (arg.startsWith("--disable-warning=")) disabled.add(arg.slice("--disable-warning=".length));
+    else if (arg === "--disable-warning" && args[i + 1]) disabled.add(args[i + 1]!);
+  });
+  return disabled;
 }
 
 function line(record: Fields): string {

@@ -227,6 +227,7 @@ describe("the JSON console, outside requests", () => {
 installJsonConsole();
 const forged = ${JSON.stringify(`\n${FORGED}`)};
 process.emitWarning("a warning" + forged, "TeamworkTestWarning");
+process.emitWarning("a warning turned off", "TeamworkOffWarning");
 console.log("a log" + forged, { nested: forged });
 console.warn("multi\\nline" + forged);
 console.error("failed:", new Error("an error" + forged));
@@ -238,7 +239,10 @@ setTimeout(() => { throw new TypeError("uncaught" + forged); });
       );
       const bundle = join(dir, "entry.mjs");
       await build({ entryPoints: [entry], outfile: bundle, bundle: true, platform: "node", format: "esm" });
-      const run = spawnSync(process.execPath, [bundle], { encoding: "utf8", timeout: 10_000 });
+      const run = spawnSync(process.execPath, ["--disable-warning=TeamworkOffWarning", bundle], {
+        encoding: "utf8",
+        timeout: 10_000,
+      });
       expect(run.status).toBe(1);
       const lines = `${run.stdout}${run.stderr}`.split(LINE_BREAKS).filter((line) => line.trim() !== "");
       const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
