@@ -13,6 +13,7 @@ import { loadAppBuild, WrongBuildError } from "./server/app-build";
 import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
 import { coalesceWrites, compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
+import { installJsonConsole } from "./server/json-console";
 import { localHostsOnly } from "./server/local-only";
 import { locationGuard } from "./server/location-guard";
 import { serveMetrics } from "./server/metrics";
@@ -56,6 +57,10 @@ try {
   }
   throw error;
 }
+// From here on, with Clerk keys (production), every line written is one JSON object
+// (server/json-console.ts). Local mode's output is a developer's. An invalid
+// environment stays the one plain line above: a variable's name, never its value.
+if (!local) installJsonConsole();
 
 // Under `npm run dev` (remix dev), the build is loaded again after each edit.
 const devOrigin = env.NODE_ENV === "development" ? (process.env.REMIX_DEV_ORIGIN ?? null) : null;
@@ -161,7 +166,8 @@ const server = createServer(
   app,
 ).listen(env.PORT, env.HOST, () => {
   const origin = `http://${env.HOST === "127.0.0.1" ? "localhost" : env.HOST}:${env.PORT}`;
-  console.log(local ? local.banner(origin) : `Teamwork listening on ${origin}`);
+  if (local) console.log(local.banner(origin));
+  else logEvent("info", { component: "server", message: `Teamwork listening on ${origin}` });
   // What the heap may grow to (NODE_OPTIONS' --max-old-space-size and --max-semi-space-size, docs/deployment.md "Memory"): V8 keeps what it is allowed.
   // And how many malloc arenas glibc may keep (MALLOC_ARENA_MAX; unset, eight per core).
   logEvent("info", {

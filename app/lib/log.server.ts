@@ -6,7 +6,25 @@ export type LogFields = Record<string, string | number | boolean | null | undefi
 
 export function logEvent(event: string, fields: LogFields = {}): void {
   if (process.env.LOG_LEVEL === "silent") return;
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`);
+  process.stdout.write(logLine({ time: new Date().toISOString(), event, ...fields }));
+}
+
+// JSON.stringify escapes the controls U+0000-U+001F but leaves DEL and the C1
+// controls (U+007F-U+009F) and U+2028/U+2029 raw, and some line readers end
+// a line at U+0085 (NEL), U+2028 or U+2029 (Unicode's rules; Python's
+// splitlines). A header's obs-text byte 0x85 reaches us as U+0085. In JSON
+// text they can only be inside strings, so escaping them keeps it valid and
+// its value the same.
+const LINE_BREAKING = /[\u007f-\u009f\u2028\u2029]/g;
+
+/** `record` as one log line: JSON with nothing a line reader could end a line at, and a newline. */
+export function logLine(record: Record<string, unknown>): string {
+  return `${escapeLineBreaking(JSON.stringify(record))}\n`;
+}
+
+/** JSON text with the characters above escaped (`\u0085`…). */
+export function escapeLineBreaking(json: string): string {
+  return json.replace(LINE_BREAKING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
