@@ -14,6 +14,7 @@ import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
 import { coalesceWrites, compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
 import { installJsonConsole } from "./server/json-console";
+import { finalErrors } from "./server/final-errors";
 import { localHostsOnly } from "./server/local-only";
 import { locationGuard } from "./server/location-guard";
 import { serveMetrics } from "./server/metrics";
@@ -145,6 +146,9 @@ app.all("*", coalesceWrites, personalAnswers(), (req, res, next) => {
   res.locals.route = build.routeId(req.path);
   void remix(req, res, next);
 });
+
+// Errors handed to Express before Remix: a 4xx answered without a stack in the log, a 5xx logged as one line.
+app.use(finalErrors());
 
 const server = createServer(
   {
