@@ -29,6 +29,19 @@ const emails: Row[] = [
   ["an email in single quotes", "no user 'ada@example.com'", "no user '[email]'", "ada@"],
   ["an email after an escaped newline", String.raw`line\nada@example.com`, String.raw`line\n[email]`, "ada@"],
   ["an email in a path", "GET /users/ada@example.com/profile", "GET /users/[email]/profile", "ada@"],
+  ["a percent-encoded @ and dot", "no user ada%40example%2Ecom found", "no user [email] found", "ada%40"],
+  ["lowercase escapes", "q=grace%40mail%2eexample%2ecom&page=2", "q=[email]&page=2", "grace%40"],
+  ["only the dot encoded", "invite ada@example%2Ecom failed", "invite [email] failed", "ada@"],
+  ["an uppercase address encoded", "to ADA%40EXAMPLE%2ECOM", "to [email]", "ADA%40"],
+  ["a double-encoded @ and dot", "no ada%2540example%252Ecom here", "no [email] here", "ada%2540"],
+  ["every character encoded", "to %61%64%61%40%65%78%61%6D%70%6C%65%2E%63%6F%6D sent", "to [email] sent", "%61%64%61"],
+  ["a JSON-escaped @ and dot", String.raw`"ada\u0040example\u002ecom"`, '"[email]"', "ada"],
+  ["an HTML-escaped @", "mail ada&#64;example.com bounced", "mail [email] bounced", "ada&#64;"],
+  ["an HTML hex-escaped @ and dot", "mail ada&#x40;example&#x2E;com bounced", "mail [email] bounced", "ada&#x40;"],
+  ["a named HTML @", "mail ada&commat;example&period;com bounced", "mail [email] bounced", "ada&commat;"],
+  ["a full-width @", "no user ada＠example.com", "no user [email]", "ada＠"],
+  ["a full-width @ and dot", "no user 山田＠例え．jp", "no user [email]", "山田"],
+  ["an ideographic full stop", "no user ada@example。com", "no user [email]", "ada@"],
 ];
 
 const clerkIds: Row[] = CLERK_PREFIXES.flatMap((prefix): Row[] => [

@@ -12,17 +12,21 @@ const START = String.raw`(?:(?<![A-Za-z0-9_])|(?<=%(?:25)*${HEX2}|\\[nrt]|\\u[0-
 // What an email's local part may hold: anything but separators, %XX escapes
 // except encoded separators, and \uXXXX escapes. The lookbehind starts it only
 // where a run starts, so an address goes whole (and a long run costs linear time).
-const LOCAL_PLAIN = String.raw`[^\s"'‘’${"`"}<>()[\]{},;:/\\=?@#&|%]`;
+const LOCAL_PLAIN = String.raw`[^\s"'‘’${"`"}<>()[\]{},;:/\\=?@＠#&|%]`;
 const ENCODED_SEPARATOR = "(?:40|2[023689CF]|3[A-F]|5[BCD]|7[BCD])";
 const LOCAL_CHAR = String.raw`(?:${LOCAL_PLAIN}|%(?!(?:25)*${ENCODED_SEPARATOR})${HEX2}|\\u[0-9A-Fa-f]{4})`;
 const LOCAL_START = String.raw`(?:(?<!${LOCAL_PLAIN}['’]?|[%\\])|(?<=%(?:25)*${ENCODED_SEPARATOR}|\\[nrt]))`;
 const LOCAL = String.raw`${LOCAL_START}${LOCAL_CHAR}+(?:['’]${LOCAL_CHAR}+)*`;
-const AT = String.raw`(?:@|%(?:25)*40|\\u0040)`;
-// Domains may be Unicode (IDN) or percent-encoded; the last label must start
-// with a letter, so versions (`react-dom@18.2.0`) are not addresses.
-const NON_ASCII_BYTE = "%[89A-Fa-f][0-9A-Fa-f]";
-const LABEL_CHAR = String.raw`(?:[\p{L}\p{N}\p{M}-]|${NON_ASCII_BYTE})`;
-const DOMAIN = String.raw`(?:${LABEL_CHAR}+\.)+(?:\p{L}|${NON_ASCII_BYTE})${LABEL_CHAR}*`;
+// An @ and a dot as text may spell them: percent-encoded, JSON- or HTML-escaped,
+// full-width (as a Japanese keyboard types them); IDNA reads the ideographic stops as dots.
+const AT = String.raw`(?:@|%(?:25)*40|\\u0040|&#0*64;|&#[Xx]0*40;|&commat;|＠)`;
+const DOT = String.raw`(?:\.|%(?:25)*2[Ee]|\\u002[Ee]|&#0*46;|&#[Xx]0*2[Ee];|&period;|[。．｡])`;
+// Domains may be Unicode (IDN) or percent-encoded, any letter, digit or byte of
+// them; the last label must start with a letter, so versions (`react-dom@18.2.0`)
+// are not addresses.
+const ENCODED_LETTER = "%(?:25)*(?:[89A-Fa-f][0-9A-Fa-f]|[46][1-9A-Fa-f]|[57][0-9Aa])";
+const LABEL_CHAR = String.raw`(?:[\p{L}\p{N}\p{M}-]|${ENCODED_LETTER}|%(?:25)*(?:3[0-9]|2[Dd]))`;
+const DOMAIN = String.raw`(?:${LABEL_CHAR}+${DOT})+(?:\p{L}|${ENCODED_LETTER})${LABEL_CHAR}*`;
 // A header or field value: quoted (to its closing quote, escapes included) or bare.
 const QUOTED = String.raw`(\\?["'])((?:(?!\2)(?:\\.|[^\r\n]))*)(\2?)`;
 // A closing parenthesis right after it is the text's, not the value's.
