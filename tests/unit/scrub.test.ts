@@ -211,6 +211,38 @@ const urlCredentials: Row[] = [
     "pass",
   ],
   ["in JSON", '{"url":"amqp://guest:gu3st@rabbit/vhost"}', '{"url":"amqp://[credentials]@rabbit/vhost"}', "gu3st"],
+  [
+    "a slash in the password",
+    "connect redis://u:s3cret/pass@host failed",
+    "connect redis://[credentials]@host failed",
+    "s3cret",
+  ],
+  [
+    "a base64 password, no user",
+    "redis://:ab/cd+ef==@cache:6379 refused",
+    "redis://[credentials]@cache:6379 refused",
+    "ab/cd",
+  ],
+  ["a ? in the password", "redis://u:s3c?ret@host:6379 down", "redis://[credentials]@host:6379 down", "s3c"],
+  ["a # in the password", "amqp://u:pa#ss@rabbit/vhost", "amqp://[credentials]@rabbit/vhost", "u:pa"],
+  [
+    "an email as the user, a slash in the password",
+    "postgres://ada@example.com:s3/cret@db.example.com/app",
+    "postgres://[credentials]@db.example.com/app",
+    "s3/",
+  ],
+  [
+    "a percent-encoded URL, a slash in the password",
+    "next=https%3A%2F%2Fu%3As3cret%2Fpass%40host%2Fpath",
+    "next=https%3A%2F%2F[credentials]%40host%2Fpath",
+    "s3cret",
+  ],
+  [
+    "a double-encoded URL",
+    "next=https%253A%252F%252Fuser%253Apass%2540host%252Fx",
+    "next=https%253A%252F%252F[credentials]%2540host%252Fx",
+    "pass",
+  ],
 ];
 
 describe("scrub: what an error's text may not carry", () => {
@@ -267,6 +299,8 @@ describe("scrub: what stays, for debugging", () => {
     "Hydration failed because the initial UI does not match what was rendered on the server.",
     "TypeError: fetch failed",
     "timed out after 3000 ms",
+    "http://localhost:3000/users/{id} not found",
+    "GET http://localhost:3000/orgs/acme@2 failed",
   ])("%s", (text) => {
     expect(scrub(text)).toBe(text);
   });

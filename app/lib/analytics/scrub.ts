@@ -36,6 +36,15 @@ const PARAM = String.raw`[\w-]+=(?:"[^"\r\n]*"|[^\s,;"]*)`;
 const HEADER_VALUE = String.raw`(?:[A-Za-z][\w.-]*[ \t]+)?(?:${PARAM}(?:[ \t]*[,;][ \t]*${PARAM})*|${BARE_TOKEN})`;
 const FIELD_END = String.raw`(?:\\?["'][ \t]*)?[:=][ \t]*`;
 
+// A URL's scheme, plain or percent-encoded once or twice, and the parts of its userinfo.
+const SCHEME = String.raw`(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*(?::\/\/|%(?:25)*3A%(?:25)*2F%(?:25)*2F))`;
+const USERINFO_CHAR = String.raw`(?:(?!%(?:25)*(?:2F|3F|23))[^\s/?#"'${"`"}<>\\])`;
+const USER_CHAR = String.raw`(?:(?!%(?:25)*(?:2F|3F|23|3A))[^\s/?#:[\]"'${"`"}<>\\])`;
+// `host:6379/` is a port; `u:s3cret/pass@` a password.
+const PORT = String.raw`\d*(?:[/?#\s"'${"`"}<>()[\]{},;\\]|%(?:25)*(?:2F|3F|23)|$)`;
+// Anything but the start of another URL, which would make a run of them cost quadratic time.
+const PASSWORD_CHAR = String.raw`(?:(?!:\/\/|%(?:25)*3A%(?:25)*2F%(?:25)*2F)[^\s"'${"`"}<>\\])`;
+
 /** A header value's scheme stays when it is a known one (it helps debugging); anything else could be the secret. */
 function credentials(value: string): string {
   const scheme = /^(?:Basic|Bearer|Digest|Token|Negotiate|NTLM|HOBA|Mutual|DPoP|ApiKey|OAuth|Hawk)(?:[ \t]+|%20)/i.exec(
@@ -47,8 +56,13 @@ function credentials(value: string): string {
 // What personal data or secrets an error's text may carry, and what stands in for it. Order matters.
 const PLACEHOLDERS: [RegExp, string | ((match: string, ...groups: string[]) => string)][] = [
   // A URL's user and password, before the email rule can take `pass@host` and leave the user.
+  // A password may hold `/`, `?` or `#` unencoded, so after `user:` the userinfo runs to the
+  // run's last @: a path's @ after it (`/@scope/pkg`) goes too, which beats leaking the rest.
   [
-    /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*(?::\/\/|%3A%2F%2F))(?:(?!%2F)[^\s/?#"'`<>\\])*(@|%(?:25)*40)/gi,
+    new RegExp(
+      String.raw`${SCHEME}(?:${USER_CHAR}*(?::|%(?:25)*3A)(?!${PORT})${PASSWORD_CHAR}*|${USERINFO_CHAR}*)(@|%(?:25)*40)`,
+      "gi",
+    ),
     "$1[credentials]$2",
   ],
   // A header whose whole value is a credential (Authorization of any scheme, Cookie), quoted or bare.
