@@ -154,6 +154,27 @@ const authorization: Row[] = [
   ["a Cookie header", "cookie: __session=abc123; __client_uat=17", "cookie: [credentials]", "abc123"],
 ];
 
+const bareSchemes: Row[] = [
+  [
+    "a bare Bearer token",
+    "token was Bearer eyJhbGciOiJIUzI1NiJ9 rejected",
+    "token was Bearer [credentials] rejected",
+    "eyJhbGciOiJIUzI1NiJ9",
+  ],
+  ["an opaque Bearer token", "Bearer abc123 rejected", "Bearer [credentials] rejected", "abc123"],
+  ["a bare Basic", "Basic dXNlcjpwYXNz", "Basic [credentials]", "dXNlcjpwYXNz"],
+  [
+    "Basic with padding in a sentence",
+    "retry with Basic YWRhOmh1bnRlcjI= failed",
+    "retry with Basic [credentials] failed",
+    "YWRhOmh1bnRlcjI",
+  ],
+  ["a lowercase bearer", "sent bearer 9f8e7d6c5b4a", "sent bearer [credentials]", "9f8e7d6c5b4a"],
+  ["a form-encoded Bearer", "h=Bearer%20abc123&x=1", "h=Bearer%20[credentials]&x=1", "abc123"],
+  ["Bearer in JSON", '{"h":"Bearer abc123"}', '{"h":"Bearer [credentials]"}', "abc123"],
+  ["Negotiate", "Negotiate YIIGhgYJKoZIhvcS failed", "Negotiate [credentials] failed", "YIIGhgYJKoZIhvcS"],
+];
+
 const secretFields: Row[] = [
   ["an API key header in JSON", '{"x-api-key":"abc123"}', '{"x-api-key":"[credentials]"}', "abc123"],
   ["a password", "password=hunter2 for ada", "password=[credentials] for ada", "hunter2"],
@@ -252,6 +273,7 @@ describe("scrub: what an error's text may not carry", () => {
     ["Clerk ids, more encodings", clerkIdsMore],
     ["URL fragments", fragments],
     ["Authorization and similar headers", authorization],
+    ["credentials without a header's name", bareSchemes],
     ["fields named as secrets", secretFields],
     ["keys and tokens", keys],
     ["credentials in URLs", urlCredentials],
@@ -301,6 +323,13 @@ describe("scrub: what stays, for debugging", () => {
     "timed out after 3000 ms",
     "http://localhost:3000/users/{id} not found",
     "GET http://localhost:3000/orgs/acme@2 failed",
+    "Basic auth failed",
+    "bearer token missing",
+    "sent Bearer undefined",
+    "HTTP Basic Authentication required",
+    "expected a Bearer token-based scheme.",
+    'WWW-Authenticate: Basic realm="app"',
+    'WWW-Authenticate: Bearer error="invalid_token", error_description="expired"',
   ])("%s", (text) => {
     expect(scrub(text)).toBe(text);
   });
@@ -323,7 +352,17 @@ describe("scrub: what stays, for debugging", () => {
   });
 
   it("changes nothing it already scrubbed", () => {
-    const all = [emails, clerkIds, clerkIdsMore, fragments, authorization, secretFields, keys, urlCredentials].flat();
+    const all = [
+      emails,
+      clerkIds,
+      clerkIdsMore,
+      fragments,
+      authorization,
+      bareSchemes,
+      secretFields,
+      keys,
+      urlCredentials,
+    ].flat();
     for (const [, text] of all) expect(scrub(scrub(text))).toBe(scrub(text));
   });
 

@@ -45,6 +45,14 @@ const PORT = String.raw`\d*(?:[/?#\s"'${"`"}<>()[\]{},;\\]|%(?:25)*(?:2F|3F|23)|
 // Anything but the start of another URL, which would make a run of them cost quadratic time.
 const PASSWORD_CHAR = String.raw`(?:(?!:\/\/|%(?:25)*3A%(?:25)*2F%(?:25)*2F)[^\s"'${"`"}<>\\])`;
 
+// A credential after its scheme's name (token68, form-encoded too); a plain word
+// after it (`Basic auth`, `Bearer undefined`, `token-based`) is the text's, and so
+// is a challenge's parameter (`Basic realm="app"`, `Bearer error="invalid_token"`).
+const TOKEN68_CHAR = String.raw`(?:[\w.~+/-]|%(?:25)*${HEX2})`;
+const WORD = "(?:[A-Z]?[a-z]{1,24}|[A-Z]{1,24})";
+const NOT_A_CREDENTIAL = String.raw`${WORD}(?:-${WORD})*[.,]?(?!${TOKEN68_CHAR}|=)|[a-z]+(?:_[a-z]+)*=(?=\\?"|[A-Za-z])`;
+const AUTH_SCHEME = "(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Nn]egotiate|NEGOTIATE|NTLM)";
+
 /** A header value's scheme stays when it is a known one (it helps debugging); anything else could be the secret. */
 function credentials(value: string): string {
   const scheme = /^(?:Basic|Bearer|Digest|Token|Negotiate|NTLM|HOBA|Mutual|DPoP|ApiKey|OAuth|Hawk)(?:[ \t]+|%20)/i.exec(
@@ -91,6 +99,15 @@ const PLACEHOLDERS: [RegExp, string | ((match: string, ...groups: string[]) => s
       "g",
     ),
     "[key]",
+  ],
+  // A credential without its header's name (`token was Bearer abc123`), after the JWT and key rules name theirs.
+  // The name comes before the look back at where it starts, so V8 skips to where a name is (10x faster).
+  [
+    new RegExp(
+      String.raw`(${AUTH_SCHEME}(?<=${START}${AUTH_SCHEME})(?:[ \t]+|%(?:25)*20|\+))(?!${NOT_A_CREDENTIAL})${TOKEN68_CHAR}+=*`,
+      "g",
+    ),
+    "$1[credentials]",
   ],
   // An email address, Unicode or encoded, whole.
   [new RegExp(`${LOCAL}${AT}${DOMAIN}`, "gu"), "[email]"],
