@@ -182,6 +182,28 @@ const secretFields: Row[] = [
   ["an access token in JSON", '{"access_token": "abc123"}', '{"access_token": "[credentials]"}', "abc123"],
   ["a refresh token", "refreshToken: 'abc123'", "refreshToken: '[credentials]'", "abc123"],
   ["a secret in the environment", "CLERK_SECRET_KEY=abc123", "CLERK_SECRET_KEY=[credentials]", "abc123"],
+  ["a pass field", "pass=hunter2 for ada", "pass=[credentials] for ada", "hunter2"],
+  ["a pwd field in a query", "x=1&pwd=hunter2&next=2", "x=1&pwd=[credentials]&next=2", "hunter2"],
+  ["a ticket field", "redeem ticket=ST-1a2b3c failed", "redeem ticket=[credentials] failed", "ST-1a2b3c"],
+  ["Clerk's ticket parameter", "__clerk_ticket=abc123&x=1", "__clerk_ticket=[credentials]&x=1", "abc123"],
+  ["pass in JSON", '{"pass":"hunter2","user":"ada"}', '{"pass":"[credentials]","user":"ada"}', "hunter2"],
+  ["a ticket in JSON", '{"ticket":"abc123"}', '{"ticket":"[credentials]"}', "abc123"],
+  ["pass in the environment", "DB_PASS=hunter2", "DB_PASS=[credentials]", "hunter2"],
+  ["a camelCase pass", "{ dbPass: 'hunter2' }", "{ dbPass: '[credentials]' }", "hunter2"],
+  ["pwd in the environment", "MYSQL_PWD=hunter2", "MYSQL_PWD=[credentials]", "hunter2"],
+  ["a passphrase", "passphrase: 'correct horse'", "passphrase: '[credentials]'", "correct horse"],
+  ["a private key", '{"privateKey":"MIIEvQIBADANBg"}', '{"privateKey":"[credentials]"}', "MIIEvQ"],
+  ["a session id cookie", "PHPSESSID=abc123; path=/", "PHPSESSID=[credentials]; path=/", "abc123"],
+  ["a session id field", "sessionid=abc123 expired", "sessionid=[credentials] expired", "abc123"],
+  [
+    "a URL's auth as Node prints it",
+    "{ auth: 'ada:hunter2', host: 'x' }",
+    "{ auth: '[credentials]', host: 'x' }",
+    "hunter2",
+  ],
+  ["npm's _auth", "_auth=YWRhOmh1bnRlcjI=", "_auth=[credentials]", "YWRhOmh1bnRlcjI"],
+  ["a percent-encoded query", "next=%2Fcb%3Fpassword%3Dhunter2", "next=%2Fcb%3Fpassword%3D[credentials]", "hunter2"],
+  ["an encoded pwd", "next=%2Fcb%3Fpwd%3Dhunter2", "next=%2Fcb%3Fpwd%3D[credentials]", "hunter2"],
 ];
 
 const keys: Row[] = [
@@ -330,6 +352,10 @@ describe("scrub: what stays, for debugging", () => {
     "expected a Bearer token-based scheme.",
     'WWW-Authenticate: Basic realm="app"',
     'WWW-Authenticate: Bearer error="invalid_token", error_description="expired"',
+    "bypass=true",
+    "compass: north",
+    "requireAuth: true",
+    "passport=verified",
   ])("%s", (text) => {
     expect(scrub(text)).toBe(text);
   });

@@ -34,7 +34,7 @@ const BARE_TOKEN = String.raw`[^\s"'${"`"},;&\\]*[^\s"'${"`"},;&\\)]`;
 const PARAM = String.raw`[\w-]+=(?:"[^"\r\n]*"|[^\s,;"]*)`;
 // A header's bare value: a word and a token (`Bearer abc`, `whatever s3cret`), or parameters (`Digest a="b", c="d"`, `a=1; b=2`).
 const HEADER_VALUE = String.raw`(?:[A-Za-z][\w.-]*[ \t]+)?(?:${PARAM}(?:[ \t]*[,;][ \t]*${PARAM})*|${BARE_TOKEN})`;
-const FIELD_END = String.raw`(?:\\?["'][ \t]*)?[:=][ \t]*`;
+const FIELD_END = String.raw`(?:\\?["'][ \t]*)?(?:[:=]|%(?:25)*3[Dd])[ \t]*`;
 
 // A URL's scheme, plain or percent-encoded once or twice, and the parts of its userinfo.
 const SCHEME = String.raw`(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*(?::\/\/|%(?:25)*3A%(?:25)*2F%(?:25)*2F))`;
@@ -61,6 +61,11 @@ function credentials(value: string): string {
   return `${scheme?.[0] ?? ""}[credentials]`;
 }
 
+/** A field whose name matches `name` (a pattern, no groups): its value, quoted or bare, goes. */
+function secretField(name: string, flags: string): [RegExp, string] {
+  return [new RegExp(String.raw`(${name}${FIELD_END})(?:${QUOTED}|${BARE_TOKEN})`, flags), "$1$2[credentials]$4"];
+}
+
 // What personal data or secrets an error's text may carry, and what stands in for it. Order matters.
 const PLACEHOLDERS: [RegExp, string | ((match: string, ...groups: string[]) => string)][] = [
   // A URL's user and password, before the email rule can take `pass@host` and leave the user.
@@ -82,14 +87,18 @@ const PLACEHOLDERS: [RegExp, string | ((match: string, ...groups: string[]) => s
     (_match, field, quote, quoted, close, bare) =>
       `${field}${quote ?? ""}${credentials(quoted ?? bare!)}${close ?? ""}`,
   ],
-  // A field named as a secret (`password=…`, `"x-api-key":"…"`, `refreshToken: '…'`).
-  [
-    new RegExp(
-      String.raw`((?<![\w-])[\w-]*?(?:token|secret|password|passwd|api[_-]?key)(?:[_-]?key)?${FIELD_END})(?:${QUOTED}|${BARE_TOKEN})`,
-      "gi",
-    ),
-    "$1$2[credentials]$4",
-  ],
+  // A field named as a secret (`password=…`, `"x-api-key":"…"`, `refreshToken: '…'`, Clerk's
+  // `__clerk_ticket=…`, `PHPSESSID=…`), in a query percent-encoded too (`%3Fpwd%3D…`).
+  secretField(
+    String.raw`(?<![\w-])[\w-]*?(?:token|secret|password|passwd|passphrase|pwd|ticket|(?:api|private)[_-]?key|sess(?:ion)?[_-]?id)(?:[_-]?key)?`,
+    "gi",
+  ),
+  // `pass` and `auth` also end ordinary words (`bypass`, `requireAuth`): only a whole name, one
+  // after `_` or `-` (`DB_PASS`, npm's `_auth`) or a camelCase `…Pass` counts, so case matters here.
+  secretField(
+    String.raw`(?:(?<![\w-])|(?<=%(?:25)*${HEX2}))(?:(?:[\w-]*?[_-])?(?:pass|Pass|PASS|auth|Auth|AUTH)|[\w-]*?[a-z\d]Pass)`,
+    "g",
+  ),
   // A JWT: Clerk's session token and its cousins.
   [new RegExp(String.raw`${START}eyJ[\w-]*\.[\w-]+\.[\w-]*`, "g"), "[token]"],
   // Clerk and Stripe-style keys, PostHog's (phc_ too: it names the project), Svix's signing secrets.
