@@ -29,6 +29,19 @@ const emails: Row[] = [
   ["an email in single quotes", "no user 'ada@example.com'", "no user '[email]'", "ada@"],
   ["an email after an escaped newline", String.raw`line\nada@example.com`, String.raw`line\n[email]`, "ada@"],
   ["an email in a path", "GET /users/ada@example.com/profile", "GET /users/[email]/profile", "ada@"],
+  ["a percent-encoded @ and dot", "no user ada%40example%2Ecom found", "no user [email] found", "ada%40"],
+  ["lowercase escapes", "q=grace%40mail%2eexample%2ecom&page=2", "q=[email]&page=2", "grace%40"],
+  ["only the dot encoded", "invite ada@example%2Ecom failed", "invite [email] failed", "ada@"],
+  ["an uppercase address encoded", "to ADA%40EXAMPLE%2ECOM", "to [email]", "ADA%40"],
+  ["a double-encoded @ and dot", "no ada%2540example%252Ecom here", "no [email] here", "ada%2540"],
+  ["every character encoded", "to %61%64%61%40%65%78%61%6D%70%6C%65%2E%63%6F%6D sent", "to [email] sent", "%61%64%61"],
+  ["a JSON-escaped @ and dot", String.raw`"ada\u0040example\u002ecom"`, '"[email]"', "ada"],
+  ["an HTML-escaped @", "mail ada&#64;example.com bounced", "mail [email] bounced", "ada&#64;"],
+  ["an HTML hex-escaped @ and dot", "mail ada&#x40;example&#x2E;com bounced", "mail [email] bounced", "ada&#x40;"],
+  ["a named HTML @", "mail ada&commat;example&period;com bounced", "mail [email] bounced", "ada&commat;"],
+  ["a full-width @", "no user ada＠example.com", "no user [email]", "ada＠"],
+  ["a full-width @ and dot", "no user 山田＠例え．jp", "no user [email]", "山田"],
+  ["an ideographic full stop", "no user ada@example。com", "no user [email]", "ada@"],
 ];
 
 const clerkIds: Row[] = CLERK_PREFIXES.flatMap((prefix): Row[] => [
@@ -141,6 +154,27 @@ const authorization: Row[] = [
   ["a Cookie header", "cookie: __session=abc123; __client_uat=17", "cookie: [credentials]", "abc123"],
 ];
 
+const bareSchemes: Row[] = [
+  [
+    "a bare Bearer token",
+    "token was Bearer eyJhbGciOiJIUzI1NiJ9 rejected",
+    "token was Bearer [credentials] rejected",
+    "eyJhbGciOiJIUzI1NiJ9",
+  ],
+  ["an opaque Bearer token", "Bearer abc123 rejected", "Bearer [credentials] rejected", "abc123"],
+  ["a bare Basic", "Basic dXNlcjpwYXNz", "Basic [credentials]", "dXNlcjpwYXNz"],
+  [
+    "Basic with padding in a sentence",
+    "retry with Basic YWRhOmh1bnRlcjI= failed",
+    "retry with Basic [credentials] failed",
+    "YWRhOmh1bnRlcjI",
+  ],
+  ["a lowercase bearer", "sent bearer 9f8e7d6c5b4a", "sent bearer [credentials]", "9f8e7d6c5b4a"],
+  ["a form-encoded Bearer", "h=Bearer%20abc123&x=1", "h=Bearer%20[credentials]&x=1", "abc123"],
+  ["Bearer in JSON", '{"h":"Bearer abc123"}', '{"h":"Bearer [credentials]"}', "abc123"],
+  ["Negotiate", "Negotiate YIIGhgYJKoZIhvcS failed", "Negotiate [credentials] failed", "YIIGhgYJKoZIhvcS"],
+];
+
 const secretFields: Row[] = [
   ["an API key header in JSON", '{"x-api-key":"abc123"}', '{"x-api-key":"[credentials]"}', "abc123"],
   ["a password", "password=hunter2 for ada", "password=[credentials] for ada", "hunter2"],
@@ -148,6 +182,28 @@ const secretFields: Row[] = [
   ["an access token in JSON", '{"access_token": "abc123"}', '{"access_token": "[credentials]"}', "abc123"],
   ["a refresh token", "refreshToken: 'abc123'", "refreshToken: '[credentials]'", "abc123"],
   ["a secret in the environment", "CLERK_SECRET_KEY=abc123", "CLERK_SECRET_KEY=[credentials]", "abc123"],
+  ["a pass field", "pass=hunter2 for ada", "pass=[credentials] for ada", "hunter2"],
+  ["a pwd field in a query", "x=1&pwd=hunter2&next=2", "x=1&pwd=[credentials]&next=2", "hunter2"],
+  ["a ticket field", "redeem ticket=ST-1a2b3c failed", "redeem ticket=[credentials] failed", "ST-1a2b3c"],
+  ["Clerk's ticket parameter", "__clerk_ticket=abc123&x=1", "__clerk_ticket=[credentials]&x=1", "abc123"],
+  ["pass in JSON", '{"pass":"hunter2","user":"ada"}', '{"pass":"[credentials]","user":"ada"}', "hunter2"],
+  ["a ticket in JSON", '{"ticket":"abc123"}', '{"ticket":"[credentials]"}', "abc123"],
+  ["pass in the environment", "DB_PASS=hunter2", "DB_PASS=[credentials]", "hunter2"],
+  ["a camelCase pass", "{ dbPass: 'hunter2' }", "{ dbPass: '[credentials]' }", "hunter2"],
+  ["pwd in the environment", "MYSQL_PWD=hunter2", "MYSQL_PWD=[credentials]", "hunter2"],
+  ["a passphrase", "passphrase: 'correct horse'", "passphrase: '[credentials]'", "correct horse"],
+  ["a private key", '{"privateKey":"MIIEvQIBADANBg"}', '{"privateKey":"[credentials]"}', "MIIEvQ"],
+  ["a session id cookie", "PHPSESSID=abc123; path=/", "PHPSESSID=[credentials]; path=/", "abc123"],
+  ["a session id field", "sessionid=abc123 expired", "sessionid=[credentials] expired", "abc123"],
+  [
+    "a URL's auth as Node prints it",
+    "{ auth: 'ada:hunter2', host: 'x' }",
+    "{ auth: '[credentials]', host: 'x' }",
+    "hunter2",
+  ],
+  ["npm's _auth", "_auth=YWRhOmh1bnRlcjI=", "_auth=[credentials]", "YWRhOmh1bnRlcjI"],
+  ["a percent-encoded query", "next=%2Fcb%3Fpassword%3Dhunter2", "next=%2Fcb%3Fpassword%3D[credentials]", "hunter2"],
+  ["an encoded pwd", "next=%2Fcb%3Fpwd%3Dhunter2", "next=%2Fcb%3Fpwd%3D[credentials]", "hunter2"],
 ];
 
 const keys: Row[] = [
@@ -198,6 +254,38 @@ const urlCredentials: Row[] = [
     "pass",
   ],
   ["in JSON", '{"url":"amqp://guest:gu3st@rabbit/vhost"}', '{"url":"amqp://[credentials]@rabbit/vhost"}', "gu3st"],
+  [
+    "a slash in the password",
+    "connect redis://u:s3cret/pass@host failed",
+    "connect redis://[credentials]@host failed",
+    "s3cret",
+  ],
+  [
+    "a base64 password, no user",
+    "redis://:ab/cd+ef==@cache:6379 refused",
+    "redis://[credentials]@cache:6379 refused",
+    "ab/cd",
+  ],
+  ["a ? in the password", "redis://u:s3c?ret@host:6379 down", "redis://[credentials]@host:6379 down", "s3c"],
+  ["a # in the password", "amqp://u:pa#ss@rabbit/vhost", "amqp://[credentials]@rabbit/vhost", "u:pa"],
+  [
+    "an email as the user, a slash in the password",
+    "postgres://ada@example.com:s3/cret@db.example.com/app",
+    "postgres://[credentials]@db.example.com/app",
+    "s3/",
+  ],
+  [
+    "a percent-encoded URL, a slash in the password",
+    "next=https%3A%2F%2Fu%3As3cret%2Fpass%40host%2Fpath",
+    "next=https%3A%2F%2F[credentials]%40host%2Fpath",
+    "s3cret",
+  ],
+  [
+    "a double-encoded URL",
+    "next=https%253A%252F%252Fuser%253Apass%2540host%252Fx",
+    "next=https%253A%252F%252F[credentials]%2540host%252Fx",
+    "pass",
+  ],
 ];
 
 describe("scrub: what an error's text may not carry", () => {
@@ -207,6 +295,7 @@ describe("scrub: what an error's text may not carry", () => {
     ["Clerk ids, more encodings", clerkIdsMore],
     ["URL fragments", fragments],
     ["Authorization and similar headers", authorization],
+    ["credentials without a header's name", bareSchemes],
     ["fields named as secrets", secretFields],
     ["keys and tokens", keys],
     ["credentials in URLs", urlCredentials],
@@ -254,6 +343,19 @@ describe("scrub: what stays, for debugging", () => {
     "Hydration failed because the initial UI does not match what was rendered on the server.",
     "TypeError: fetch failed",
     "timed out after 3000 ms",
+    "http://localhost:3000/users/{id} not found",
+    "GET http://localhost:3000/orgs/acme@2 failed",
+    "Basic auth failed",
+    "bearer token missing",
+    "sent Bearer undefined",
+    "HTTP Basic Authentication required",
+    "expected a Bearer token-based scheme.",
+    'WWW-Authenticate: Basic realm="app"',
+    'WWW-Authenticate: Bearer error="invalid_token", error_description="expired"',
+    "bypass=true",
+    "compass: north",
+    "requireAuth: true",
+    "passport=verified",
   ])("%s", (text) => {
     expect(scrub(text)).toBe(text);
   });
@@ -276,7 +378,17 @@ describe("scrub: what stays, for debugging", () => {
   });
 
   it("changes nothing it already scrubbed", () => {
-    const all = [emails, clerkIds, clerkIdsMore, fragments, authorization, secretFields, keys, urlCredentials].flat();
+    const all = [
+      emails,
+      clerkIds,
+      clerkIdsMore,
+      fragments,
+      authorization,
+      bareSchemes,
+      secretFields,
+      keys,
+      urlCredentials,
+    ].flat();
     for (const [, text] of all) expect(scrub(scrub(text))).toBe(scrub(text));
   });
 
