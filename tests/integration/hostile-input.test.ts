@@ -123,6 +123,7 @@ describe("no answer sends a browser to another site", () => {
       const path = asPath(payload);
       for (const [query, cookie] of [
         ["?__clerk_help=1", ""],
+        [`?__clerk_redirect_url=${encodeURIComponent(payload)}&__clerk_synced=false`, ""],
         ["", stale],
         ["?__clerk_help=1", stale],
       ] as const) {

@@ -1,4 +1,5 @@
 import type { RequestState } from "@clerk/backend/internal";
+import { parsePublishableKey } from "@clerk/shared/keys";
 import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
 import { getEnv, isLocalEmulator } from "../env.server";
 import { safeLocation } from "../http/safe-redirect";
@@ -24,6 +25,14 @@ type Args = Pick<LoaderFunctionArgs, "request" | "context">;
 function proxyUrlFor(request: Request): string | undefined {
   const { CLERK_PROXY_URL: proxy, PUBLIC_ORIGIN } = getEnv();
   return proxy?.startsWith("/") ? new URL(proxy, PUBLIC_ORIGIN ?? request.url).toString() : proxy;
+}
+
+/** Where Clerk's SDK may send a browser off this site: its Frontend API (its handshake), or the proxy in front of it. */
+function clerkFrontendOrigin(request: Request): string {
+  const proxy = proxyUrlFor(request);
+  return proxy
+    ? new URL(proxy).origin
+    : `https://${parsePublishableKey(getEnv().CLERK_PUBLISHABLE_KEY)?.frontendApi ?? ""}`;
 }
 
 /**
@@ -154,7 +163,18 @@ async function settledState(args: Args): Promise<RequestState> {
     if (settled !== state && settled.status === "signed-in") fromStaleTokens.add(authOf(settled));
     return settled;
   }
-  if (state.headers.get("location")) throw new Response(null, { status: 307, headers: state.headers });
+  const sendTo = state.headers.get("location");
+  if (sendTo) {
+    // Clerk's SDK builds some of its redirects from the request (a development instance's
+    // `__clerk_redirect_url`): they too lead only here or to Clerk's Frontend API, for data
+    // requests as well, whose redirects Remix encodes in the body, past the server's guard.
+    const headers = new Headers(state.headers);
+    headers.set(
+      "Location",
+      safeLocation(sendTo, { origin: new URL(request.url).origin, elsewhere: [clerkFrontendOrigin(request)] }),
+    );
+    throw new Response(null, { status: 307, headers });
+  }
   if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
   const page = context.dataRequest ? staleTokenPage(request, state) : null;
   if (page) throw redirectDocument(page);
