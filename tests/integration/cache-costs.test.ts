@@ -243,3 +243,30 @@ describe("the Redis store's generations", () => {
     expect(await admin.get(generation)).not.toBe(before);
   });
 });
+
+describe("what a member search keeps in Redis", () => {
+  it("a search's answer for at most 30 s; the directory's own pages for their whole life", async () => {
+    const { org, admin: person } = await newTeam(bapi, { members: 2 });
+    const cookie = await emulatorCookie(server.origin, person.email, org.id);
+    const view = (path: string) => fetch(server.origin + path, { headers: { Cookie: cookie, Accept: "text/html" } });
+    const query = unique("nobody");
+    expect((await view(`/orgs/${org.slug}/members?q=${query}`)).status).toBe(200);
+    expect((await view(`/orgs/${org.slug}/members`)).status).toBe(200);
+    expect((await view(`/orgs/${org.slug}/members?page=40`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    /** The life left (ms) of each copy in Redis whose key ends with `end`. */
+    const lives = async (end: string) => {
+      const keys = await admin.keys(`teamwork:cache:*${end}`);
+      return Promise.all(keys.map((key) => admin.pttl(key)));
+    };
+    const [search, pastTheEnd, directory] = [
+      await lives(`|${query}`),
+      await lives(`${org.id}|40|`),
+      await lives(`${org.id}|1|`),
+    ];
+    expect(search.length).toBeLessThanOrEqual(1);
+    for (const ms of [...search, ...pastTheEnd]) expect(ms).toBeLessThanOrEqual(30_000);
+    expect(directory).toHaveLength(1);
+    expect(directory[0]).toBeGreaterThan(60_000);
+  });
+});

@@ -22,6 +22,22 @@ function toMember(m: OrganizationMembership): Member {
 
 export type MemberPage = { members: Member[]; total: number };
 
+/**
+ * How long Redis keeps a search's answer (any query) or a page past the
+ * directory's last: moments, for a reload or the next page view on another
+ * instance, and never as a stand-in when Clerk fails. A query or a page
+ * number is whatever a URL says, so each could otherwise leave an answer in
+ * Redis for 10 minutes; the directory's own pages are few and every member's.
+ */
+export const SEARCH_KEPT_MS = 30_000;
+
+/** memberPages' `keepMs`: SEARCH_KEPT_MS for a search or a page past the last, else the cache's own (undefined). */
+export function memberPageKeptMs(key: string, { total }: MemberPage): number | undefined {
+  const [, page, ...query] = key.split("|");
+  const lastPage = Math.max(1, Math.ceil(total / MEMBERS_PAGE_SIZE));
+  return query.join("|") === "" && Number(page) <= lastPage ? undefined : SEARCH_KEPT_MS;
+}
+
 /** One page of the members directory, optionally filtered by name or email. */
 export function listMembers(
   context: AppLoadContext,
