@@ -1,6 +1,8 @@
 import type { OrganizationMembership } from "@clerk/backend";
-import type { AppLoadContext } from "@remix-run/node";
+import type { AppLoadContext, LoaderFunctionArgs } from "@remix-run/node";
+import { requireSignedIn } from "../clerk/auth.server";
 import { clerkRead } from "../clerk/backend-calls.server";
+import { checkRateLimit, type RateLimited } from "../http/rate-limit.server";
 import type { LatestMembers } from "./org-caches.server";
 import type { Member, OrgRole } from "./organizations";
 
@@ -36,6 +38,20 @@ export function memberPageKeptMs(key: string, { total }: MemberPage): number | u
   const [, page, ...query] = key.split("|");
   const lastPage = Math.max(1, Math.ceil(total / MEMBERS_PAGE_SIZE));
   return query.join("|") === "" && Number(page) <= lastPage ? undefined : SEARCH_KEPT_MS;
+}
+
+/**
+ * A search of the directory (a query, or a page past the first) is a Clerk
+ * call each: counted per person, before the call. null within the limit (and
+ * for the directory's first page, never counted); past it, how long to wait.
+ */
+export async function memberSearchLimit(
+  args: LoaderFunctionArgs,
+  { query, page }: { query: string; page: number },
+): Promise<RateLimited | null> {
+  if (!query && page === 1) return null;
+  const { userId } = await requireSignedIn(args);
+  return checkRateLimit(args.context, "member-search", userId);
 }
 
 /** One page of the members directory, optionally filtered by name or email. */
