@@ -167,7 +167,7 @@ export default function Members() {
         </Form>
       </Flex>
       {limited ? (
-        <Callout.Root color="amber" role="alert" data-testid="search-limited">
+        <Callout.Root color="red" role="alert" data-testid="search-limited">
           <Callout.Text>
             You have searched many times in a short while. Please wait {limited.wait} and search again.{" "}
             <Link to=".">Show all members</Link>
