@@ -18,7 +18,10 @@ export type LookupResult = "hit" | "miss" | "stale" | "too_old_to_authorize";
  * instance, so a forget must also reach the store.
  */
 export type SharedCache<Value> = ShortCache<Value> & {
-  /** Where the cache stands in its forgets: a `set` given an earlier mark is dropped if anything was forgotten since. */
+  /**
+   * Where the cache stands in its forgets: a `set` given an earlier mark is dropped if its key's group was
+   * forgotten here since, and kept for the other instances only if nothing of the cache was forgotten anywhere.
+   */
   mark(): number;
   /** Resolves once the store has carried out every forget and clear asked of this cache so far; rejects if it could not. */
   forgotten(): Promise<void>;
