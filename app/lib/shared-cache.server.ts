@@ -1,37 +1,9 @@
+import { groupNamedBy, groupOf, type CacheStore, type Generation, type Stored } from "./cache-store.server";
 import { logEvent } from "./log.server";
 import { createShortCache, type ShortCache } from "./short-cache.server";
 import { isUnavailable, keepingCallSite } from "./upstream/request-scope.server";
 
-/** A kept answer and when it was read from Clerk (ms since the epoch). */
-export type Stored = { value: unknown; at: number };
-
-/**
- * Where a family of keys (a cache's) stands in its forgets: moved on by each
- * forget or clear, before its keys go. null: the store keeps none (a Redis
- * that restarted or evicted it): a write under it is refused, and the store
- * starts one for the next read.
- */
-export type Generation = string | null;
-
-/**
- * Where answers are kept beyond this instance's few seconds: Redis, shared by
- * every instance, or this process's memory. Keys come in families (a cache's
- * name), each with a generation: a write is kept only if nothing of its
- * family was forgotten since it was read, so an answer Clerk gave before a
- * change is never written back after it, even by an instance that was not
- * told of the change (the channel that tells them can miss one: see
- * server/coordination.ts).
- */
-export type CacheStore = {
-  /** A kept answer and its family's generation, read together (one round trip). */
-  read(family: string, key: string): Promise<{ stored: Stored | null; generation: Generation }>;
-  /** Keeps the answer if its family is still at `generation`, atomically: whether it was kept. */
-  write(family: string, key: string, stored: Stored, keepMs: number, generation: Generation): Promise<boolean>;
-  /** Moves the family's generation on, then deletes the key. */
-  delete(family: string, key: string): Promise<void>;
-  /** Moves the family's generation on, then deletes every key of it that starts with `prefix`. */
-  clear(family: string, prefix: string): Promise<void>;
-};
+export { memoryStore, type CacheStore, type Generation, type Stored } from "./cache-store.server";
 
 /**
  * hit: a copy within its fresh lifetime; miss: read from Clerk; stale: an
@@ -46,7 +18,10 @@ export type LookupResult = "hit" | "miss" | "stale" | "too_old_to_authorize";
  * instance, so a forget must also reach the store.
  */
 export type SharedCache<Value> = ShortCache<Value> & {
-  /** Where the cache stands in its forgets: a `set` given an earlier mark is dropped if anything was forgotten since. */
+  /**
+   * Where the cache stands in its forgets: a `set` given an earlier mark is dropped if its key's group was
+   * forgotten here since, and kept for the other instances only if nothing of the cache was forgotten anywhere.
+   */
   mark(): number;
   /** Resolves once the store has carried out every forget and clear asked of this cache so far; rejects if it could not. */
   forgotten(): Promise<void>;
@@ -61,23 +36,27 @@ export type SharedCache<Value> = ShortCache<Value> & {
 /** How long a kept answer that only displays may stand in for one Clerk cannot give (429 or 5xx after the retries). */
 export const STALE_FOR_MS = 10 * 60_000;
 
+/** How many groups an instance remembers having forgotten (past that, the oldest's forget counts for every group). */
+const REMEMBERED_GROUPS = 10_000;
+
 /**
  * A cache of Backend API answers (the app's own small shapes) in two levels:
  * - this instance's, for `localTtlMs`: concurrent misses for a key share one
  *   read, and a failed read is not kept;
  * - the store's, for `sharedTtlMs` (minutes where Clerk's webhooks say what
  *   changed, else seconds), shared by all instances through Redis.
- * An answer is kept `STALE_FOR_MS` in all: when Clerk is unavailable, a page
- * gets the last answer up to 10 minutes old instead of a 503, unless the
- * cache `authorizes` (what it holds says who may see or change something):
- * such a copy counts only within its fresh lifetime, whatever Clerk's state,
- * and past it the lookup fails as Clerk's read did.
+ * An answer is kept `STALE_FOR_MS` in all (or what `keepMs` says): when Clerk
+ * is unavailable, a page gets the last answer up to 10 minutes old instead of
+ * a 503, unless the cache `authorizes` (what it holds says who may see or
+ * change something): such a copy counts only within its fresh lifetime,
+ * whatever Clerk's state, and past it the lookup fails as Clerk's read did.
  */
 export function createCache<Value>({
   name,
   localTtlMs,
   sharedTtlMs,
   authorizes = false,
+  keepMs,
   store,
   onLookup = () => undefined,
   now = Date.now,
@@ -87,22 +66,39 @@ export function createCache<Value>({
   sharedTtlMs: number;
   /** Whether its answers grant access: then never served past `sharedTtlMs`, even when Clerk fails. */
   authorizes?: boolean;
+  /** How long the store keeps an answer, when not the longer of `sharedTtlMs` and STALE_FOR_MS. */
+  keepMs?: (key: string, value: Value) => number | undefined;
   store: CacheStore;
   onLookup?: (result: LookupResult) => void;
   now?: () => number;
 }): SharedCache<Value> {
   const local = createShortCache<Value>({ ttlMs: localTtlMs, now, onLookup: (hit) => hit && onLookup("hit") });
-  // The family's generation as this instance last read it (undefined: not
-  // read yet), and a count of what may have changed since a read began: this
-  // instance's forgets, and generations read that differ from the last one.
-  // A read's answer is written back only if neither moved while Clerk was
-  // asked; the store itself refuses it if another instance forgot meanwhile.
-  let seen: Generation | undefined;
-  let changes = 0;
+  // What this instance forgot, as ticks of a counter: a read begun at tick t
+  // is not written back if its group (or every group) was forgotten here
+  // since. (The store refuses it if another instance forgot it meanwhile.)
+  let ticks = 0;
+  let everyGroupAt = 0;
+  const groupAt = new Map<string, number>();
+  const forgetHere = (group: string | null) => {
+    const tick = ++ticks;
+    if (group === null) return void (everyGroupAt = tick);
+    groupAt.delete(group);
+    groupAt.set(group, tick);
+    if (groupAt.size <= REMEMBERED_GROUPS) return;
+    // (Maps keep insertion order: the first is the longest ago.)
+    const [oldest, at] = groupAt.entries().next().value as [string, number];
+    groupAt.delete(oldest);
+    everyGroupAt = Math.max(everyGroupAt, at);
+  };
+  const forgottenSince = (key: string, tick: number) => Math.max(everyGroupAt, groupAt.get(groupOf(key)) ?? 0) > tick;
+  // The family's generation as last read here, and the tick it was first read
+  // at: a value read with another (`set`) has no generation of its own read,
+  // and is kept under the family's only if that was read before it was.
+  let family: { generation: string; at: number } | null = null;
   const see = (generation: Generation) => {
-    if (generation === seen) return;
-    seen = generation;
-    changes++;
+    if (generation.family !== null && generation.family !== family?.generation) {
+      family = { generation: generation.family, at: ++ticks };
+    }
   };
   // The store's deletes under way, each settled to its error (or null): the
   // webhook path waits for them before telling the other instances, and
@@ -117,6 +113,16 @@ export function createCache<Value>({
     void failure.then(() => deleting.delete(failure));
   };
 
+  const kept = (key: string, value: Value): Stored & { keepMs: number } => ({
+    value,
+    at: now(),
+    keepMs: keepMs?.(key, value) ?? Math.max(sharedTtlMs, STALE_FOR_MS),
+  });
+  const write = (key: string, value: Value, generation: Generation) => {
+    const { keepMs: ms, ...stored } = kept(key, value);
+    void store.write(name, key, stored, ms, generation).catch(() => false);
+  };
+
   async function readThrough(key: string, load: () => Promise<Value>): Promise<Value> {
     const read = await store.read(name, key).catch(() => null);
     if (read) see(read.generation);
@@ -125,12 +131,15 @@ export function createCache<Value>({
       onLookup("hit");
       return stored.value as Value;
     }
+    // What the answer is kept under, set before Clerk is asked (none when the store cannot say).
+    const complete = read && read.generation.group !== null && read.generation.family !== null;
+    const generation = complete ? read.generation : read && (await store.start(name, key).catch(() => null));
+    if (generation) see(generation);
     try {
-      const changesBefore = changes;
+      const since = ticks;
       const value = await load();
       onLookup("miss");
-      // (Not written when the store could not be read: its generation is unknown.)
-      if (read && changes === changesBefore) write(key, value, read.generation);
+      if (generation && !forgottenSince(key, since)) write(key, value, generation);
       return value;
     } catch (error) {
       if (!stored || now() - stored.at >= STALE_FOR_MS || !isUnavailable(error)) throw error;
@@ -142,31 +151,27 @@ export function createCache<Value>({
     }
   }
 
-  const write = (key: string, value: Value, generation: Generation) =>
-    void store
-      .write(name, key, { value, at: now() }, Math.max(sharedTtlMs, STALE_FOR_MS), generation)
-      .catch(() => false);
-
   // This instance's copies only (what a change another instance dropped from the store leaves here).
   const here = {
     forget(key: string) {
-      changes++;
+      forgetHere(groupOf(key));
       local.forget(key);
     },
     clear(prefix = "") {
-      changes++;
+      forgetHere(groupNamedBy(prefix));
       local.clear(prefix);
     },
   };
 
   return {
     get: (key, load) => local.get(key, () => keepingCallSite(() => readThrough(key, load))),
-    set(key, value, mark) {
-      // Read before something was forgotten: it may be what Clerk said before the change.
-      if (mark !== undefined && mark !== changes) return;
+    set(key, value, mark = ticks) {
+      // Read before its group was forgotten here: it may be what Clerk said before the change.
+      if (forgottenSince(key, mark)) return;
       local.set(key, value);
-      // Under the generation last read (unchanged since the mark): a stale one only drops the write.
-      if (seen !== undefined) write(key, value, seen);
+      if (!family || family.at > mark) return;
+      const { keepMs: ms, ...stored } = kept(key, value);
+      void store.writeIfQuiet(name, key, stored, ms, family.generation).catch(() => false);
     },
     forget(key) {
       here.forget(key);
@@ -177,40 +182,10 @@ export function createCache<Value>({
       deleteInStore(store.clear(name, prefix));
     },
     here,
-    mark: () => changes,
+    mark: () => ticks,
     async forgotten() {
       const failed = (await Promise.all(deleting)).find((failure) => failure !== null);
       if (failed !== undefined) throw failed;
-    },
-  };
-}
-
-/** The store of a single instance: this process's memory, at most `maxEntries` answers. */
-export function memoryStore({ maxEntries = 5_000, now = Date.now } = {}): CacheStore {
-  const entries = new Map<string, { stored: Stored; until: number }>();
-  const generations = new Map<string, number>();
-  const generationOf = (family: string) => String(generations.get(family) ?? 0);
-  const moveOn = (family: string) => generations.set(family, (generations.get(family) ?? 0) + 1);
-  return {
-    async read(family, key) {
-      const entry = entries.get(`${family}:${key}`);
-      return { stored: entry && entry.until > now() ? entry.stored : null, generation: generationOf(family) };
-    },
-    async write(family, key, stored, keepMs, generation) {
-      if (generation !== generationOf(family)) return false;
-      entries.delete(`${family}:${key}`);
-      // Maps keep insertion order: the first key is the oldest written.
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-      entries.set(`${family}:${key}`, { stored, until: now() + keepMs });
-      return true;
-    },
-    async delete(family, key) {
-      moveOn(family);
-      entries.delete(`${family}:${key}`);
-    },
-    async clear(family, prefix) {
-      moveOn(family);
-      for (const key of entries.keys()) if (key.startsWith(`${family}:${prefix}`)) entries.delete(key);
     },
   };
 }

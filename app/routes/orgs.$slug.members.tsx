@@ -13,10 +13,16 @@ import { isLocalEmulator } from "~/lib/env.server";
 import { formFailure, formOutage } from "~/lib/http/form-reply.server";
 import { readFormData } from "~/lib/http/forms.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
-import { MEMBERS_PAGE_SIZE, listMembers, pendingInvitations, type PendingInvitation } from "~/lib/orgs/members.server";
+import {
+  MEMBERS_PAGE_SIZE,
+  listMembers,
+  memberSearchLimit,
+  pendingInvitations,
+  type PendingInvitation,
+} from "~/lib/orgs/members.server";
 import { readInvite, readMembersQuery, readInvitationId } from "~/lib/orgs/org-forms.server";
 import { inviteMember, revokeInvitation } from "~/lib/orgs/org-writes.server";
-import { INVITE_ROLES, isAdmin, roleLabel } from "~/lib/orgs/organizations";
+import { INVITE_ROLES, isAdmin, roleLabel, type Member } from "~/lib/orgs/organizations";
 import { requireOrgMembership, requireOrgMembershipWith } from "~/lib/orgs/require-org.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
 
@@ -29,6 +35,16 @@ export async function loader(args: LoaderFunctionArgs) {
   const { query, page } = readMembersQuery(new URL(args.request.url));
   // Local mode sends no email, so admins see each invitation's link instead.
   const local = isLocalEmulator();
+  const limited = await memberSearchLimit(args, { query, page });
+  if (limited) {
+    // The page and its search box, still holding the query, with no directory: that is what costs.
+    const { org } = await requireOrgMembership(args);
+    const directory = { pageCount: 1, members: [] as Member[], total: 0, invitations: null, emailsSent: !local };
+    return json(
+      { org, query, page, ...directory, limited },
+      { status: 429, headers: { "Retry-After": String(limited.retryAfterSeconds) } },
+    );
+  }
   const {
     org,
     data: [directory, invitations],
@@ -46,6 +62,7 @@ export async function loader(args: LoaderFunctionArgs) {
     ...directory,
     invitations,
     emailsSent: !local,
+    limited: null,
   };
 }
 
@@ -125,7 +142,8 @@ function pageLink(query: string, page: number) {
 }
 
 export default function Members() {
-  const { org, query, page, pageCount, members, total, invitations, emailsSent } = useLoaderData<typeof loader>();
+  const { org, query, page, pageCount, members, total, invitations, emailsSent, limited } =
+    useLoaderData<typeof loader>();
   return (
     <Flex direction="column" gap="5">
       <Flex justify="between" align="end" gap="4" wrap="wrap">
@@ -148,48 +166,76 @@ export default function Members() {
           </Button>
         </Form>
       </Flex>
-      <Card size="2">
-        <Text as="p" size="2" color="gray" mb="2" role="status" data-testid="members-summary">
-          {query
-            ? `${total} ${total === 1 ? "member matches" : "members match"} “${query}”`
-            : `${total} ${total === 1 ? "member" : "members"}`}
-        </Text>
-        {members.length > 0 ? (
-          <ul className="member-list" aria-label={`Members of ${org.name}`}>
-            {members.map((member) => (
-              <MemberRow key={member.userId} member={member} />
-            ))}
-          </ul>
-        ) : (
-          <Text as="p" size="3" my="4">
-            {query ? "No one matches that search." : "There is no one on this page."}{" "}
+      {limited ? (
+        <Callout.Root color="red" role="alert" data-testid="search-limited">
+          <Callout.Text>
+            You have searched many times in a short while. Please wait {limited.wait} and search again.{" "}
             <Link to=".">Show all members</Link>
-          </Text>
-        )}
-        {pageCount > 1 ? (
-          <nav aria-label="Pages" className="pagination">
-            {page > 1 ? (
-              <Link to={pageLink(query, page - 1)} rel="prev">
-                ← Previous
-              </Link>
-            ) : (
-              <span aria-hidden="true" />
-            )}
-            <Text size="2" color="gray">
-              Page {page} of {pageCount}
-            </Text>
-            {page < pageCount ? (
-              <Link to={pageLink(query, page + 1)} rel="next">
-                Next →
-              </Link>
-            ) : (
-              <span aria-hidden="true" />
-            )}
-          </nav>
-        ) : null}
-      </Card>
+          </Callout.Text>
+        </Callout.Root>
+      ) : (
+        <Directory {...{ org, query, page, pageCount, members, total }} />
+      )}
       {invitations ? <InviteSection pending={invitations} emailsSent={emailsSent} /> : null}
     </Flex>
+  );
+}
+
+function Directory({
+  org,
+  query,
+  page,
+  pageCount,
+  members,
+  total,
+}: {
+  org: { name: string };
+  query: string;
+  page: number;
+  pageCount: number;
+  members: Member[];
+  total: number;
+}) {
+  return (
+    <Card size="2">
+      <Text as="p" size="2" color="gray" mb="2" role="status" data-testid="members-summary">
+        {query
+          ? `${total} ${total === 1 ? "member matches" : "members match"} “${query}”`
+          : `${total} ${total === 1 ? "member" : "members"}`}
+      </Text>
+      {members.length > 0 ? (
+        <ul className="member-list" aria-label={`Members of ${org.name}`}>
+          {members.map((member) => (
+            <MemberRow key={member.userId} member={member} />
+          ))}
+        </ul>
+      ) : (
+        <Text as="p" size="3" my="4">
+          {query ? "No one matches that search." : "There is no one on this page."} <Link to=".">Show all members</Link>
+        </Text>
+      )}
+      {pageCount > 1 ? (
+        <nav aria-label="Pages" className="pagination">
+          {page > 1 ? (
+            <Link to={pageLink(query, page - 1)} rel="prev">
+              ← Previous
+            </Link>
+          ) : (
+            <span aria-hidden="true" />
+          )}
+          <Text size="2" color="gray">
+            Page {page} of {pageCount}
+          </Text>
+          {page < pageCount ? (
+            <Link to={pageLink(query, page + 1)} rel="next">
+              Next →
+            </Link>
+          ) : (
+            <span aria-hidden="true" />
+          )}
+        </nav>
+      ) : null}
+    </Card>
   );
 }
 

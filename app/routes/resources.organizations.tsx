@@ -1,5 +1,6 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { getRequestAuth } from "~/lib/clerk/auth.server";
+import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { forgetOrganization } from "~/lib/orgs/memberships.server";
 import { leftOrganization } from "~/lib/orgs/organizations";
 import { openInvitations } from "~/lib/orgs/my-invitations.server";
@@ -38,7 +39,9 @@ export async function loader(args: LoaderFunctionArgs) {
  * The browser says Clerk's components just changed the session's active
  * organization (renamed it, changed its slug or logo): this instance forgets
  * its copies, and the page's revalidation reads them again. Only the active
- * organization, so nobody can keep another's copies from being kept.
+ * organization, so nobody can keep another's copies from being kept; at most
+ * 30 times in 10 minutes per person (past that a 429: the copies then expire
+ * within their few seconds, or on Clerk's webhook).
  */
 export async function action(args: ActionFunctionArgs) {
   const { userId, orgId } = await getRequestAuth(args);
@@ -48,6 +51,8 @@ export async function action(args: ActionFunctionArgs) {
   if (typeof changed !== "string" || changed !== orgId) {
     return json({ message: "Only the active organization can be refreshed." }, { status: 403 });
   }
+  // Each moves six caches' generations in Redis: counted per person.
+  await enforceRateLimit(args.context, "organization-refresh", userId);
   forgetOrganization(args.context, userId, changed);
   return json({ ok: true });
 }

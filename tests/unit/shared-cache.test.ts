@@ -76,7 +76,7 @@ describe("the shared cache", () => {
     expect(lookups).toEqual(["miss", "hit", "too_old_to_authorize", "too_old_to_authorize"]);
   });
 
-  it("forgetting a key drops both levels; a read under way when it was forgotten is not kept for others", async () => {
+  it("forgetting a key drops both levels; a read of its group under way when it was forgotten is not kept for others", async () => {
     const { a, b } = setup();
     await a.get("org_1", async () => "old");
     await settle();
@@ -84,7 +84,8 @@ describe("the shared cache", () => {
     await settle();
     let finish: (value: string) => void = () => undefined;
     let started = false;
-    const underWay = a.get("org_2", () => {
+    // Another key of org_1's group (as `org_1|2|ada` is a page of org_1's directory).
+    const underWay = a.get("org_1|members", () => {
       started = true;
       return new Promise<string>((resolve) => (finish = resolve));
     });
@@ -94,7 +95,62 @@ describe("the shared cache", () => {
     expect(await underWay).toBe("read before the change");
     await settle();
     expect(await b.get("org_1", async () => "new")).toBe("new");
-    expect(await b.get("org_2", async () => "read after")).toBe("read after");
+    expect(await b.get("org_1|members", async () => "read after")).toBe("read after");
+  });
+
+  it("a forget refuses the writes of reads under way of its own group only (an organization's, a person's)", async () => {
+    const { a, b } = setup();
+    await a.get("org_0", async () => "warm");
+    const underWay = (key: string) => {
+      let finish: (value: string) => void = () => undefined;
+      let started = false;
+      const read = a.get(key, () => {
+        started = true;
+        return new Promise<string>((resolve) => (finish = resolve));
+      });
+      return { started: () => started, finish: (value: string) => (finish(value), read) };
+    };
+    const [mine, other] = [underWay("org_1"), underWay("org_2")];
+    while (!mine.started() || !other.started()) await settle();
+    // Another instance forgets org_1 (its webhook, or its own write).
+    b.forget("org_1");
+    await b.forgotten();
+    expect(await mine.finish("org_1 read before its change")).toBe("org_1 read before its change");
+    expect(await other.finish("org_2 read meanwhile")).toBe("org_2 read meanwhile");
+    await settle();
+    expect(await b.get("org_2", async () => "asked Clerk")).toBe("org_2 read meanwhile");
+    expect(await b.get("org_1", async () => "read after the change")).toBe("read after the change");
+  });
+
+  it("clearing `<group>|` forgets every key of that group, and neither another group's keys nor its reads under way; '' or any other prefix, every key", async () => {
+    const { a, b } = setup();
+    const keys = ["org_1|1|", "org_1|2|ada", "org_2|1|"];
+    for (const key of keys) await a.get(key, async () => `kept ${key}`);
+    await settle();
+    let finish: (value: string) => void = () => undefined;
+    let started = false;
+    const underWay = b.get("org_2|2|", () => {
+      started = true;
+      return new Promise<string>((resolve) => (finish = resolve));
+    });
+    while (!started) await settle();
+    const fresh = async () => "read again";
+    a.clear("org_1|");
+    await a.forgotten();
+    finish("org_2's page 2");
+    expect(await underWay).toBe("org_2's page 2");
+    await settle();
+    expect(await b.get("org_1|1|", fresh)).toBe("read again");
+    expect(await b.get("org_1|2|ada", fresh)).toBe("read again");
+    expect(await b.get("org_2|1|", fresh)).toBe("kept org_2|1|");
+    expect(await a.get("org_2|2|", fresh)).toBe("org_2's page 2");
+    // A prefix that is not one group's (or none) reaches every group.
+    const { a: c, b: d } = setup();
+    for (const key of keys) await c.get(key, async () => `kept ${key}`);
+    await settle();
+    c.clear("org_");
+    await c.forgotten();
+    for (const key of keys) expect(await d.get(key, fresh)).toBe("read again");
   });
 
   it("a value read with another is not kept if anything was forgotten while it was read", async () => {
@@ -145,26 +201,46 @@ describe("the shared cache", () => {
 });
 
 describe("the store's generations", () => {
-  it("a write is kept only if nothing of its family was forgotten since it was read", async () => {
+  it("a write is kept only if nothing of its group was forgotten since it was read", async () => {
     const store = memoryStore();
     const at = { value: "v", at: 0 };
     const { generation } = await store.read("profiles", "org_1");
     expect(await store.write("profiles", "org_1", at, 60_000, generation)).toBe(true);
     expect((await store.read("profiles", "org_1")).stored).toEqual(at);
 
-    // Another key of the family forgotten: writes read before it are refused.
+    // Its group forgotten (through another key of it): writes read before are refused, and the answer is not shown.
     const before = (await store.read("profiles", "org_1")).generation;
-    await store.delete("profiles", "org_2");
+    await store.delete("profiles", "org_1|x");
     expect(await store.write("profiles", "org_1", { value: "read before", at: 1 }, 60_000, before)).toBe(false);
-    expect((await store.read("profiles", "org_1")).stored).toEqual(at);
-    // Another family's writes are not.
-    const pages = (await store.read("memberPages", "org_1|1|")).generation;
-    await store.clear("profiles", "");
     expect((await store.read("profiles", "org_1")).stored).toBeNull();
+    // Another group's forget, or another family's clear, refuses nothing.
+    const org2 = (await store.read("profiles", "org_2")).generation;
+    const pages = (await store.read("memberPages", "org_1|1|")).generation;
+    await store.delete("profiles", "org_3");
+    await store.clear("profiles", "org_4|");
+    expect(await store.write("profiles", "org_2", at, 60_000, org2)).toBe(true);
+    await store.clear("profiles", "");
     expect(await store.write("memberPages", "org_1|1|", at, 60_000, pages)).toBe(true);
+    expect((await store.read("memberPages", "org_1|1|")).stored).toEqual(at);
+    // A clear of every group hides every answer, and one read before it but written after.
+    expect((await store.read("profiles", "org_2")).stored).toBeNull();
+    await store.write("profiles", "org_2", at, 60_000, org2);
+    expect((await store.read("profiles", "org_2")).stored).toBeNull();
     // Read after the change: kept.
     const after = (await store.read("profiles", "org_1")).generation;
     expect(await store.write("profiles", "org_1", { value: "read after", at: 2 }, 60_000, after)).toBe(true);
+    expect((await store.read("profiles", "org_1")).stored).toEqual({ value: "read after", at: 2 });
+  });
+
+  it("an answer read with another is kept only if nothing of its family was forgotten since the family's generation was read", async () => {
+    const store = memoryStore();
+    const at = { value: "v", at: 0 };
+    const family = (await store.read("profiles", "org_0")).generation.family!;
+    expect(await store.writeIfQuiet("profiles", "org_1", at, 60_000, family)).toBe(true);
+    expect((await store.read("profiles", "org_1")).stored).toEqual(at);
+    await store.delete("profiles", "org_9");
+    expect(await store.writeIfQuiet("profiles", "org_2", at, 60_000, family)).toBe(false);
+    expect((await store.read("profiles", "org_2")).stored).toBeNull();
   });
 
   it("an instance not told of a change never writes back what Clerk said before it", async () => {

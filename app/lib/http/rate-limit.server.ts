@@ -10,6 +10,10 @@ export const RATE_LIMITS = {
   "revoke-invitation": { limit: 20, windowMs: 10 * 60_000 },
   "accept-invitation": { limit: 20, windowMs: 10 * 60_000 },
   "create-organization": { limit: 10, windowMs: 60 * 60_000 },
+  // A Clerk call each (a query or a page past the first): a person typing and paging is far below.
+  "member-search": { limit: 60, windowMs: 60_000 },
+  // The browser's word that Clerk's components changed the active organization: six caches forget it.
+  "organization-refresh": { limit: 30, windowMs: 10 * 60_000 },
 } as const;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;
@@ -66,19 +70,33 @@ function waitText(seconds: number): string {
   return seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 }
 
+/** What a person past a limit is told: how long to wait ("42 seconds", "9 minutes"). */
+export type RateLimited = { retryAfterSeconds: number; wait: string };
+
 /**
  * Counts one use of `action` for this person (or this address when signed
- * out) and throws the catalogue's 429, with `Retry-After`, past the limit.
+ * out): null within the limit; past it, how long to wait, already counted in
+ * the metrics and set as the response's `Retry-After`, for a route that
+ * answers with its own page.
  */
-export async function enforceRateLimit(context: AppLoadContext, action: RateLimitedAction, userId: string | null) {
+export async function checkRateLimit(
+  context: AppLoadContext,
+  action: RateLimitedAction,
+  userId: string | null,
+): Promise<RateLimited | null> {
   const result = await context.rateLimiter.consume(action, userId ? `user:${userId}` : `ip:${context.clientIp}`);
-  if (result.allowed) return;
+  if (result.allowed) return null;
   context.metrics.rateLimitRefusal(action);
   context.retryAfter.seconds = result.retryAfterSeconds;
+  return { retryAfterSeconds: result.retryAfterSeconds, wait: waitText(result.retryAfterSeconds) };
+}
+
+/** checkRateLimit, throwing the catalogue's 429, with `Retry-After`, past the limit. */
+export async function enforceRateLimit(context: AppLoadContext, action: RateLimitedAction, userId: string | null) {
+  const limited = await checkRateLimit(context, action, userId);
+  if (!limited) return;
   throw json(
-    {
-      message: `You have done that many times in a short while. Please wait ${waitText(result.retryAfterSeconds)} and try again.`,
-    },
-    { status: 429, headers: { "Retry-After": String(result.retryAfterSeconds) } },
+    { message: `You have done that many times in a short while. Please wait ${limited.wait} and try again.` },
+    { status: 429, headers: { "Retry-After": String(limited.retryAfterSeconds) } },
   );
 }

@@ -1,6 +1,8 @@
 import type { OrganizationMembership } from "@clerk/backend";
-import type { AppLoadContext } from "@remix-run/node";
+import type { AppLoadContext, LoaderFunctionArgs } from "@remix-run/node";
+import { requireSignedIn } from "../clerk/auth.server";
 import { clerkRead } from "../clerk/backend-calls.server";
+import { checkRateLimit, type RateLimited } from "../http/rate-limit.server";
 import type { LatestMembers } from "./org-caches.server";
 import type { Member, OrgRole } from "./organizations";
 
@@ -21,6 +23,36 @@ function toMember(m: OrganizationMembership): Member {
 }
 
 export type MemberPage = { members: Member[]; total: number };
+
+/**
+ * How long Redis keeps a search's answer (any query) or a page past the
+ * directory's last: moments, for a reload or the next page view on another
+ * instance, and never as a stand-in when Clerk fails. A query or a page
+ * number is whatever a URL says, so each could otherwise leave an answer in
+ * Redis for 10 minutes; the directory's own pages are few and every member's.
+ */
+export const SEARCH_KEPT_MS = 30_000;
+
+/** memberPages' `keepMs`: SEARCH_KEPT_MS for a search or a page past the last, else the cache's own (undefined). */
+export function memberPageKeptMs(key: string, { total }: MemberPage): number | undefined {
+  const [, page, ...query] = key.split("|");
+  const lastPage = Math.max(1, Math.ceil(total / MEMBERS_PAGE_SIZE));
+  return query.join("|") === "" && Number(page) <= lastPage ? undefined : SEARCH_KEPT_MS;
+}
+
+/**
+ * A search of the directory (a query, or a page past the first) is a Clerk
+ * call each: counted per person, before the call. null within the limit (and
+ * for the directory's first page, never counted); past it, how long to wait.
+ */
+export async function memberSearchLimit(
+  args: LoaderFunctionArgs,
+  { query, page }: { query: string; page: number },
+): Promise<RateLimited | null> {
+  if (!query && page === 1) return null;
+  const { userId } = await requireSignedIn(args);
+  return checkRateLimit(args.context, "member-search", userId);
+}
 
 /** One page of the members directory, optionally filtered by name or email. */
 export function listMembers(

@@ -1,6 +1,6 @@
 import { NO_METRICS, type AppMetrics } from "../metrics.server";
 import { createCache, memoryStore, type CacheStore, type SharedCache } from "../shared-cache.server";
-import type { MemberPage, PendingInvitation } from "./members.server";
+import { memberPageKeptMs, type MemberPage, type PendingInvitation } from "./members.server";
 import type { MyMembership } from "./memberships.server";
 import type { KeptInvitation } from "./my-invitations.server";
 import type { Member, OrgSummary } from "./organizations";
@@ -22,7 +22,10 @@ export type OrgCaches = {
   profiles: SharedCache<OrgProfile>;
   /** An organization's newest members and member count, by organization id. Displays, to members just confirmed. */
   latestMembers: SharedCache<LatestMembers>;
-  /** Pages of an organization's member directory, by `<organization id>|<page>|<query>`. Displays, to members just confirmed. */
+  /**
+   * Pages of an organization's member directory, by `<organization id>|<page>|<query>`. Displays, to members just
+   * confirmed. Searches and pages past the last are kept in Redis only briefly (members.server, memberPageKeptMs).
+   */
   memberPages: SharedCache<MemberPage>;
   /** An organization's pending invitations, by `<organization id>|` (`<organization id>|links` with their links). Displays, to members just confirmed. */
   pendingInvitations: SharedCache<PendingInvitation[]>;
@@ -108,12 +111,13 @@ export function createOrgCaches({
   store = memoryStore(),
   webhooks = false,
 }: { metrics?: AppMetrics; store?: CacheStore; webhooks?: boolean } = {}): OrgCaches {
-  const cache = <Value>(name: keyof typeof LIFETIMES_MS) =>
+  const cache = <Value>(name: keyof typeof LIFETIMES_MS, keepMs?: (key: string, value: Value) => number | undefined) =>
     createCache<Value>({
       name,
       localTtlMs: LIFETIMES_MS[name],
       sharedTtlMs: webhooks ? WITH_WEBHOOKS_MS : LIFETIMES_MS[name],
       authorizes: name === "memberships",
+      keepMs,
       store,
       onLookup: (result) => metrics.cacheLookup(name, result),
     });
@@ -121,7 +125,7 @@ export function createOrgCaches({
     memberships: cache("memberships"),
     profiles: cache("profiles"),
     latestMembers: cache("latestMembers"),
-    memberPages: cache("memberPages"),
+    memberPages: cache("memberPages", memberPageKeptMs),
     pendingInvitations: cache("pendingInvitations"),
     invitations: cache("invitations"),
     membershipChanges: createChangeLog(),
