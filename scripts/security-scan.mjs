@@ -5,7 +5,7 @@
 // in this process, so /ingest is live). Every scan is bounded in time; nothing
 // of it leaves loopback (the servers run with tests/support/network-guard.cjs,
 // wapiti with scripts/security-scan-wapiti.py, and both fail the run on any
-// attempt). Not part of `npm test` (about 4 minutes; docs/security-scan.md).
+// attempt). Not part of `npm test` (about 4 minutes; docs/security.md, "The vulnerability scan").
 //
 // Writes wapiti's JSON reports, its output and the servers' logs to
 // test-results/security-scan/, prints each scan's findings by category and
