@@ -1,14 +1,12 @@
-import { createPublicKey, generateKeyPairSync, sign } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { generateKeyPairSync, sign } from "node:crypto";
 import { request as httpRequest } from "node:http";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { armFault, backendApi, emulatorCalls, emulatorSecretKey, newTeam } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
 import { HANDSHAKE_LIMITS } from "~/lib/clerk/handshake-nonce.server";
 import { NETWORK_GUARD_PATH } from "../support/guard";
 import { OPEN_REDIRECT_PAYLOADS } from "../support/open-redirect-payloads";
-import { freePort, startServer, type RunningServer } from "../support/server";
+import { freePort, keysModeOn, type RunningServer, startServer } from "../support/server";
 import { browserCookies, emulatorSession, emulatorToken } from "../support/session";
 
 // What an anonymous (or signed-in) attacker can make this app do, counted:
@@ -26,19 +24,10 @@ const PUBLISHABLE_KEY = `pk_live_${Buffer.from(`${FRONTEND_API}$`).toString("bas
 beforeAll(async () => {
   clerk = await startServer({ LOG_LEVEL: "silent" });
   bapi = backendApi(clerk.origin, clerk.dataDir);
-  const keysMode = {
-    CLERK_PUBLISHABLE_KEY: PUBLISHABLE_KEY,
-    CLERK_SECRET_KEY: emulatorSecretKey(clerk.dataDir),
-    CLERK_API_URL: `${clerk.origin}/__clerk/api`,
-    SESSION_SECRET: "hostile-input-session-secret-0123456789abcdef",
-    TRUST_PROXY: "loopback",
-    // Each test's limits are its own: one client address per test (X-Forwarded-For, from loopback).
-    RATE_LIMIT_SCALE: "1",
-  };
+  const { env, jwtKey } = keysModeOn(clerk, "hostile-input-session-secret-0123456789abcdef");
+  // Each test's limits are its own: one client address per test (X-Forwarded-For, from loopback).
+  const keysMode = { ...env, RATE_LIMIT_SCALE: "1" };
   jwtKeyMetrics = await freePort();
-  const jwtKey = createPublicKey(readFileSync(join(clerk.dataDir, "clerk-emulator-key.pem"), "utf8"))
-    .export({ type: "spki", format: "pem" })
-    .toString();
   [app, appWithJwtKey] = await Promise.all([
     startServer(keysMode),
     // A small heap, as in a small container: what a client could make it keep would end it.

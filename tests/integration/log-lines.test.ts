@@ -1,5 +1,4 @@
 import { spawnSync } from "node:child_process";
-import { createPublicKey } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
@@ -8,8 +7,8 @@ import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signingKeyFromPem, signJwt } from "../../emulator/tokens";
-import { armFault, backendApi, emulatorSecretKey, newTeam } from "../support/emulator-api";
-import { keysModeEnv, ROOT, startServer, type RunningServer } from "../support/server";
+import { armFault, backendApi, newTeam } from "../support/emulator-api";
+import { keysModeEnv, keysModeOn, ROOT, type RunningServer, startServer } from "../support/server";
 import { browserCookies, emulatorSession, emulatorToken } from "../support/session";
 
 // Log lines are one JSON object each, whatever a request carries
@@ -30,15 +29,8 @@ let appClosed: Promise<unknown>;
 
 beforeAll(async () => {
   clerk = await startServer({ LOG_LEVEL: "silent" });
-  const jwtKey = createPublicKey(readFileSync(join(clerk.dataDir, "clerk-emulator-key.pem"), "utf8"))
-    .export({ type: "spki", format: "pem" })
-    .toString();
-  app = await startServer({
-    ...keysModeEnv(jwtKey),
-    CLERK_PUBLISHABLE_KEY: `pk_live_${Buffer.from("clerk.emulator.invalid$").toString("base64")}`,
-    CLERK_SECRET_KEY: emulatorSecretKey(clerk.dataDir),
-    CLERK_API_URL: `${clerk.origin}/__clerk/api`,
-  });
+  const { env, jwtKey } = keysModeOn(clerk, "log-lines-session-secret-0123456789abcdefgh");
+  app = await startServer({ ...keysModeEnv(jwtKey), ...env });
   // 'close' comes once the server's stdout and stderr are read to their end.
   appClosed = once(app.child, "close");
 });

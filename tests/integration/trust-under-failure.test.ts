@@ -1,11 +1,8 @@
 import { getCookieSuffix } from "@clerk/shared/keys";
-import { createPublicKey } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { armFault, backendApi, emulatorCalls, emulatorSecretKey, newTeam } from "../support/emulator-api";
+import { armFault, backendApi, emulatorCalls, newTeam } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
-import { freePort, postForm, startServer, type RunningServer } from "../support/server";
+import { freePort, keysModeOn, postForm, type RunningServer, startServer } from "../support/server";
 import { browserCookies, emulatorSession, emulatorToken } from "../support/session";
 
 // Production's trust boundaries with Clerk failing or lied to. The app runs
@@ -21,17 +18,8 @@ const PUBLISHABLE_KEY = `pk_live_${Buffer.from("clerk.emulator.invalid$").toStri
 beforeAll(async () => {
   clerk = await startServer({ LOG_LEVEL: "silent" });
   bapi = backendApi(clerk.origin, clerk.dataDir);
-  const keysMode = {
-    CLERK_PUBLISHABLE_KEY: PUBLISHABLE_KEY,
-    CLERK_SECRET_KEY: emulatorSecretKey(clerk.dataDir),
-    CLERK_API_URL: `${clerk.origin}/__clerk/api`,
-    SESSION_SECRET: "trust-under-failure-session-secret-0123456789",
-    TRUST_PROXY: "loopback",
-  };
+  const { env: keysMode, jwtKey } = keysModeOn(clerk, "trust-under-failure-session-secret-0123456789");
   metricsPort = await freePort();
-  const jwtKey = createPublicKey(readFileSync(join(clerk.dataDir, "clerk-emulator-key.pem"), "utf8"))
-    .export({ type: "spki", format: "pem" })
-    .toString();
   [app, appWithJwtKey] = await Promise.all([
     // Verifying with Clerk's JWKS, read from the Backend API: what costs calls.
     startServer({ ...keysMode, METRICS_PORT: String(metricsPort) }),

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { createPublicKey } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -161,4 +162,26 @@ export async function runServerExpectingExit(env: Record<string, string | undefi
       done({ code, output });
     });
   });
+}
+
+/** The publishable key of a Clerk instance whose Frontend API is `clerk.emulator.invalid` (what the emulator's tokens name). */
+export const EMULATED_CLERK_PUBLISHABLE_KEY = `pk_live_${Buffer.from("clerk.emulator.invalid$").toString("base64")}`;
+
+/**
+ * Keys mode against `clerk`, a local-mode server standing in for Clerk (its
+ * Backend API, JWKS and handshake payloads, its calls counted): the app's
+ * environment, and the PEM public key for CLERK_JWT_KEY when a test wants it.
+ */
+export function keysModeOn(clerk: RunningServer, sessionSecret: string) {
+  const jwtKey = createPublicKey(readFileSync(join(clerk.dataDir, "clerk-emulator-key.pem"), "utf8"))
+    .export({ type: "spki", format: "pem" })
+    .toString();
+  const env = {
+    CLERK_PUBLISHABLE_KEY: EMULATED_CLERK_PUBLISHABLE_KEY,
+    CLERK_SECRET_KEY: `sk_live_emulator_${readFileSync(join(clerk.dataDir, "clerk-emulator-secret"), "utf8").trim()}`,
+    CLERK_API_URL: `${clerk.origin}/__clerk/api`,
+    SESSION_SECRET: sessionSecret,
+    TRUST_PROXY: "loopback",
+  };
+  return { env, jwtKey };
 }
