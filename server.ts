@@ -99,7 +99,10 @@ app.set("trust proxy", env.TRUST_PROXY ?? "loopback");
 
 app.use(refuseUnusableTargets());
 // Whatever writes a redirect, it leads to this site, or to Clerk's Frontend API (its handshake).
-app.use(locationGuard({ publicOrigin, elsewhere: clerkOrigin ? [clerkOrigin] : [] }));
+// (The local emulator is Clerk's stand-in: its handshake sends browsers to the origins it allows, as Clerk's does.)
+app.use(
+  locationGuard({ publicOrigin, elsewhere: clerkOrigin ? [clerkOrigin] : [], exceptUnder: local ? "/__clerk/" : null }),
+);
 // Each request is counted under its Remix route id (which its error reports
 // name too); those that never reach Remix under what answered them.
 if (metrics) app.use(metrics.http((req, res) => (res.locals.route as string | undefined) ?? outsideRemix(req.path)));

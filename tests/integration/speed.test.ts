@@ -198,6 +198,6 @@ describe("the switcher's list", () => {
 
     const signedOut = await rawGet("/resources/organizations", {});
     expect(signedOut.status).toBe(401);
-    expect(signedOut.headers["cache-control"]).toBe("no-store");
+    expect(signedOut.headers["cache-control"]).toBe("private, no-store");
   });
 });

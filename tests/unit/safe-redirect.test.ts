@@ -59,7 +59,8 @@ describe("safeLocation", () => {
 
   it.each([
     ["/orgs/acme?tab=1#top", "/orgs/acme?tab=1#top"],
-    ["https://app.example/orgs", "/orgs"],
+    ["https://app.example/orgs", "https://app.example/orgs"],
+    ["https://app.example//evil.example/", "https://app.example//evil.example/"],
     ["orgs", "/orgs"],
     ["//app.example/x", "/x"],
     ["/a/./b/../c", "/a/c"],

@@ -1,4 +1,6 @@
 const BASE = "http://same-origin.invalid";
+/** A URL written with its scheme and `//` (the `https://` of an absolute URL), as browsers read one. */
+const ABSOLUTE = /^[\u0000-\u0020]*https?:[\t\n\r]*[/\\][\t\n\r]*[/\\]/i;
 
 /**
  * A same-origin path to send someone back to, or the fallback. The path is
@@ -44,6 +46,10 @@ export function safeLocation(
     return fallback;
   }
   if (url.username || url.password) return fallback;
-  if (url.origin === new URL(origin).origin) return url.pathname.replace(/^\/+/, "/") + url.search + url.hash;
+  if (url.origin === new URL(origin).origin) {
+    // Written whole (a scheme and a host), it cannot be read as another host: kept whole.
+    if (ABSOLUTE.test(location)) return url.href;
+    return url.pathname.replace(/^\/+/, "/") + url.search + url.hash;
+  }
   return elsewhere.includes(url.origin) ? url.href : fallback;
 }
