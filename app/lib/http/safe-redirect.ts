@@ -28,9 +28,10 @@ export function safeRedirectPath(to: unknown, fallback = "/"): string {
  * those Clerk's SDK makes. `location` is read as a browser reads it, relative
  * to `origin` (the page's, as the browser sees it): tabs and newlines are
  * dropped, backslashes are slashes, dot segments are resolved. A place on
- * `origin` comes back as a path whose leading slashes are folded into one, so
- * no path (`//evil.example`, `/\evil.example`, `/.//evil.example`) can read
- * as another host once written; a place on one of `elsewhere` (Clerk's
+ * `origin` written as an absolute URL comes back whole (normalised); written
+ * as a path, it comes back as a path whose leading slashes are folded into
+ * one, so no path (`//evil.example`, `/\evil.example`, `/.//evil.example`)
+ * can read as another host once written; a place on one of `elsewhere` (Clerk's
  * Frontend API, for its handshake) comes back whole; anything else, or
  * anything unreadable, is `fallback`.
  */
