@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
 import { forgetKeys, forgetKeysHere, type CacheKey, type OrgCaches } from "../app/lib/orgs/org-caches.server";
 import { createBackoff, type Backoff } from "../app/lib/upstream/backoff.server";
+import { COORDINATION_CHANNEL as CHANNEL } from "./redis-keys";
+import { connectSubscriber, type RedisConfig, type SharedRedis } from "./redis";
 
-const CHANNEL = "teamwork:coordination";
 /** Upstreams held back after a 429: upstream → until (ms since the epoch), for instances that start or reconnect during a hold. */
 const HOLDS = "teamwork:holds";
 /** How long an applied webhook's id is remembered: twice the 5 minutes a signature's timestamp is accepted for. */
@@ -70,7 +70,7 @@ type Message = { from: string } & ({ keys: CacheKey[] } | { hold: { upstream: st
  */
 export function createCoordination(
   caches: OrgCaches,
-  redis: { client: Redis; url: string } | null,
+  redis: { client: SharedRedis; config: RedisConfig } | null,
   { now = Date.now, applyingForMs = APPLYING_FOR_MS } = {},
 ): Coordination {
   const backoff = createBackoff(now);
@@ -99,9 +99,7 @@ export function createCoordination(
   }
 
   const instance = randomUUID();
-  const subscriber = new Redis(redis.url, { retryStrategy: (times) => Math.min(times * 200, 2_000) });
-  // The shared connection already says when Redis is away.
-  subscriber.on("error", () => undefined);
+  const subscriber = connectSubscriber(redis.config);
   subscriber.on("message", (_channel: string, json: string) => {
     const message = JSON.parse(json) as Message;
     if (message.from === instance) return;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
-import type { Redis } from "ioredis";
+import type { SharedRedis } from "./redis";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AppMetrics } from "../app/lib/metrics.server";
 
@@ -16,7 +16,7 @@ const CLERK = "clerk.";
  * registry: the app's counters through `app`, each request through `http`,
  * Redis's state and prom-client's process metrics when scraped.
  */
-export function createMetrics({ redis }: { redis: Redis | null }) {
+export function createMetrics({ redis }: { redis: SharedRedis | null }) {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });

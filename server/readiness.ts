@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import type { Redis } from "ioredis";
+import type { SharedRedis } from "./redis";
 import type { SigningKeys } from "../app/lib/clerk/signing-keys.server";
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -20,7 +20,7 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   ]);
 }
 
-type ReadinessInput = { signingKeys: Pick<SigningKeys, "usable">; redis: Redis | null; now?: () => number };
+type ReadinessInput = { signingKeys: Pick<SigningKeys, "usable">; redis: SharedRedis | null; now?: () => number };
 
 /**
  * `/readyz`: 200 only when this instance can do its work, else 503:

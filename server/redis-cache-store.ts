@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { ChainableCommander, Redis } from "ioredis";
+import type { ChainableCommander } from "ioredis";
+import type { SharedRedis } from "./redis";
 import {
   epochOf,
   groupNamedBy,
@@ -82,7 +83,7 @@ async function inOrder(pipeline: ChainableCommander): Promise<unknown[]> {
  * forget or clear runs a fixed handful of commands, whatever the keyspace
  * holds: it looks for no key.
  */
-export function redisCacheStore(redis: Redis): CacheStore {
+export function redisCacheStore(redis: SharedRedis): CacheStore {
   const tag = (family: string, group: string) => `{${family}|${group}}`;
   const answerKey = (family: string, key: string) => `${VALUES}${tag(family, groupOf(key))}:${key}`;
   const groupKey = (family: string, group: string) => `${GENERATIONS}${tag(family, group)}`;

@@ -1,18 +1,76 @@
-import { Redis } from "ioredis";
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import { logEvent } from "../app/lib/log.server";
 
 /**
- * The shared store for several instances (rate limits). Commands fail at once
- * while it is away (no offline queue), so nothing waits on it; it reconnects
- * by itself. One warning when it goes away, one line when it is back.
+ * Where the shared store is: one Redis (`REDIS_URL`), or some nodes of a Redis
+ * Cluster (`REDIS_CLUSTER_URLS`), from which the client learns the others.
  */
-export function connectRedis(url: string): Redis {
-  const redis = new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
+export type RedisConfig = { url: string } | { clusterUrls: string[] };
+
+/**
+ * A connection to either. Both speak the same commands; on a cluster, a
+ * command's keys must share a hash slot (a Lua script's too), and a pipeline's
+ * commands must go to one node, so the code that sends several keys at once
+ * asks `isCluster` (server/redis-cache-store.ts).
+ */
+export type SharedRedis = Redis | Cluster;
+
+export const isCluster = (redis: SharedRedis): redis is Cluster => redis instanceof Cluster;
+
+/** The config from the validated environment, or null when neither variable is set. */
+export function redisConfig(env: { REDIS_URL?: string; REDIS_CLUSTER_URLS?: string[] }): RedisConfig | null {
+  if (env.REDIS_CLUSTER_URLS) return { clusterUrls: env.REDIS_CLUSTER_URLS };
+  if (env.REDIS_URL) return { url: env.REDIS_URL };
+  return null;
+}
+
+const reconnect = (times: number) => Math.min(times * 200, 2_000);
+
+/** A cluster's nodes as ioredis takes them, with what the URLs say of credentials and TLS. */
+function clusterClient(urls: string[], options: Partial<ClusterOptions>): Cluster {
+  const first = new URL(urls[0]!);
+  const redisOptions: RedisOptions = {
     connectTimeout: 2_000,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
-  });
+    maxRetriesPerRequest: 1,
+    ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
+    ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
+    ...(first.protocol === "rediss:" ? { tls: {} } : {}),
+  };
+  return new Cluster(
+    urls.map((url) => {
+      const { hostname, port } = new URL(url);
+      return { host: hostname.replace(/^\[|\]$/g, ""), port: Number(port || 6379) };
+    }),
+    {
+      redisOptions,
+      clusterRetryStrategy: reconnect,
+      // A failover moves slots: ask the cluster again soon, and answer from primaries only
+      // (a replica's copy may lag behind a forget).
+      scaleReads: "master",
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      slotsRefreshTimeout: 2_000,
+      ...options,
+    },
+  );
+}
+
+/**
+ * The shared store for several instances (rate limits, caches, webhook
+ * claims). Commands fail at once while it is away (no offline queue), so
+ * nothing waits on it; it reconnects by itself. One warning when it goes
+ * away, one line when it is back.
+ */
+export function connectRedis(config: RedisConfig): SharedRedis {
+  const redis =
+    "url" in config
+      ? new Redis(config.url, {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          connectTimeout: 2_000,
+          retryStrategy: reconnect,
+        })
+      : clusterClient(config.clusterUrls, { enableOfflineQueue: false });
   let available = true;
   const lost = (reason: string) => {
     if (!available) return;
@@ -30,4 +88,17 @@ export function connectRedis(url: string): Redis {
     logEvent("info", { component: "redis", message: "Redis is back; rate limits are shared again." });
   });
   return redis;
+}
+
+/**
+ * A connection of its own for listening on a channel: it subscribes again
+ * after a reconnect (on a cluster, through another node when its node
+ * fails), queueing its SUBSCRIBE until it is up.
+ */
+export function connectSubscriber(config: RedisConfig): SharedRedis {
+  const subscriber =
+    "url" in config ? new Redis(config.url, { retryStrategy: reconnect }) : clusterClient(config.clusterUrls, {});
+  // The shared connection already says when Redis is away.
+  subscriber.on("error", () => undefined);
+  return subscriber;
 }

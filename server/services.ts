@@ -14,7 +14,7 @@ import { readUpstreamOutsidePages } from "../app/lib/upstream/request-scope.serv
 import { createCoordination } from "./coordination";
 import { createMetrics } from "./metrics";
 import { redisCacheStore } from "./redis-cache-store";
-import { connectRedis } from "./redis";
+import { connectRedis, redisConfig } from "./redis";
 
 /**
  * The process-wide state every request shares, made once from the validated
@@ -22,7 +22,8 @@ import { connectRedis } from "./redis";
  * (METRICS_PORT); otherwise the app's counters are no-ops.
  */
 export function createServices(env: Env) {
-  const redis = env.REDIS_URL ? connectRedis(env.REDIS_URL) : null;
+  const redisAt = redisConfig(env);
+  const redis = redisAt ? connectRedis(redisAt) : null;
   const metrics = env.METRICS_PORT === undefined ? null : createMetrics({ redis });
   const orgs = createOrgCaches({
     metrics: metrics?.app,
@@ -30,7 +31,7 @@ export function createServices(env: Env) {
     // Clerk's webhooks say what changed: answers may then be kept minutes.
     webhooks: env.CLERK_WEBHOOK_SIGNING_SECRET !== undefined,
   });
-  const coordination = createCoordination(orgs, redis && env.REDIS_URL ? { client: redis, url: env.REDIS_URL } : null);
+  const coordination = createCoordination(orgs, redis && redisAt ? { client: redis, config: redisAt } : null);
   const clerk = createClerkBackend(env);
   const counted = { backoff: coordination.backoff, metrics: metrics?.app ?? NO_METRICS };
   if (!env.CLERK_JWT_KEY && !isLocalEmulator(env)) {

@@ -18,6 +18,10 @@ const origin = z
   })
   .transform((v) => new URL(v).origin);
 
+const redisUrl = z
+  .string()
+  .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), "must be a redis:// or rediss:// URL");
+
 const TRUST_KEYWORDS = new Set(["loopback", "linklocal", "uniquelocal"]);
 const IPV4_CIDR = /^(\d{1,3})(\.\d{1,3}){3}(\/\d{1,2})?$/;
 const IPV6_CIDR = /^[0-9a-f:.]*:[0-9a-f:.]*(\/\d{1,3})?$/i;
@@ -73,9 +77,15 @@ const EnvSchema = z
       .pipe(z.array(origin).min(1))
       .optional(),
     TRUST_PROXY: trustProxy.optional(),
-    REDIS_URL: z
+    REDIS_URL: redisUrl.optional(),
+    // Some nodes of a Redis Cluster (the client learns the rest from them).
+    REDIS_CLUSTER_URLS: z
       .string()
-      .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), "must be a redis:// or rediss:// URL")
+      .transform((v) => v.split(",").map((part) => part.trim()))
+      .refine(
+        (urls) => urls.every((url) => redisUrl.safeParse(url).success),
+        "must be comma-separated redis:// or rediss:// URLs",
+      )
       .optional(),
     // Clerk Dashboard → Webhooks → the endpoint's signing secret (docs/deployment.md).
     CLERK_WEBHOOK_SIGNING_SECRET: z
@@ -87,6 +97,13 @@ const EnvSchema = z
     METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   })
   .superRefine((env, ctx) => {
+    if (env.REDIS_URL !== undefined && env.REDIS_CLUSTER_URLS !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["REDIS_CLUSTER_URLS"],
+        message: "cannot be set with REDIS_URL (one Redis, or one cluster)",
+      });
+    }
     if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
       ctx.addIssue({
         code: "custom",

@@ -17,7 +17,7 @@ let redis: RedisServer;
 let admin: Redis;
 let server: RunningServer;
 let bapi: ReturnType<typeof backendApi>;
-const clients: Redis[] = [];
+const clients: { disconnect(): void }[] = [];
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -73,7 +73,7 @@ async function fillKeyspace() {
 
 /** An instance's caches over Redis, as server/services.ts makes them (with Clerk's webhooks: answers kept minutes). */
 async function instance(): Promise<OrgCaches> {
-  const client = connectRedis(redis.url);
+  const client = connectRedis({ url: redis.url });
   clients.push(client);
   await once(client, "ready");
   return createOrgCaches({ store: redisCacheStore(client), webhooks: true });
@@ -194,7 +194,7 @@ describe("the Redis store's generations", () => {
   async function family() {
     const name = unique("family");
     const cache = async () => {
-      const client = connectRedis(redis.url);
+      const client = connectRedis({ url: redis.url });
       clients.push(client);
       await once(client, "ready");
       return createCache<string>({ name, localTtlMs: 1, sharedTtlMs: 60_000, store: redisCacheStore(client) });

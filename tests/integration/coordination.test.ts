@@ -8,7 +8,7 @@ import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.s
 import { clerkWebhooks, WEBHOOK_PATH } from "../../server/clerk-webhooks";
 import { createCoordination, type Coordination } from "../../server/coordination";
 import { redisCacheStore } from "../../server/redis-cache-store";
-import { connectRedis } from "../../server/redis";
+import { connectRedis, type SharedRedis } from "../../server/redis";
 import { freePort } from "../support/server";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { newWebhookSecret, signedWebhook } from "../support/webhooks";
@@ -34,7 +34,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-type Instance = { caches: OrgCaches; coordination: Coordination; client: Redis };
+type Instance = { caches: OrgCaches; coordination: Coordination; client: SharedRedis };
 
 /** An instance; `via`: its connections go through that address (a relay the test can cut), `subscriberVia` its subscriber's only. */
 async function instance({
@@ -42,10 +42,10 @@ async function instance({
   subscriberVia = via,
   applyingForMs,
 }: { via?: string; subscriberVia?: string; applyingForMs?: number } = {}): Promise<Instance> {
-  const client = connectRedis(via);
+  const client = connectRedis({ url: via });
   await once(client, "ready");
   const caches = createOrgCaches({ store: redisCacheStore(client), webhooks: true });
-  const coordination = createCoordination(caches, { client, url: subscriberVia }, { applyingForMs });
+  const coordination = createCoordination(caches, { client, config: { url: subscriberVia } }, { applyingForMs });
   closing.push(
     () => coordination.close(),
     () => client.disconnect(),

@@ -99,10 +99,22 @@ describe("parseEnv", () => {
     [{ TRUST_PROXY: "everyone" }, /TRUST_PROXY must be a hop count/],
     [{ TRUST_PROXY: "10.0.0.0/8, nonsense" }, /TRUST_PROXY must be a hop count/],
     [{ REDIS_URL: "localhost:6379" }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+    [{ REDIS_CLUSTER_URLS: "redis://10.0.0.1:7000, 10.0.0.2:7000" }, /REDIS_CLUSTER_URLS must be comma-separated/],
+    [{ REDIS_CLUSTER_URLS: "," }, /REDIS_CLUSTER_URLS must be comma-separated/],
+    [
+      { REDIS_URL: "redis://10.0.0.1:6379", REDIS_CLUSTER_URLS: "redis://10.0.0.1:7000" },
+      /REDIS_CLUSTER_URLS cannot be set with REDIS_URL/,
+    ],
   ])("rejects %j", (override, pattern) => {
     const message = messageFor({ ...valid, ...override });
     expect(message).toMatch(pattern);
     expect(message.split("\n")).toHaveLength(1);
+  });
+
+  it("reads a cluster's nodes from REDIS_CLUSTER_URLS", () => {
+    const env = parseEnv({ ...valid, REDIS_CLUSTER_URLS: "redis://10.0.0.1:7000, rediss://u:p@10.0.0.2:7001" });
+    expect(env.REDIS_CLUSTER_URLS).toEqual(["redis://10.0.0.1:7000", "rediss://u:p@10.0.0.2:7001"]);
+    expect(env.REDIS_URL).toBeUndefined();
   });
 
   it("allows a test key outside production", () => {

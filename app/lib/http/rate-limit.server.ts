@@ -1,5 +1,5 @@
 import { json, type AppLoadContext } from "@remix-run/node";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 
 /** How often each action may be used, per signed-in person (or per address when signed out). */
@@ -33,7 +33,10 @@ export type RateLimiter = {
  * requests are still served and still limited, per process. `scale`
  * multiplies every limit (`RATE_LIMIT_SCALE`; the test servers raise it).
  */
-export function createRateLimiter({ scale = 1, redis }: { scale?: number; redis?: Redis | null } = {}): RateLimiter {
+export function createRateLimiter({
+  scale = 1,
+  redis,
+}: { scale?: number; redis?: Redis | Cluster | null } = {}): RateLimiter {
   const limiters = new Map<RateLimitedAction, RateLimiterAbstract>();
   for (const [action, rule] of Object.entries(RATE_LIMITS) as [
     RateLimitedAction,
@@ -46,6 +49,8 @@ export function createRateLimiter({ scale = 1, redis }: { scale?: number; redis?
         ? new RateLimiterRedis({
             ...options,
             storeClient: redis,
+            // Outside the release's key format (server/redis-keys.ts): the counters are the library's,
+            // and releases share them, so a limit holds during a rolling deploy.
             keyPrefix: `teamwork:rate:${action}`,
             rejectIfRedisNotReady: true,
             insuranceLimiter: new RateLimiterMemory(options),

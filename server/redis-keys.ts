@@ -1,0 +1,21 @@
+/**
+ * The format of what this release keeps in Redis. Every key it writes starts
+ * with `teamwork:<format>:`, so two releases that share Redis during a rolling
+ * deploy never read each other's values: a change to any key's name, value or
+ * meaning moves the format on (docs/deployment.md, "Rolling deploys").
+ *
+ * Two names are outside it, on purpose: the coordination channel, the one
+ * place two releases speak to each other (its messages only ever gain
+ * fields, see coordination.ts), and the rate limits' counters, whose format
+ * is rate-limiter-flexible's `teamwork:rate:` (app/lib/http/rate-limit.server.ts), which the releases share, so that a limit
+ * holds across a deploy.
+ *
+ * Format 1 is the release before this one, which had no number in its keys.
+ */
+export const REDIS_FORMAT = 2;
+
+/** `teamwork:2:<name>`: a key of this release's format. */
+export const redisKey = (name: string) => `teamwork:${REDIS_FORMAT}:${name}`;
+
+/** Channel of the messages instances send each other, shared by every release. */
+export const COORDINATION_CHANNEL = "teamwork:coordination";
