@@ -202,14 +202,16 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     return byPort(range[2][1]);
   };
 
+  const primaries = async () => {
+    const [any] = alive();
+    return [...new Set((await slots(any!)).map((range) => range[2][1]))].map(byPort);
+  };
+
   return {
     urls: nodes.map((n) => n.url),
     nodes,
     primaryFor,
-    async primaries() {
-      const [any] = alive();
-      return [...new Set((await slots(any!)).map((range) => range[2][1]))].map(byPort);
-    },
+    primaries,
     async kill(node, signal = "SIGKILL") {
       // A slot it serves (if a primary), to know later who took over.
       const [any] = alive().filter((n) => n.port !== node.port);
@@ -253,7 +255,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       );
     },
     async flushAll() {
-      for (const node of await this.primaries()) await on(node, (r) => r.flushall());
+      for (const node of await primaries()) await on(node, (r) => r.flushall());
     },
     async commandCalls(node) {
       const stats = await on(node, (r) => r.info("commandstats"));
