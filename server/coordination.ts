@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { forgetKeys, forgetKeysHere, type CacheKey, type OrgCaches } from "../app/lib/orgs/org-caches.server";
 import { createBackoff, type Backoff } from "../app/lib/upstream/backoff.server";
-import { COORDINATION_CHANNEL as CHANNEL } from "./redis-keys";
+import { logEvent } from "../app/lib/log.server";
+import { COORDINATION_CHANNEL as CHANNEL, REDIS_FORMAT, redisKey } from "./redis-keys";
 import { connectSubscriber, type RedisConfig, type SharedRedis } from "./redis";
 
 /** Upstreams held back after a 429: upstream → until (ms since the epoch), for instances that start or reconnect during a hold. */
-const HOLDS = "teamwork:holds";
+const HOLDS = redisKey("holds");
+/** A webhook's claim: "applying" or "applied" (see Claim). */
+const claimKey = (webhookId: string) => redisKey(`webhook:${webhookId}`);
 /** How long an applied webhook's id is remembered: twice the 5 minutes a signature's timestamp is accepted for. */
 const REPLAY_WINDOW_MS = 600_000;
 /**
@@ -52,7 +55,30 @@ export type Coordination = {
   close(): Promise<void>;
 };
 
-type Message = { from: string } & ({ keys: CacheKey[] } | { hold: { upstream: string; until: number } });
+/**
+ * What goes on the channel. Every release since the first reads it, so its
+ * shape only ever gains fields: `format` (absent from format 1's) says which
+ * key format the sender keeps its copies in.
+ */
+type Message = { from: string; format?: number } & (
+  { keys: CacheKey[] } | { hold: { upstream: string; until: number } }
+);
+
+/** A message as sent, or null for anything else on the channel (a newer release's kind, a stray PUBLISH). */
+function readMessage(json: string): Message | null {
+  let message: unknown;
+  try {
+    message = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (typeof message !== "object" || message === null) return null;
+  const { from, keys, hold } = message as Record<string, unknown>;
+  if (typeof from !== "string") return null;
+  if (Array.isArray(keys)) return message as Message;
+  const { upstream, until } = (hold ?? {}) as Record<string, unknown>;
+  return typeof upstream === "string" && typeof until === "number" ? (message as Message) : null;
+}
 
 /**
  * What instances tell each other: cached answers to forget (Clerk's webhooks
@@ -101,12 +127,20 @@ export function createCoordination(
   const instance = randomUUID();
   const subscriber = connectSubscriber(redis.config);
   subscriber.on("message", (_channel: string, json: string) => {
-    const message = JSON.parse(json) as Message;
-    if (message.from === instance) return;
+    const message = readMessage(json);
+    if (message === null || message.from === instance) return;
+    if ("hold" in message) return backoff.hold(message.hold.upstream, message.hold.until);
     // The sender has dropped the shared copies (its webhook fails otherwise), moving
     // their generation on: deleting them again would only refuse writes of fresh reads.
-    if ("keys" in message) forgetKeysHere(caches, message.keys);
-    else backoff.hold(message.hold.upstream, message.hold.until);
+    // A release of format 1 knows nothing of this format's copies: they are
+    // dropped here (by each instance that hears it, during a rolling deploy).
+    if (message.format !== undefined) return forgetKeysHere(caches, message.keys);
+    forgetKeys(caches, message.keys).catch((error: unknown) =>
+      logEvent("warning", {
+        component: "redis",
+        message: `A change heard from an instance of the previous release could not be dropped from Redis (${String(error)}); its answers stay until their fresh lifetime ends.`,
+      }),
+    );
   });
   const listening = subscriber.subscribe(CHANNEL).then(
     () => undefined,
@@ -124,8 +158,8 @@ export function createCoordination(
   subscriber.on("ready", readHolds);
   redis.client.on("ready", readHolds);
   if (redis.client.status === "ready") readHolds();
-  const publish = (message: Omit<Message, "from">) =>
-    redis.client.publish(CHANNEL, JSON.stringify({ from: instance, ...message }));
+  const publish = (message: { keys: CacheKey[] } | { hold: { upstream: string; until: number } }) =>
+    redis.client.publish(CHANNEL, JSON.stringify({ from: instance, format: REDIS_FORMAT, ...message }));
 
   return {
     backoff: {
@@ -150,16 +184,15 @@ export function createCoordination(
       await publish({ keys });
     },
     async claim(id) {
-      const previous = await redis.client.eval(CLAIM, 1, `teamwork:webhook:${id}`, applyingForMs);
+      const previous = await redis.client.eval(CLAIM, 1, claimKey(id), applyingForMs);
       if (previous === null) return "claimed";
-      // (Any other value is an id applied before "applying" existed.)
       return previous === APPLYING ? "applying" : "applied";
     },
     async applied(id) {
-      await redis.client.set(`teamwork:webhook:${id}`, APPLIED, "PX", REPLAY_WINDOW_MS);
+      await redis.client.set(claimKey(id), APPLIED, "PX", REPLAY_WINDOW_MS);
     },
     async release(id) {
-      await redis.client.del(`teamwork:webhook:${id}`);
+      await redis.client.del(claimKey(id));
     },
     listening,
     async close() {

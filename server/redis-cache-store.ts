@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { ChainableCommander } from "ioredis";
-import type { SharedRedis } from "./redis";
 import {
   epochOf,
   groupNamedBy,
@@ -9,35 +7,35 @@ import {
   type Generation,
   type Stored,
 } from "../app/lib/cache-store.server";
+import { inOrder, together, type RedisCommand } from "./redis-commands";
+import { redisKey } from "./redis-keys";
+import type { SharedRedis } from "./redis";
 
 /*
- * Keys, with a group's in one hash tag (`{family|group}`: a Redis Cluster
- * keeps a group's generation and its answers in one slot, as each script
- * below needs):
- * - `teamwork:cache:{<family>|<group>}:<key>`: an answer, JSON, with the
+ * Keys, under the release's format (server/redis-keys.ts), a group's in one
+ * hash tag (`{family|group}`: a Redis Cluster keeps a group's generation and
+ * its answers in one slot, as each script below needs):
+ * - `teamwork:2:cache:{<family>|<group>}:<key>`: an answer, JSON, with the
  *   group generation and family epoch it was kept under (shown only while
  *   both are current: a forget deletes nothing, the answer expires with its
  *   life);
- * - `teamwork:cache-gen:{<family>|<group>}`: the group's generation, a random
- *   id, living an hour past its last use (a group unused that long starts a
- *   new one);
- * - `teamwork:cache-gen:<family>`: the family's, `<epoch>:<random id>`, moved
- *   by every forget of the family, its epoch by a clear of every group. It has
- *   the name the release before this one gave a family's only generation, so
- *   that release and this one can share Redis during a rolling deploy: its
- *   forgets move it (this release's answers of the family are then hidden),
- *   and this release's move it (that release's writes under way are refused)
- *   and drop the key's answer as that release keeps it; a group's or a whole
- *   family's answers as it keeps them are left to expire (finding them would
- *   take a SCAN), so its instances may show them until their fresh lifetime
- *   ends.
- * Each script names keys of one slot. In a Redis Cluster the family's
- * generation is in another slot than the group's keys: the hit path's MGET
- * becomes the group's MGET and the family's GET sent together, and each
- * pipeline below one per slot.
+ * - `teamwork:2:cache-gen:{<family>|<group>}`: the group's generation, a
+ *   random id, living an hour past its last use (a group unused that long
+ *   starts a new one);
+ * - `teamwork:2:cache-gen:<family>`: the family's, `<epoch>:<random id>`,
+ *   moved by every forget of the family, its epoch by a clear of every group.
+ * The family's generation is in another slot than the group's keys (one slot
+ * for a whole family would put all of a cache's traffic on one node): on a
+ * cluster, what one Redis gets as one pipeline goes as one command per slot
+ * (server/redis-commands.ts).
+ *
+ * Format 1, the release before, kept the same keys without the `2:`. A
+ * forget here also moves its generations (`previousFormat`), so that while
+ * both releases run, an answer it keeps is hidden by a change this release
+ * heard of: its instances are told to forget their own copies by the same
+ * message (server/coordination.ts).
  */
-const VALUES = "teamwork:cache:";
-const GENERATIONS = "teamwork:cache-gen:";
+const PREVIOUS_FORMAT = "teamwork:";
 /** How long a group's generation outlives its last use: longer than any answer kept under it. */
 const GROUP_LIFE_MS = 60 * 60_000;
 
@@ -66,12 +64,14 @@ return 1`;
 
 type Kept = Stored & { group: string; epoch: string };
 
-/** Runs a pipeline's commands in order, in one round trip; throws the first command's error, as one command would. */
-async function inOrder(pipeline: ChainableCommander): Promise<unknown[]> {
-  const results = (await pipeline.exec()) ?? [];
-  const failed = results.find(([error]) => error);
-  if (failed) throw failed[0];
-  return results.map(([, result]) => result);
+/** Where a layout keeps a family's keys, from its prefix. */
+function layout(prefix: string) {
+  const tag = (family: string, group: string) => `{${family}|${group}}`;
+  return {
+    answer: (family: string, key: string) => `${prefix}cache:${tag(family, groupOf(key))}:${key}`,
+    group: (family: string, group: string) => `${prefix}cache-gen:${tag(family, group)}`,
+    family: (family: string) => `${prefix}cache-gen:${family}`,
+  };
 }
 
 /**
@@ -81,36 +81,33 @@ async function inOrder(pipeline: ChainableCommander): Promise<unknown[]> {
  * while Redis is away (the connection keeps no offline queue): a read is then
  * a miss, a write is dropped, and a forget fails for the caller to see. A
  * forget or clear runs a fixed handful of commands, whatever the keyspace
- * holds: it looks for no key.
+ * holds: it looks for no key, on one Redis or on a cluster.
  */
-export function redisCacheStore(redis: SharedRedis): CacheStore {
-  const tag = (family: string, group: string) => `{${family}|${group}}`;
-  const answerKey = (family: string, key: string) => `${VALUES}${tag(family, groupOf(key))}:${key}`;
-  const groupKey = (family: string, group: string) => `${GENERATIONS}${tag(family, group)}`;
-  const familyKey = (family: string) => GENERATIONS + family;
-  /** The release before this one's key for an answer (see the layout above). */
-  const earlierAnswerKey = (family: string, key: string) => `${VALUES}${family}:${key}`;
+export function redisCacheStore(redis: SharedRedis, { previousFormat = true } = {}): CacheStore {
+  const keys = layout(redisKey(""));
+  const previous = previousFormat ? layout(PREVIOUS_FORMAT) : null;
 
-  /**
-   * Moves the family's generation on, then (for a key) drops the key's answer
-   * as the release before this one keeps it, then moves the group's: one
-   * round trip, in that order (the family's first: see writeIfQuiet; the
-   * generation the earlier release checks before its answer goes, as it did).
-   */
-  const moveOn = (family: string, group: string, earlierAnswer?: string) => {
-    const pipeline = redis.pipeline().eval(MOVE_FAMILY, 1, familyKey(family), randomUUID());
-    if (earlierAnswer) pipeline.unlink(earlierAnswer);
-    return inOrder(pipeline.set(groupKey(family, group), randomUUID(), "PX", GROUP_LIFE_MS));
-  };
+  /** The commands that move a family's generation on, then a group's (in that order: see writeIfQuiet). */
+  const moves = (at: ReturnType<typeof layout>, family: string, group: string): RedisCommand[] => [
+    ["eval", MOVE_FAMILY, 1, at.family(family), randomUUID()],
+    ["set", at.group(family, group), randomUUID(), "PX", GROUP_LIFE_MS],
+  ];
+  const moveOn = (family: string, group: string) =>
+    inOrder(redis, [...moves(keys, family, group), ...(previous ? moves(previous, family, group) : [])]);
+  const newEpoch = (at: ReturnType<typeof layout>, family: string): RedisCommand => [
+    "set",
+    at.family(family),
+    `${randomUUID()}:${randomUUID()}`,
+  ];
 
   const store: CacheStore = {
     async read(family, key) {
       // The hit path's one round trip: the answer and both generations together.
-      const [json, group = null, familyGeneration = null] = await redis.mget(
-        answerKey(family, key),
-        groupKey(family, groupOf(key)),
-        familyKey(family),
-      );
+      const [answerAndGroup, familyGeneration] = (await together(redis, [
+        ["mget", keys.answer(family, key), keys.group(family, groupOf(key))],
+        ["get", keys.family(family)],
+      ])) as [(string | null)[], string | null];
+      const [json = null, group = null] = answerAndGroup;
       const generation: Generation = { group, family: familyGeneration };
       if (json == null || group === null || familyGeneration === null) return { stored: null, generation };
       const kept = JSON.parse(json) as Kept;
@@ -120,12 +117,10 @@ export function redisCacheStore(redis: SharedRedis): CacheStore {
     async start(family, key) {
       // Each set only where missing; GET says what was there (another instance's start, or a forget's).
       const [group, familyGeneration] = [randomUUID(), `${randomUUID()}:${randomUUID()}`];
-      const [groupBefore, familyBefore] = (await inOrder(
-        redis.pipeline([
-          ["set", groupKey(family, groupOf(key)), group, "PX", GROUP_LIFE_MS, "NX", "GET"],
-          ["set", familyKey(family), familyGeneration, "NX", "GET"],
-        ]),
-      )) as (string | null)[];
+      const [groupBefore, familyBefore] = (await together(redis, [
+        ["set", keys.group(family, groupOf(key)), group, "PX", GROUP_LIFE_MS, "NX", "GET"],
+        ["set", keys.family(family), familyGeneration, "NX", "GET"],
+      ])) as (string | null)[];
       return { group: groupBefore ?? group, family: familyBefore ?? familyGeneration };
     },
     async write(family, key, stored, keepMs, generation) {
@@ -135,8 +130,8 @@ export function redisCacheStore(redis: SharedRedis): CacheStore {
       const written = await redis.eval(
         WRITE_IF_UNCHANGED,
         2,
-        answerKey(family, key),
-        groupKey(family, groupOf(key)),
+        keys.answer(family, key),
+        keys.group(family, groupOf(key)),
         ...args,
       );
       return written === 1;
@@ -146,23 +141,21 @@ export function redisCacheStore(redis: SharedRedis): CacheStore {
       // family's first, so one that came after `familyGeneration` was read
       // either shows here or moves the group's before (refused) or after
       // (hidden) the write.
-      const [group, current] = (await inOrder(
-        redis
-          .pipeline()
-          .get(groupKey(family, groupOf(key)))
-          .get(familyKey(family)),
-      )) as (string | null)[];
+      const [group, current] = (await inOrder(redis, [
+        ["get", keys.group(family, groupOf(key))],
+        ["get", keys.family(family)],
+      ])) as (string | null)[];
       if (current !== familyGeneration || group == null) return false;
       return store.write(family, key, stored, keepMs, { group, family: familyGeneration });
     },
     async delete(family, key) {
-      await moveOn(family, groupOf(key), earlierAnswerKey(family, key));
+      await moveOn(family, groupOf(key));
     },
     async clear(family, prefix) {
       const group = groupNamedBy(prefix);
+      if (group !== null) return void (await moveOn(family, group));
       // Every group: a new epoch hides every answer of the family at once.
-      if (group === null) await redis.set(familyKey(family), `${randomUUID()}:${randomUUID()}`);
-      else await moveOn(family, group);
+      await inOrder(redis, [newEpoch(keys, family), ...(previous ? [newEpoch(previous, family)] : [])]);
     },
   };
   return store;

@@ -9,6 +9,7 @@ import { clerkWebhooks, WEBHOOK_PATH } from "../../server/clerk-webhooks";
 import { createCoordination, type Coordination } from "../../server/coordination";
 import { redisCacheStore } from "../../server/redis-cache-store";
 import { connectRedis, type SharedRedis } from "../../server/redis";
+import { redisKey } from "../../server/redis-keys";
 import { freePort } from "../support/server";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { newWebhookSecret, signedWebhook } from "../support/webhooks";
@@ -168,8 +169,8 @@ describe("instances coordinating through Redis", () => {
     expect(late.coordination.backoff.heldUntil("clerk.users.getUserList")).toBeNull();
     // A shorter hold after it does not cut the longer one's time in Redis.
     a.coordination.backoff.hold("clerk.users.getUserList", Date.now() + 500);
-    await until(async () => (await a.client.hexists("teamwork:holds", "clerk.users.getUserList")) === 1);
-    expect(await a.client.pttl("teamwork:holds")).toBeGreaterThan(1_500);
+    await until(async () => (await a.client.hexists(redisKey("holds"), "clerk.users.getUserList")) === 1);
+    expect(await a.client.pttl(redisKey("holds"))).toBeGreaterThan(1_500);
   });
 
   it("a forget drops the shared copy before the others are told, and their own copies", async () => {

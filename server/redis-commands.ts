@@ -1,0 +1,35 @@
+import type { SharedRedis } from "./redis";
+import { isCluster } from "./redis";
+
+/** A command and its arguments, as `redis.call` and a pipeline take them. */
+export type RedisCommand = [name: string, ...args: (string | number)[]];
+
+/** Throws the first command's error, as one command would. */
+async function results(pipeline: ReturnType<SharedRedis["pipeline"]>): Promise<unknown[]> {
+  const answers = (await pipeline.exec()) ?? [];
+  const failed = answers.find(([error]) => error);
+  if (failed) throw failed[0];
+  return answers.map(([, result]) => result);
+}
+
+/**
+ * Runs the commands in order, each after the one before has been carried
+ * out. On one Redis that is one pipeline, one round trip; on a cluster their
+ * keys may live on different nodes, which one pipeline cannot reach, so each
+ * waits for the one before (a round trip each).
+ */
+export async function inOrder(redis: SharedRedis, commands: RedisCommand[]): Promise<unknown[]> {
+  if (!isCluster(redis)) return results(redis.pipeline(commands));
+  const answers: unknown[] = [];
+  for (const [name, ...args] of commands) answers.push(await redis.call(name, args));
+  return answers;
+}
+
+/**
+ * Runs commands whose order does not matter, in one round trip: one
+ * pipeline on one Redis, on a cluster each sent at once to its own node.
+ */
+export function together(redis: SharedRedis, commands: RedisCommand[]): Promise<unknown[]> {
+  if (!isCluster(redis)) return results(redis.pipeline(commands));
+  return Promise.all(commands.map(([name, ...args]) => redis.call(name, args)));
+}
