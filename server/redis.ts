@@ -45,9 +45,12 @@ function clusterClient(urls: string[], options: Partial<ClusterOptions>): Cluste
       redisOptions,
       clusterRetryStrategy: reconnect,
       // A failover moves slots: ask the cluster again soon, and answer from primaries only
-      // (a replica's copy may lag behind a forget).
+      // (a replica's copy may lag behind a forget). While a primary is down and not yet
+      // replaced, a command for its slots fails after 4 tries (measured: 0.2 to 0.4 s, not
+      // the 1.2 to 1.7 s of ioredis' 16), as one Redis gone fails at once: pages do not wait on it.
       scaleReads: "master",
       retryDelayOnFailover: 100,
+      maxRedirections: 4,
       retryDelayOnClusterDown: 100,
       slotsRefreshTimeout: 2_000,
       ...options,
