@@ -27,12 +27,16 @@ export type RedisCluster = {
   primaries(): Promise<ClusterNode[]>;
   /** Kills the node's process group (SIGKILL: a crash, nothing flushed or said to the others). */
   kill(node: ClusterNode, signal?: NodeJS.Signals): Promise<void>;
+  /** Waits until the live nodes have flagged `killed` as failed (cluster_state:fail until a replica is elected): ms from `since`. */
+  failed(killed: ClusterNode, since: number): Promise<number>;
   /**
    * Waits until the slots `killed` served are served by another node and
-   * every live node says cluster_state:ok: the node now serving them, and how
-   * long the failover took from `since`.
+   * every live node says cluster_state:ok: the node now serving them, how
+   * long the failover took from `since`, and `downUntil`, a time (ms since
+   * the epoch) the cluster was still seen failed or without the slots'
+   * new primary (the failover ended between it and `since + tookMs`).
    */
-  failover(killed: ClusterNode, since: number): Promise<{ promoted: ClusterNode; tookMs: number }>;
+  failover(killed: ClusterNode, since: number): Promise<{ promoted: ClusterNode; tookMs: number; downUntil: number }>;
   /** Starts a killed node again on its port and configuration: it rejoins as a replica, in sync. */
   restart(node: ClusterNode): Promise<void>;
   /** FLUSHALL on every primary (what replicas keep follows). */
@@ -202,6 +206,20 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     return byPort(range[2][1]);
   };
 
+  /** The live node every live node agrees serves `slot`, with cluster_state:ok on all; null while they do not. */
+  const takerOf = async (slot: number) => {
+    let taker: number | null = null;
+    for (const node of alive()) {
+      if ((await info(node)).cluster_state !== "ok") return null;
+      const range = (await slots(node)).find(([start, end]) => slot >= start && slot <= end);
+      if (!range || !alive().some((n) => n.port === range[2][1]) || (taker !== null && range[2][1] !== taker)) {
+        return null;
+      }
+      taker = range[2][1];
+    }
+    return taker === null ? null : byPort(taker);
+  };
+
   const primaries = async () => {
     const [any] = alive();
     return [...new Set((await slots(any!)).map((range) => range[2][1]))].map(byPort);
@@ -219,25 +237,38 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       if (served) slotOf.set(node.port, served[0]);
       await stopGroup(processes.get(node.port) ?? null, signal);
     },
-    async failover(killed, since) {
-      const slot = slotOf.get(killed.port);
-      if (slot === undefined) throw new Error(`${killed.url} served no slot when it was killed`);
-      const promoted = await until(
-        `a replica to take over ${killed.url}'s slots`,
+    async failed(killed, since) {
+      await until(
+        `the cluster to flag ${killed.url} as failed`,
         async () => {
-          let taker: number | null = null;
-          // Every live node agrees on who serves the slot now, and the cluster is whole again.
           for (const node of alive()) {
-            if ((await info(node)).cluster_state !== "ok") return null;
-            const range = (await slots(node)).find(([start, end]) => slot >= start && slot <= end);
-            if (!range || range[2][1] === killed.port || (taker !== null && range[2][1] !== taker)) return null;
-            taker = range[2][1];
+            const nodesLine = String(await on(node, (r) => r.call("CLUSTER", "NODES")))
+              .split("\n")
+              .find((line) => line.includes(`:${killed.port}@`));
+            if (!nodesLine || !/[ ,]fail[ ,]/.test(nodesLine)) return false;
           }
-          return taker === null ? null : byPort(taker);
+          return true;
         },
         20_000,
       );
-      return { promoted, tookMs: Date.now() - since };
+      return Date.now() - since;
+    },
+    async failover(killed, since) {
+      const slot = slotOf.get(killed.port);
+      if (slot === undefined) throw new Error(`${killed.url} served no slot when it was killed`);
+      let downUntil = since;
+      const promoted = await until(
+        `a replica to take over ${killed.url}'s slots`,
+        async () => {
+          // (Before the nodes are asked: what they say is true of this moment at the least.)
+          const asked = Date.now();
+          const taker = await takerOf(slot);
+          if (taker === null) downUntil = asked;
+          return taker;
+        },
+        20_000,
+      );
+      return { promoted, tookMs: Date.now() - since, downUntil };
     },
     async restart(node) {
       await launch(node);
