@@ -27,7 +27,8 @@ const isEvent = (value: unknown): value is { type: string; data: Parameters<type
  * - bodies over 64 KB get 413; events the caches do not depend on, 200;
  * - when Redis fails (the shared copies could not be dropped, or the other
  *   instances told), or Clerk (to find whose invitations an invitation to an
- *   address changed), 503: Svix tries again later.
+ *   address changed), 503: Svix tries again later. A message whose id could
+ *   not be claimed is still forgotten where it can be before that 503.
  */
 export function clerkWebhooks({
   secret,
@@ -88,7 +89,17 @@ export function clerkWebhooks({
     const unavailable = () =>
       answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
     const claim = await coordination.claim(id).catch(() => null);
-    if (claim === null) return unavailable();
+    if (claim === null) {
+      // The id could not be claimed (Redis failing, or on a cluster only the node that holds
+      // it, mid-failover): what the change touches is dropped all the same wherever it can be
+      // (forgetting twice is harmless), so a removed member's kept memberships on a working
+      // node do not let them in until Svix's next delivery, which applies it again.
+      if (touched)
+        await resolved(touched)
+          .then(coordination.forget, () => undefined)
+          .catch(() => undefined);
+      return unavailable();
+    }
     if (claim === "applied") return answer(res, 200, "replayed", event.type, "Already applied.");
     // Not applied yet (another delivery is at it, or one that failed left its claim): Svix retries later.
     if (claim === "applying")

@@ -255,6 +255,45 @@ describe("a webhook when Redis fails", () => {
   }
 });
 
+describe("a webhook whose id cannot be claimed, the caches' keys reachable (a cluster's node failing over)", () => {
+  it("drops what the change touches at once, answers 503, and Svix's retry applies it", async () => {
+    // A Redis user that may touch the caches' keys and channels but not the webhook claims:
+    // as an instance sees a cluster whose node holding the claim's slot is down.
+    const user = unique("instance");
+    await admin.call(
+      "ACL",
+      "SETUSER",
+      user,
+      "on",
+      ">pw",
+      "allcommands",
+      "allchannels",
+      `~${redisKey("cache")}*`,
+      "~teamwork:cache*",
+    );
+    closing.push(() => admin.call("ACL", "DELUSER", user));
+    const a = await instance({ via: `redis://${user}:pw@127.0.0.1:${redis.port}` });
+    const b = await instance();
+    const [org, person] = [unique("org"), unique("user")];
+    const members = (total: number) => async () => ({ members: [], total });
+    await b.caches.latestMembers.get(org, members(1));
+    await until(() => inRedis("latestMembers", org));
+
+    const deliver = await webhookEndpoint(a.coordination, async () => [org]);
+    const renamed = { type: "user.updated", data: { id: person, object: "user", first_name: "Augusta" } };
+    const webhook = signedWebhook(SECRET, renamed);
+    expect(await deliver(webhook)).toEqual({ status: 503, message: "Redis or Clerk is unavailable; try again later." });
+    // Not acknowledged, but already dropped: from Redis, and (told through the channel) from b's own copy.
+    expect(await inRedis("latestMembers", org)).toBe(false);
+    await until(async () => (await b.caches.latestMembers.get(org, members(2))).total === 2, 1_000);
+
+    // The node is back (its replica promoted): Svix's retry applies it, once.
+    await admin.call("ACL", "SETUSER", user, "allkeys");
+    expect(await deliver(retryOf(webhook, renamed))).toEqual({ status: 200, message: "Applied." });
+    expect(await deliver(retryOf(webhook, renamed))).toEqual({ status: 200, message: "Already applied." });
+  });
+});
+
 describe("an instance that misses the message", () => {
   it("serves its own copy at most 5 s, and never writes back to Redis a read begun before the change", async () => {
     const relayed = await relay();
