@@ -220,34 +220,32 @@ test.describe("behind a TLS proxy, on four instances sharing a Redis Cluster @js
 
     // The removed person's page on every instance, every 50 ms, from the removal on (started below).
     const seen: { instance: string; start: number; end: number; status: number }[] = [];
-    const seenWithoutCopy: { instance: string; status: number }[] = [];
+    const seenWithoutCopy: { instance: string; start: number; status: number }[] = [];
     let watchUntil = Infinity;
     let watch: Promise<unknown> = Promise.resolve();
     const killed = Date.now();
     try {
       await stack.cluster.kill(primary);
-      // Svix's first delivery, before a replica is promoted: refused, so Svix retries.
-      const first = await deliver();
-      expect(first.status).toBe(503);
-      // The cluster flags the primary failed (every slot refused until a replica is elected)…
-      const flaggedAfter = await stack.cluster.failed(primary, killed);
-      // …and meanwhile, once each instance's own copy of the member's memberships has expired, Clerk removes the member
-      // (the stand-in's own webhook for it retries as Svix does).
-      await new Promise((r) => setTimeout(r, warmed + MEMBERSHIPS_HERE_MS - Date.now()));
+      // Clerk removes both members at once (the stand-in's own webhooks for it retry as Svix does)…
       for (const removing of [member, other]) {
         expect((await bapi("DELETE", `/v1/organizations/${org.id}/memberships/${removing.id}`)).status).toBe(200);
       }
       const removed = Date.now();
+      // …and Svix's first delivery of the first removal comes before a replica is promoted: its claim's
+      // node is down, so it is refused, and Svix retries.
+      const first = await deliver();
+      expect(first.status).toBe(503);
 
       watch = Promise.all(
         stack.instances.map(async (instance) => {
           while (Date.now() < watchUntil) {
-            const start = Date.now();
             try {
+              const start = Date.now();
               const { status } = await view(instance, `/orgs/${org.slug}`, leaving.cookie);
               seen.push({ instance: instance.origin, start, end: Date.now(), status });
+              const startWithout = Date.now();
               const without = await view(instance, `/orgs/${org.slug}`, alsoLeaving.cookie);
-              seenWithoutCopy.push({ instance: instance.origin, status: without.status });
+              seenWithoutCopy.push({ instance: instance.origin, start: startWithout, status: without.status });
             } catch (error) {
               failures.push(String(error));
             }
@@ -255,6 +253,8 @@ test.describe("behind a TLS proxy, on four instances sharing a Redis Cluster @js
           }
         }),
       );
+      // The cluster flags the primary failed (every slot refused until a replica is elected), then elects one.
+      const flaggedAfter = await stack.cluster.failed(primary, killed);
       const { tookMs: electedAfter, downUntil } = await stack.cluster.failover(primary, killed);
 
       // Svix's retries of the same id, until the cluster answers: applied then, once.
@@ -276,42 +276,48 @@ test.describe("behind a TLS proxy, on four instances sharing a Redis Cluster @js
       });
       await watch;
 
-      // Each instance's own copy of the member's memberships had expired at the removal. An admission after it
-      // is the cluster's copy (fresh for 5 minutes with webhooks), read once the cluster answers again and
-      // before the removal's webhook is applied; once it is, nothing lets them in past an instance's own lifetime.
+      // The first member may be let in by an instance's own copy (read before the kill, fresh 2 s), then by the
+      // cluster's (fresh 5 minutes with webhooks) once it answers again, until the removal's webhook is applied;
+      // once it is, nothing lets them in past an instance's own lifetime.
       const admitted = seen.filter((v) => v.status !== 404);
+      const pastOwnCopy = seenWithoutCopy.filter((v) => v.start >= warmed + MEMBERSHIPS_HERE_MS);
+      const electing = pastOwnCopy.filter((v) => v.start < killed + electedAfter);
       const afterApplied = seen.filter((v) => v.start >= applied + MEMBERSHIPS_HERE_MS);
       console.info(
         `cluster failover: flagged failed ${flaggedAfter} ms after the kill, elected after ${electedAfter} ms (seen down ${downUntil - killed} ms), ` +
           `the removal's webhook applied after ${applied - killed} ms; the removed member's page: ${admitted.length} of ${seen.length} views admitted ` +
           `(the last begun ${Math.max(0, ...admitted.map((v) => v.start - removed))} ms after the removal, the webhook applied ${applied - removed} ms after it), ` +
           `${afterApplied.length} views after the webhook and an instance's own lifetime; the member whose cluster copy was lost: ` +
-          `${seenWithoutCopy.filter((v) => v.status !== 404).length} of ${seenWithoutCopy.length} views admitted`,
+          `${seenWithoutCopy.filter((v) => v.status !== 404).length} of ${seenWithoutCopy.length} views admitted, ` +
+          `${pastOwnCopy.filter((v) => v.status !== 404).length} of ${pastOwnCopy.length} past its own copies' lifetime (${electing.length} of them while the cluster elected)`,
       );
       expect(seen.filter((v) => v.status !== 404 && v.status !== 200)).toEqual([]);
-      // The member whose cluster copy was lost: only each instance's own copy, expired at the removal, could let
-      // them in, and none does, while the cluster elects or after.
-      expect(seenWithoutCopy.length).toBeGreaterThan(0);
-      expect(seenWithoutCopy.filter((v) => v.status !== 404)).toEqual([]);
+      // The member whose cluster copy was lost: only each instance's own copy could let them in, and none
+      // does past its fresh lifetime, while the cluster elects or after.
+      expect(pastOwnCopy.length).toBeGreaterThan(0);
+      expect(pastOwnCopy.filter((v) => v.status !== 404)).toEqual([]);
       expect(afterApplied.length).toBeGreaterThan(0);
       expect(afterApplied.filter((v) => v.status !== 404)).toEqual([]);
 
-      // The stand-in's own delivery of the removal (another id) went through the failover too, and was accepted in the end.
-      await webhooksDelivered(stack.clerk.origin);
+      // The stand-in's own deliveries of the removals (other ids) went through the failover too. Not
+      // waited for: one claimed just before the cluster went down, whose forget and give-back both
+      // failed, stays "applying" 30 s, past the stand-in's last retry (Svix's next is at 5 minutes).
       const deliveries = (await (await fetch(`${stack.clerk.origin}/__clerk/_emulator/webhooks`)).json()) as {
         type: string;
         attempts: number;
         status: string;
       }[];
-      const clerks = deliveries.filter((d) => d.type === "organizationMembership.deleted").at(-1);
-      expect(clerks?.status).toBe("delivered");
+      const clerks = deliveries
+        .filter((d) => d.type === "organizationMembership.deleted")
+        .slice(-2)
+        .map((d) => `${d.status} after ${d.attempts} attempts`);
 
       loading = false;
       await load;
       const counts = Object.fromEntries(statuses);
       const duringFailover = answeredAt.filter((at) => at > killed && at < killed + electedAfter).length;
       console.info(
-        `cluster failover: Clerk's own delivery of it accepted at attempt ${clerks?.attempts}; ` +
+        `cluster failover: the stand-in's own deliveries of the removals: ${clerks.join(", ")}; ` +
           `pages under load ${JSON.stringify(counts)}, ${duringFailover} of them answered between the kill and the election`,
       );
       expect(duringFailover).toBeGreaterThan(0);
