@@ -129,6 +129,8 @@ export function newUserFields() {
     publicMetadata: {},
     privateMetadata: {},
     unsafeMetadata: {},
+    externalId: null,
+    legalAcceptedAt: null,
     lastSignInAt: null,
   };
 }
@@ -150,6 +152,8 @@ export function upgrade(state: State): State {
     user.publicMetadata ??= {};
     user.privateMetadata ??= {};
     user.unsafeMetadata ??= {};
+    user.externalId ??= null;
+    user.legalAcceptedAt ??= null;
   }
   for (const org of state.organizations) {
     org.imageId ??= null;

@@ -6,6 +6,7 @@ import { jwks, type SigningKey } from "../tokens";
 import { createBackendContext } from "./context";
 import { registerInvitationRoutes } from "./invitations";
 import { registerOrganizationRoutes } from "./organizations";
+import { withDeclaredQueryParams } from "./query-params";
 import { registerSessionRoutes } from "./sessions";
 import { registerUserRoutes } from "./users";
 
@@ -30,7 +31,8 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
       .type("application/json")
       .send(JSON.stringify(new ApiError(401, "authentication_invalid", "Invalid secret key").toJSON()));
   });
-  const route = createRegistrar(router, "bapi", faults);
+  // Each GET takes the query parameters its entry in query-params.ts names, and refuses any other.
+  const route = withDeclaredQueryParams(createRegistrar(router, "bapi", faults));
   const bapi = createBackendContext(store, frontendApiUrl);
 
   route("GET", "/v1/jwks", () => jwks(key));

@@ -1,18 +1,42 @@
-import { deletedJSON, fullName, membershipJSON, organizationJSON } from "../json";
+import { deletedJSON, membershipJSON, organizationJSON } from "../json";
 import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
 import { mergeMetadata, parseMetadata } from "../metadata";
 import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
 import { ApiError, clampInt, paginate, str } from "../routing";
-import { asList, type BackendContext, type Route } from "./context";
+import type { MembershipRecord, OrgRecord, Store } from "../store";
+import type { BackendContext, Route } from "./context";
+import { filterList, MEMBERSHIP_LIST, ORGANIZATION_LIST, orderBy } from "./query-params";
+
+/** Clerk's orders for the organizations list (`order_by`). */
+const organizationOrders = (store: Store): Record<string, (o: OrgRecord) => string | number> => ({
+  name: (o) => o.name.toLowerCase(),
+  created_at: (o) => o.createdAt,
+  members_count: (o) => store.membershipsOfOrg(o.id).length,
+});
+
+/** Clerk's orders for an organization's memberships (`order_by`), by the member's details or the membership's age. */
+const membershipOrders = (store: Store): Record<string, (m: MembershipRecord) => string | number | null> => {
+  const user = (m: MembershipRecord) => store.user(m.userId);
+  return {
+    created_at: (m) => m.createdAt,
+    email_address: (m) => user(m)?.email ?? null,
+    first_name: (m) => user(m)?.firstName?.toLowerCase() ?? null,
+    last_name: (m) => user(m)?.lastName?.toLowerCase() ?? null,
+    phone_number: () => null,
+    username: () => null,
+  };
+};
 
 /** Organizations and their memberships. */
 export function registerOrganizationRoutes(route: Route, { store, org }: BackendContext): void {
   route("GET", "/v1/organizations", (req) => {
-    const query = str(req.query.query)?.toLowerCase() ?? "";
-    const list = store.state.organizations
-      .filter((o) => !query || o.name.toLowerCase().includes(query) || (o.slug ?? "").includes(query))
-      .map((o) => organizationJSON(store, o, "bapi"));
-    return paginate(list, req.query);
+    const found = filterList(ORGANIZATION_LIST, req, store, store.state.organizations);
+    const list =
+      req.query.order_by === undefined ? found : orderBy(req, found, organizationOrders(store), "-created_at");
+    return paginate(
+      list.map((o) => organizationJSON(store, o, "bapi")),
+      req.query,
+    );
   });
   route("POST", "/v1/organizations", (req) => {
     const createdBy = str(req.body?.created_by);
@@ -60,22 +84,11 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
 
   route("GET", "/v1/organizations/:id/memberships", (req) => {
     const found = org(req);
-    const query = str(req.query.query)?.trim().toLowerCase() ?? "";
-    const userIds = asList(req.query.user_id);
-    const roles = asList(req.query.role);
-    const list = store
-      .membershipsOfOrg(found.id)
-      .filter((m) => {
-        const user = store.user(m.userId);
-        if (!user) return false;
-        if (userIds.length && !userIds.includes(user.id)) return false;
-        if (roles.length && !roles.includes(m.role)) return false;
-        return !query || user.email.includes(query) || (fullName(user) ?? "").toLowerCase().includes(query);
-      })
-      .sort((a, b) =>
-        str(req.query.order_by) === "-created_at" ? b.createdAt - a.createdAt : a.createdAt - b.createdAt,
-      )
-      .map((m) => membershipJSON(store, m, "bapi"));
+    const members = filterList(MEMBERSHIP_LIST, req, store, store.membershipsOfOrg(found.id));
+    // Oldest first unless asked otherwise (the members page lists them in joining order).
+    const list = orderBy(req, members, membershipOrders(store), "created_at").map((m) =>
+      membershipJSON(store, m, "bapi"),
+    );
     return paginate(list, req.query);
   });
   route("POST", "/v1/organizations/:id/memberships", (req) => {

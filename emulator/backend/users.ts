@@ -1,43 +1,44 @@
-import type { Request } from "express";
 import { invitationsTo, parseEmail, ticketUrl } from "../invitations";
-import {
-  backendInvitationJSON,
-  deletedJSON,
-  fullName,
-  membershipJSON,
-  publicOrganizationDataJSON,
-  userJSON,
-} from "../json";
+import { backendInvitationJSON, deletedJSON, membershipJSON, publicOrganizationDataJSON, userJSON } from "../json";
 import { mergeMetadata, parseMetadata } from "../metadata";
 import { validateNewPassword } from "../passwords";
-import { ApiError, clampInt, paginate, str } from "../routing";
-import { hashPassword } from "../store";
+import { ApiError, paginate, str } from "../routing";
+import { hashPassword, type UserRecord } from "../store";
 import { asList, type BackendContext, type Route } from "./context";
+import { filterList, orderBy, page, USER_COUNT, USER_LIST } from "./query-params";
 
 /** Users: list, count, read, create, update (names, primary address, password, metadata), delete. */
 export function registerUserRoutes(
   route: Route,
   { store, userOf, revokeSessionsOf, frontendApiUrl }: BackendContext,
 ): void {
-  const filteredUsers = (req: Request) => {
-    const ids = asList(req.query.user_id);
-    const emails = asList(req.query.email_address).map((e) => e.toLowerCase());
-    const query = str(req.query.query)?.toLowerCase() ?? "";
-    return store.state.users.filter(
-      (u) =>
-        (ids.length === 0 || ids.includes(u.id)) &&
-        (emails.length === 0 || emails.includes(u.email)) &&
-        (!query || u.email.includes(query) || (fullName(u) ?? "").toLowerCase().includes(query)),
-    );
+  // Clerk's orders for the users list (`order_by`, newest first unless asked otherwise).
+  const userOrders: Record<string, (u: UserRecord) => string | number | null> = {
+    created_at: (u) => u.createdAt,
+    updated_at: (u) => u.updatedAt,
+    email_address: (u) => u.email,
+    first_name: (u) => u.firstName?.toLowerCase() ?? null,
+    last_name: (u) => u.lastName?.toLowerCase() ?? null,
+    last_active_at: (u) => u.lastSignInAt,
+    last_sign_in_at: (u) => u.lastSignInAt,
+    // Nobody has one: the order among them stays as created.
+    phone_number: () => null,
+    username: () => null,
+    web3wallet: () => null,
   };
   route("GET", "/v1/users", (req) => {
-    const limit = clampInt(req.query.limit, 10, 1, 500);
-    const offset = clampInt(req.query.offset, 0, 0, 1_000_000);
-    return filteredUsers(req)
-      .slice(offset, offset + limit)
-      .map((u) => userJSON(store, u, "bapi"));
+    let list = orderBy(req, filterList(USER_LIST, req, store, store.state.users), userOrders, "-created_at");
+    const after = str(req.query.starting_after);
+    if (after !== null) {
+      const at = list.findIndex((u) => u.id === after);
+      list = at === -1 ? [] : list.slice(at + 1);
+    }
+    return page(req, list).map((u) => userJSON(store, u, "bapi"));
   });
-  route("GET", "/v1/users/count", (req) => ({ object: "total_count", total_count: filteredUsers(req).length }));
+  route("GET", "/v1/users/count", (req) => ({
+    object: "total_count",
+    total_count: filterList(USER_COUNT, req, store, store.state.users).length,
+  }));
   route("GET", "/v1/users/:id", (req) => userJSON(store, userOf(req), "bapi"));
   route("POST", "/v1/users", (req) => {
     const email = parseEmail(asList(req.body?.email_address)[0] ?? "", "email_address");
