@@ -27,6 +27,8 @@ export type UserRecord = {
   unsafeMetadata: Metadata;
   /** The user's id in the app's own systems (`external_id`), unique in the instance. */
   externalId: string | null;
+  /** The user's locale (`locale`, BCP 47), or null. */
+  locale: string | null;
   /** When the user accepted the legal terms (`legal_accepted_at`). */
   legalAcceptedAt: number | null;
   createdAt: number;

@@ -130,6 +130,7 @@ export function newUserFields() {
     privateMetadata: {},
     unsafeMetadata: {},
     externalId: null,
+    locale: null,
     legalAcceptedAt: null,
     lastSignInAt: null,
   };
@@ -153,6 +154,7 @@ export function upgrade(state: State): State {
     user.privateMetadata ??= {};
     user.unsafeMetadata ??= {};
     user.externalId ??= null;
+    user.locale ??= null;
     user.legalAcceptedAt ??= null;
   }
   for (const org of state.organizations) {

@@ -80,6 +80,7 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     create_organization_enabled: true,
     delete_self_enabled: true,
     legal_accepted_at: user.legalAcceptedAt,
+    locale: user.locale,
     created_at: user.createdAt,
     updated_at: user.updatedAt,
   };
