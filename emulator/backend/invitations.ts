@@ -4,6 +4,7 @@ import { backendInvitationJSON, instanceInvitationJSON } from "../json";
 import { parseRole } from "../memberships";
 import { ApiError, clampInt, paginate, str } from "../routing";
 import type { InvitationRecord } from "../store";
+import { isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { filterList, INSTANCE_INVITATION_LIST, orderBy, ORGANIZATION_INVITATION_LIST, page } from "./query-params";
 
@@ -63,6 +64,7 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
       email: parseEmail(req.body?.email_address),
       redirectUrl: str(req.body?.redirect_url),
       expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
+      ignoreExisting: isTrue(req.body?.ignore_existing),
     });
     return instanceInvitationOut(req)(invitation);
   });

@@ -2,8 +2,9 @@ import { deletedJSON, membershipJSON, organizationJSON } from "../json";
 import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
 import { mergeMetadata, parseMetadata } from "../metadata";
 import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
-import { ApiError, clampInt, paginate, str } from "../routing";
+import { ApiError, paginate, str } from "../routing";
 import type { MembershipRecord, OrgRecord, Store } from "../store";
+import { bodyOf, timeOf } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { filterList, MEMBERSHIP_LIST, ORGANIZATION_LIST, orderBy } from "./query-params";
 
@@ -27,6 +28,29 @@ const membershipOrders = (store: Store): Record<string, (m: MembershipRecord) =>
   };
 };
 
+/** The kept fields an organization's create or update gives besides name and slug, checked before anything changes. */
+function organizationFields(body: Record<string, unknown>): Partial<OrgRecord> {
+  const out: Partial<OrgRecord> = {};
+  for (const kind of ["public", "private"] as const) {
+    const value = body[`${kind}_metadata`];
+    if (value !== undefined) out[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+  }
+  if (body.max_allowed_memberships !== undefined) {
+    const max = Number(body.max_allowed_memberships);
+    if (!Number.isInteger(max) || max < 0) {
+      throw new ApiError(
+        422,
+        "form_param_format_invalid",
+        "max_allowed_memberships must be a whole number, 0 or more.",
+        "max_allowed_memberships",
+      );
+    }
+    out.maxAllowedMemberships = Math.min(max, 1_000_000);
+  }
+  if (body.created_at !== undefined) out.createdAt = timeOf(body.created_at, "created_at");
+  return out;
+}
+
 /** Organizations and their memberships. */
 export function registerOrganizationRoutes(route: Route, { store, org }: BackendContext): void {
   route("GET", "/v1/organizations", (req) => {
@@ -43,20 +67,20 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
     if (createdBy && !store.user(createdBy))
       throw new ApiError(422, "resource_not_found", "created_by user not found", "created_by");
     const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
-    return organizationJSON(store, createOrganizationFor(store, createdBy, input), "bapi");
+    const fields = organizationFields(bodyOf(req.body));
+    const created = createOrganizationFor(store, createdBy, input);
+    Object.assign(created, fields);
+    if (fields.createdAt !== undefined) created.updatedAt = fields.createdAt;
+    store.changed();
+    return organizationJSON(store, created, "bapi");
   });
   route("GET", "/v1/organizations/:id", (req) => organizationJSON(store, org(req), "bapi"));
   route("PATCH", "/v1/organizations/:id", (req) => {
     const found = org(req);
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const body = bodyOf(req.body);
+    const fields = organizationFields(body);
     updateOrganization(store, found, { name: str(body.name), slug: str(body.slug) });
-    for (const kind of ["public", "private"] as const) {
-      const value = body[`${kind}_metadata`];
-      if (value !== undefined) found[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
-    }
-    if (body.max_allowed_memberships !== undefined) {
-      found.maxAllowedMemberships = clampInt(body.max_allowed_memberships, found.maxAllowedMemberships, 0, 1_000_000);
-    }
+    Object.assign(found, fields);
     store.changed();
     return organizationJSON(store, found, "bapi");
   });

@@ -6,119 +6,8 @@ import { ApiError, paginate, str } from "../routing";
 import { newId } from "../ids";
 import { hashPassword, type UserRecord } from "../store";
 import { asList, type BackendContext, type Route } from "./context";
-import { filterList, orderBy, page, unknownParameter, USER_COUNT, USER_LIST } from "./query-params";
-
-/**
- * What the emulator does with each body field Clerk's OpenAPI description
- * lists for creating and updating a user: `kept` (stored, answered, and read
- * where it matters), `flag` (an instruction it follows: a check to skip, a
- * notice it never sends), or refused with the reason. A field refused, or
- * not listed at all, is Clerk's 422 `form_param_unknown` naming it, what
- * Clerk answers for a field of a feature the instance has turned off (this
- * instance has no phone numbers, usernames, web3 wallets or MFA). Nothing is
- * silently dropped.
- */
-type FieldRule = "kept" | "flag" | { refused: string };
-
-const NO_PHONES = { refused: "The emulator's instance has no phone numbers (docs/emulator.md)." };
-const NO_USERNAMES = { refused: "The emulator's instance has no usernames (docs/emulator.md)." };
-const NO_WALLETS = { refused: "The emulator's instance has no web3 wallets (docs/emulator.md)." };
-const NO_MFA = { refused: "The emulator's instance has no multi-factor authentication (docs/emulator.md)." };
-const NO_DIGESTS = { refused: "The emulator cannot verify imported password digests: send password instead." };
-const NO_PERMISSIONS = {
-  refused: "The emulator keeps no per-user permissions: every user may delete themselves and create organizations.",
-};
-
-const COMMON_USER_FIELDS: Record<string, FieldRule> = {
-  external_id: "kept",
-  first_name: "kept",
-  last_name: "kept",
-  locale: "kept",
-  username: NO_USERNAMES,
-  password: "kept",
-  password_digest: NO_DIGESTS,
-  password_hasher: NO_DIGESTS,
-  skip_password_checks: "flag",
-  totp_secret: NO_MFA,
-  backup_codes: NO_MFA,
-  public_metadata: "kept",
-  private_metadata: "kept",
-  unsafe_metadata: "kept",
-  delete_self_enabled: NO_PERMISSIONS,
-  create_organization_enabled: NO_PERMISSIONS,
-  create_organizations_limit: NO_PERMISSIONS,
-  legal_accepted_at: "kept",
-  // The emulator has no legal requirements nor device trust to check.
-  skip_legal_checks: "flag",
-  bypass_client_trust: "flag",
-  created_at: "kept",
-};
-
-/** `POST /v1/users`. */
-export const USER_CREATE_FIELDS: Readonly<Record<string, FieldRule>> = {
-  ...COMMON_USER_FIELDS,
-  email_address: "kept",
-  email_address_identification_status: "kept",
-  phone_number: NO_PHONES,
-  phone_number_identification_status: NO_PHONES,
-  web3_wallet: NO_WALLETS,
-  // The emulator never requires a password, nor anything but an email address, which every user has.
-  skip_password_requirement: "flag",
-  skip_user_requirement: "flag",
-  banned: { refused: "The emulator bans nobody." },
-  locked: { refused: "The emulator locks nobody." },
-};
-
-/** `PATCH /v1/users/:id`. */
-export const USER_UPDATE_FIELDS: Readonly<Record<string, FieldRule>> = {
-  ...COMMON_USER_FIELDS,
-  primary_email_address_id: "kept",
-  // No email is ever sent.
-  notify_primary_email_address_changed: "flag",
-  primary_phone_number_id: NO_PHONES,
-  primary_web3_wallet_id: NO_WALLETS,
-  profile_image_id: "kept",
-  sign_out_of_other_sessions: "flag",
-};
-
-/** `PATCH /v1/users/:id/metadata`. */
-export const USER_METADATA_FIELDS: Readonly<Record<string, FieldRule>> = {
-  public_metadata: "kept",
-  private_metadata: "kept",
-  unsafe_metadata: "kept",
-};
-
-const bodyOf = (body: unknown): Record<string, unknown> =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-
-/** A boolean as JSON sends it, or as a form does. */
-const isTrue = (value: unknown) => value === true || value === "true";
-
-/** Clerk's 422 for the first field the table refuses or does not list (a refused `false` flag asks for nothing). */
-function refuseUnkeptFields(body: Record<string, unknown>, table: Readonly<Record<string, FieldRule>>): void {
-  for (const [name, value] of Object.entries(body)) {
-    const rule = table[name];
-    if (rule === "kept" || rule === "flag" || value === undefined) continue;
-    if (rule && (value === false || value === "false" || value === null)) continue;
-    throw unknownParameter(name, rule?.refused);
-  }
-}
-
-/** RFC 3339, as Clerk takes `created_at` and `legal_accepted_at` (Clerk's 422 `form_param_format_invalid` otherwise). */
-function timeOf(value: unknown, name: string): number {
-  const text = str(value) ?? "";
-  const t = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : NaN;
-  if (!Number.isFinite(t)) {
-    throw new ApiError(
-      422,
-      "form_param_format_invalid",
-      "invalid format",
-      name,
-      `${name} must contain a datetime specified in RFC3339 format (e.g. \`2022-10-20T10:00:27.645Z\`).`,
-    );
-  }
-  return t;
-}
+import { bodyOf, isTrue, timeOf } from "./body-params";
+import { filterList, orderBy, page, USER_COUNT, USER_LIST } from "./query-params";
 
 /** Users: list, count, read, create, update (names, primary address, password, metadata), delete. */
 export function registerUserRoutes(
@@ -186,7 +75,6 @@ export function registerUserRoutes(
   route("GET", "/v1/users/:id", (req) => userJSON(store, userOf(req), "bapi"));
   route("POST", "/v1/users", (req) => {
     const body = bodyOf(req.body);
-    refuseUnkeptFields(body, USER_CREATE_FIELDS);
     const emails = asList(body.email_address).map((e) => parseEmail(e, "email_address"));
     if (emails.length === 0) throw new ApiError(422, "form_param_nil", "Enter email address.", "email_address");
     if (new Set(emails).size !== emails.length) {
@@ -249,7 +137,6 @@ export function registerUserRoutes(
   route("PATCH", "/v1/users/:id", (req) => {
     const user = userOf(req);
     const body = bodyOf(req.body);
-    refuseUnkeptFields(body, USER_UPDATE_FIELDS);
     const fields = userFields(body, user);
     const imageId = str(body.profile_image_id);
     if (imageId !== null && !store.image(imageId)) {
@@ -286,7 +173,6 @@ export function registerUserRoutes(
   });
   // Clerk's merge: nested objects merge, a key set to null goes.
   route("PATCH", "/v1/users/:id/metadata", (req) => {
-    refuseUnkeptFields(bodyOf(req.body), USER_METADATA_FIELDS);
     const user = userOf(req);
     for (const kind of ["public", "private", "unsafe"] as const) {
       const value: unknown = req.body?.[`${kind}_metadata`];

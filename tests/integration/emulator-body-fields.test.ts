@@ -3,8 +3,9 @@ import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulat
 
 // Issue 49: `POST /v1/users` kept the first address, a password and the names,
 // and silently dropped everything else Clerk's description lists (external_id,
-// metadata, more addresses, phone numbers…). Each field is now kept, or the
-// request is refused with Clerk's 422 naming it; PATCH /v1/users/:id likewise.
+// metadata, more addresses, phone numbers…); `POST /v1/organizations` dropped
+// metadata likewise. Every field of every Backend API write is now kept,
+// followed, or refused with Clerk's 422 naming it (emulator/backend/body-params.ts).
 let emu: InProcessEmulator;
 
 beforeAll(async () => {
@@ -163,5 +164,72 @@ describe("PATCH /v1/users/:id", () => {
     const made = await emu.bapi("POST", "/v1/users", { email_address: [address("dated")] });
     const r = await emu.bapi("PATCH", `/v1/users/${made.body.id}`, { created_at: "last tuesday" });
     expect([r.status, errorCode(r)]).toEqual([422, "form_param_format_invalid"]);
+  });
+});
+
+describe("the other Backend API writes", () => {
+  it("POST /v1/organizations keeps metadata, max_allowed_memberships and created_at", async () => {
+    const made = await emu.bapi("POST", "/v1/organizations", {
+      name: `Kept fields ${++counter}`,
+      created_by: "user_seed_ada",
+      public_metadata: { plan: "pro" },
+      private_metadata: { crm: "acct_1" },
+      max_allowed_memberships: 7,
+      created_at: "2025-03-04T05:06:07.000Z",
+    });
+    expect(made.status).toBe(200);
+    expect((await emu.bapi("GET", `/v1/organizations/${made.body.id}`)).body).toMatchObject({
+      public_metadata: { plan: "pro" },
+      private_metadata: { crm: "acct_1" },
+      max_allowed_memberships: 7,
+      created_at: Date.parse("2025-03-04T05:06:07.000Z"),
+    });
+  });
+
+  it("refuses what it would have to drop, and makes or changes nothing", async () => {
+    const name = `Refused ${++counter}`;
+    const org = await emu.bapi("POST", "/v1/organizations", { name, role_set_key: "role_set:custom" });
+    expect([org.status, errorCode(org), org.body.errors[0].meta.param_name]).toEqual([
+      422,
+      "form_param_unknown",
+      "role_set_key",
+    ]);
+    expect((await emu.bapi("GET", `/v1/organizations?query=${encodeURIComponent(name)}`)).body.data).toEqual([]);
+
+    const engines = "/v1/organizations/org_seed_engines";
+    const refusals: [string, string, Record<string, unknown>][] = [
+      ["PATCH", engines, { name: "Changed", admin_delete_enabled: true }],
+      ["PATCH", engines, { name: "Changed", colour: "teal" }],
+      ["POST", `${engines}/memberships`, { user_id: "user_seed_grace", role: "org:member", public_metadata: { a: 1 } }],
+      [
+        "POST",
+        `${engines}/invitations`,
+        { email_address: "meta@example.com", role: "org:member", private_metadata: {} },
+      ],
+      ["POST", "/v1/invitations", { email_address: "meta@example.com", public_metadata: { a: 1 } }],
+      ["POST", "/v1/sign_in_tokens", { user_id: "user_seed_ada", org_id: "org_seed_engines" }],
+      ["POST", "/v1/sessions/sess_none/revoke", { reason: "because" }],
+    ];
+    for (const [method, path, body] of refusals) {
+      const r = await emu.bapi(method, path, body);
+      expect([r.status, errorCode(r)], `${method} ${path} ${JSON.stringify(body)}`).toEqual([
+        422,
+        "form_param_unknown",
+      ]);
+    }
+    expect((await emu.bapi("GET", engines)).body.name).toBe("Analytical Engines");
+    const invited = await emu.bapi("GET", `${engines}/invitations?email_address=meta%40example.com`);
+    expect(invited.body.data).toEqual([]);
+  });
+
+  it("follows the flags it takes: notify (nothing to send) and ignore_existing", async () => {
+    const email = address("again");
+    const first = await emu.bapi("POST", "/v1/invitations", { email_address: email, notify: false });
+    expect(first.status).toBe(200);
+    const twice = await emu.bapi("POST", "/v1/invitations", { email_address: email });
+    expect([twice.status, errorCode(twice)]).toEqual([400, "duplicate_record"]);
+    const anyway = await emu.bapi("POST", "/v1/invitations", { email_address: email, ignore_existing: true });
+    expect(anyway.status).toBe(200);
+    expect(anyway.body.id).not.toBe(first.body.id);
   });
 });
