@@ -32,6 +32,8 @@ Options (environment variable in brackets):
                          /npm/@clerk/<name>@<version>/dist/… as Clerk's CDN would; repeat for more
                                                                      [CLERK_EMULATOR_NPM_DIRS, comma-separated] (./node_modules)
   --token-ttl <s>        session token lifetime in seconds (>= 5)    [CLERK_EMULATOR_TOKEN_TTL] (60)
+  --latency-ms <n>       milliseconds added before every Backend API answer, as a Clerk far away
+                         (0 to 10000)                                [CLERK_EMULATOR_LATENCY_MS] (0)
   --control              mount the control API at /_emulator (tests) [CLERK_EMULATOR_CONTROL=1]
   --help                 this text
 
@@ -59,6 +61,7 @@ export function parseCli(
         "allowed-origin": { type: "string", multiple: true },
         "rate-limits": { type: "string" },
         "token-ttl": { type: "string" },
+        "latency-ms": { type: "string" },
         "npm-dir": { type: "string", multiple: true },
         control: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -75,6 +78,11 @@ export function parseCli(
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port: not a port: ${values.port}`);
   const ttl = Number(values["token-ttl"] ?? env.CLERK_EMULATOR_TOKEN_TTL ?? 60);
   if (!Number.isFinite(ttl) || ttl < 5) throw new UsageError("--token-ttl: a number of seconds, 5 or more");
+
+  const latency = values["latency-ms"] ?? env.CLERK_EMULATOR_LATENCY_MS ?? "0";
+  const latencyMs = Number(latency);
+  if (!/^\d+$/.test(latency.trim()) || latencyMs > 10_000)
+    throw new UsageError(`--latency-ms: milliseconds, 0 to 10000 (got "${latency}")`);
 
   const dataDir = values["data-dir"] ?? env.CLERK_EMULATOR_DATA_DIR ?? ".data/clerk-emulator";
   const webhookUrl = values["webhook-url"] ?? env.CLERK_EMULATOR_WEBHOOK_URL ?? null;
@@ -114,6 +122,7 @@ export function parseCli(
     allowedOrigins,
     control: values.control ?? env.CLERK_EMULATOR_CONTROL === "1",
     rateLimits,
+    latencyMs,
     tokenTtlSeconds: ttl,
     applicationName: env.CLERK_EMULATOR_APP_NAME ?? "Clerk emulator",
     recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,
@@ -149,7 +158,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       `Clerk emulator listening on ${running.url}`,
       `  Frontend API ${running.url}/v1   Backend API ${running.url}/api/v1` +
         (options.control ? `   control API ${running.url}/_emulator` : ""),
-      `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}.`,
+      `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}.` +
+        (options.latencyMs > 0 ? ` Backend API latency: ${options.latencyMs} ms.` : ""),
       `  Sign in as ada@example.com or grace@example.com, password "${DEMO_PASSWORD}"; email codes are ${TEST_EMAIL_CODE}.`,
       "",
       "# Your app's .env:",

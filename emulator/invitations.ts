@@ -73,7 +73,7 @@ export function createInvitation(
 /** An invitation to the application (Clerk's `POST /v1/invitations`): its link signs up that address. */
 export function createInstanceInvitation(
   store: Store,
-  input: { email: string; redirectUrl: string | null; expiresInDays?: number },
+  input: { email: string; redirectUrl: string | null; expiresInDays?: number; ignoreExisting?: boolean },
 ): InvitationRecord {
   if (store.emailTaken(input.email)) {
     throw new ApiError(422, "form_identifier_exists", `${input.email} already has an account.`, "email_address");
@@ -81,7 +81,8 @@ export function createInstanceInvitation(
   const pending = store.state.invitations.some(
     (i) => i.orgId === null && i.email === input.email && i.status === "pending" && i.expiresAt > Date.now(),
   );
-  if (pending) {
+  // `ignore_existing`: another invitation for the address all the same.
+  if (pending && !input.ignoreExisting) {
     throw new ApiError(400, "duplicate_record", `${input.email} has already been invited.`, "email_address");
   }
   const t = Date.now();

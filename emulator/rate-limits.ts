@@ -22,6 +22,8 @@ type Rule = {
   path: RegExp;
   limit: number;
   windowMs: number;
+  /** Counted per object, the one the path's captured ids name, rather than for the whole endpoint. */
+  perObject?: boolean;
 };
 
 const SECOND = 1_000;
@@ -49,6 +51,35 @@ export const BACKEND_ENDPOINT_RULES: readonly Rule[] = [
     path: new RegExp(`^/v1/organizations/${ID}/invitations/bulk/?$`),
     limit: 50,
     windowMs: HOUR,
+  },
+];
+
+/**
+ * Clerk's limit on updates to one object: 10 per 10 s to any one user,
+ * organization or organization membership, whichever endpoint makes them (a
+ * user's PATCH and its metadata PATCH share one window). As issue 49 gives it;
+ * see docs/emulator.md.
+ */
+const PER_OBJECT = { limit: 10, windowMs: 10 * SECOND, perObject: true } as const;
+export const OBJECT_UPDATE_RULES: readonly Rule[] = [
+  { name: "Update one user", method: "PATCH", path: new RegExp(`^/v1/users/(${ID})(?:/metadata)?/?$`), ...PER_OBJECT },
+  {
+    name: "Update one organization",
+    method: "PATCH",
+    path: new RegExp(`^/v1/organizations/(${ID})(?:/metadata)?/?$`),
+    ...PER_OBJECT,
+  },
+  {
+    name: "Update one organization",
+    method: "PUT",
+    path: new RegExp(`^/v1/organizations/(${ID})/metadata/?$`),
+    ...PER_OBJECT,
+  },
+  {
+    name: "Update one organization membership",
+    method: "PATCH",
+    path: new RegExp(`^/v1/organizations/(${ID})/memberships/(${ID})(?:/metadata)?/?$`),
+    ...PER_OBJECT,
   },
 ];
 
@@ -118,7 +149,7 @@ function tooManyRequests(rule: Rule, waitMs: number) {
     body: new ApiError(
       429,
       "too_many_requests",
-      `Too many requests: ${rule.name} allows ${rule.limit} requests per ${rule.windowMs >= HOUR ? "hour" : `${rule.windowMs / 1000} seconds`}. Retry after the time in the Retry-After header.`,
+      `Too many requests: ${rule.name} allows ${rule.limit} requests per ${rule.windowMs >= HOUR ? "hour" : `${rule.windowMs / 1000} seconds`}${rule.perObject ? " to the same object" : ""}. Retry after the time in the Retry-After header.`,
     ).toJSON(),
   };
 }
@@ -148,8 +179,11 @@ export function createRateLimiter(options: {
     const method = effectiveMethod(req);
     for (const rule of rules) {
       if (rule.method !== "*" && rule.method !== method) continue;
-      if (!rule.path.test(req.path)) continue;
-      const wait = windows.take(keyOf(rule), rule.limit, rule.windowMs);
+      const match = rule.path.exec(req.path);
+      if (!match) continue;
+      // Per object: the ids in the path are part of the key (one user, one organization, one membership).
+      const key = rule.perObject ? `${keyOf(rule)} ${match.slice(1).join("/")}` : keyOf(rule);
+      const wait = windows.take(key, rule.limit, rule.windowMs);
       if (wait !== null) return tooManyRequests(rule, wait);
     }
     return null;
@@ -170,7 +204,7 @@ export function createRateLimiter(options: {
     },
     backend(req, res, next) {
       if (!instance || JWKS.test(req.path) || req.get("authorization") !== `Bearer ${options.secretKey}`) return next();
-      const refused = check(req, [...BACKEND_ENDPOINT_RULES, instance], (rule) => rule.name);
+      const refused = check(req, [...BACKEND_ENDPOINT_RULES, ...OBJECT_UPDATE_RULES, instance], (rule) => rule.name);
       if (refused) {
         refusedCalls.bapi += 1;
         return answer(res, refused);

@@ -25,6 +25,12 @@ export type UserRecord = {
   publicMetadata: Metadata;
   privateMetadata: Metadata;
   unsafeMetadata: Metadata;
+  /** The user's id in the app's own systems (`external_id`), unique in the instance. */
+  externalId: string | null;
+  /** The user's locale (`locale`, BCP 47), or null. */
+  locale: string | null;
+  /** When the user accepted the legal terms (`legal_accepted_at`). */
+  legalAcceptedAt: number | null;
   createdAt: number;
   updatedAt: number;
   lastSignInAt: number | null;

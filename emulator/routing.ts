@@ -10,6 +10,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly paramName?: string,
+    /** Clerk's `long_message`, where it differs from the short one. */
+    readonly longMessage?: string,
   ) {
     super(message);
   }
@@ -19,7 +21,7 @@ export class ApiError extends Error {
         {
           code: this.code,
           message: this.message,
-          long_message: this.message,
+          long_message: this.longMessage ?? this.message,
           meta: this.paramName ? { param_name: this.paramName } : {},
         },
       ],

@@ -129,6 +129,9 @@ export function newUserFields() {
     publicMetadata: {},
     privateMetadata: {},
     unsafeMetadata: {},
+    externalId: null,
+    locale: null,
+    legalAcceptedAt: null,
     lastSignInAt: null,
   };
 }
@@ -150,6 +153,9 @@ export function upgrade(state: State): State {
     user.publicMetadata ??= {};
     user.privateMetadata ??= {};
     user.unsafeMetadata ??= {};
+    user.externalId ??= null;
+    user.locale ??= null;
+    user.legalAcceptedAt ??= null;
   }
   for (const org of state.organizations) {
     org.imageId ??= null;

@@ -26,6 +26,8 @@ export type StandaloneOptions = {
   /** Mount the control API (`/_emulator/…`: reset, faults, calls, state, ready-made sessions). */
   control: boolean;
   rateLimits: RateLimitMode;
+  /** Milliseconds added before every Backend API answer (a Clerk far away), as local mode's CLERK_EMULATOR_LATENCY_MS. */
+  latencyMs: number;
   tokenTtlSeconds: number;
   applicationName: string;
   /** node_modules folders whose `@clerk/*` packages are served as Clerk's CDN serves them (`/npm/@clerk/…`). */
@@ -87,6 +89,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
     frontendApiUrl: options.proxyUrl?.replace(/\/+$/, "") || undefined,
     allowedOrigins,
     rateLimits: options.rateLimits,
+    backendLatencyMs: options.latencyMs,
     recordDir: options.recordDir,
     webhooks: options.webhookUrl ? { url: options.webhookUrl, secret: webhookSecret } : undefined,
   });

@@ -6,6 +6,8 @@ import { jwks, type SigningKey } from "../tokens";
 import { createBackendContext } from "./context";
 import { registerInvitationRoutes } from "./invitations";
 import { registerOrganizationRoutes } from "./organizations";
+import { withDeclaredBodyFields } from "./body-params";
+import { withDeclaredQueryParams } from "./query-params";
 import { registerSessionRoutes } from "./sessions";
 import { registerUserRoutes } from "./users";
 
@@ -30,7 +32,9 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
       .type("application/json")
       .send(JSON.stringify(new ApiError(401, "authentication_invalid", "Invalid secret key").toJSON()));
   });
-  const route = createRegistrar(router, "bapi", faults);
+  // Each GET takes the query parameters its entry in query-params.ts names, each write the body
+  // fields its entry in body-params.ts keeps or follows; anything else is refused, never ignored.
+  const route = withDeclaredBodyFields(withDeclaredQueryParams(createRegistrar(router, "bapi", faults)));
   const bapi = createBackendContext(store, frontendApiUrl);
 
   route("GET", "/v1/jwks", () => jwks(key));

@@ -4,7 +4,15 @@ import { backendInvitationJSON, instanceInvitationJSON } from "../json";
 import { parseRole } from "../memberships";
 import { ApiError, clampInt, paginate, str } from "../routing";
 import type { InvitationRecord } from "../store";
-import { asList, type BackendContext, type Route } from "./context";
+import { isTrue } from "./body-params";
+import type { BackendContext, Route } from "./context";
+import { filterList, INSTANCE_INVITATION_LIST, orderBy, ORGANIZATION_INVITATION_LIST, page } from "./query-params";
+
+/** Clerk's orders for invitation lists (`order_by`). */
+const invitationOrders: Record<string, (i: InvitationRecord) => string | number> = {
+  created_at: (i) => i.createdAt,
+  email_address: (i) => i.email,
+};
 
 /** Invitations to an organization, and to the application. */
 export function registerInvitationRoutes(route: Route, { store, org, frontendApiUrl }: BackendContext): void {
@@ -13,13 +21,15 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
 
   route("GET", "/v1/organizations/:id/invitations", (req) => {
     const found = org(req);
-    const statuses = asList(req.query.status);
-    const list = store.state.invitations
-      .filter((i) => i.orgId === found.id && (statuses.length === 0 || statuses.includes(i.status)))
-      // Asked for pending ones, an expired invitation is not among them.
-      .filter((i) => !statuses.includes("pending") || i.status !== "pending" || i.expiresAt > Date.now())
-      .map(invitationOut(req));
-    return paginate(list, req.query);
+    const mine = store.state.invitations.filter((i) => i.orgId === found.id);
+    // Asked for pending ones, an expired invitation is not among them (its status is `expired`).
+    const list = orderBy(
+      req,
+      filterList(ORGANIZATION_INVITATION_LIST, req, store, mine),
+      invitationOrders,
+      "created_at",
+    );
+    return paginate(list.map(invitationOut(req)), req.query);
   });
   route("POST", "/v1/organizations/:id/invitations", (req) => {
     const invitation = createInvitation(store, org(req), {
@@ -45,22 +55,16 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
   const instanceInvitationOut = (req: Request) => (inv: InvitationRecord) =>
     instanceInvitationJSON(inv, ticketUrl(frontendApiUrl(req), inv.ticket));
   route("GET", "/v1/invitations", (req) => {
-    const status = str(req.query.status);
-    const query = str(req.query.query)?.trim().toLowerCase() ?? "";
-    const list = store.state.invitations
-      .filter((i) => i.orgId === null)
-      .map(instanceInvitationOut(req))
-      .filter((i) => (!status || i.status === status) && (!query || i.email_address.includes(query)))
-      .sort((a, b) =>
-        str(req.query.order_by) === "created_at" ? a.created_at - b.created_at : b.created_at - a.created_at,
-      );
-    return paginate(list, req.query).data;
+    const mine = store.state.invitations.filter((i) => i.orgId === null);
+    const list = orderBy(req, filterList(INSTANCE_INVITATION_LIST, req, store, mine), invitationOrders, "-created_at");
+    return page(req, list).map(instanceInvitationOut(req));
   });
   route("POST", "/v1/invitations", (req) => {
     const invitation = createInstanceInvitation(store, {
       email: parseEmail(req.body?.email_address),
       redirectUrl: str(req.body?.redirect_url),
       expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
+      ignoreExisting: isTrue(req.body?.ignore_existing),
     });
     return instanceInvitationOut(req)(invitation);
   });

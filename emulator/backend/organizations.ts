@@ -1,38 +1,86 @@
-import { deletedJSON, fullName, membershipJSON, organizationJSON } from "../json";
+import { deletedJSON, membershipJSON, organizationJSON } from "../json";
 import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
 import { mergeMetadata, parseMetadata } from "../metadata";
 import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
-import { ApiError, clampInt, paginate, str } from "../routing";
-import { asList, type BackendContext, type Route } from "./context";
+import { ApiError, paginate, str } from "../routing";
+import type { MembershipRecord, OrgRecord, Store } from "../store";
+import { bodyOf, timeOf } from "./body-params";
+import type { BackendContext, Route } from "./context";
+import { filterList, MEMBERSHIP_LIST, ORGANIZATION_LIST, orderBy } from "./query-params";
+
+/** Clerk's orders for the organizations list (`order_by`). */
+const organizationOrders = (store: Store): Record<string, (o: OrgRecord) => string | number> => ({
+  name: (o) => o.name.toLowerCase(),
+  created_at: (o) => o.createdAt,
+  members_count: (o) => store.membershipsOfOrg(o.id).length,
+});
+
+/** Clerk's orders for an organization's memberships (`order_by`), by the member's details or the membership's age. */
+const membershipOrders = (store: Store): Record<string, (m: MembershipRecord) => string | number | null> => {
+  const user = (m: MembershipRecord) => store.user(m.userId);
+  return {
+    created_at: (m) => m.createdAt,
+    email_address: (m) => user(m)?.email ?? null,
+    first_name: (m) => user(m)?.firstName?.toLowerCase() ?? null,
+    last_name: (m) => user(m)?.lastName?.toLowerCase() ?? null,
+    phone_number: () => null,
+    username: () => null,
+  };
+};
+
+/** The kept fields an organization's create or update gives besides name and slug, checked before anything changes. */
+function organizationFields(body: Record<string, unknown>): Partial<OrgRecord> {
+  const out: Partial<OrgRecord> = {};
+  for (const kind of ["public", "private"] as const) {
+    const value = body[`${kind}_metadata`];
+    if (value !== undefined) out[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+  }
+  if (body.max_allowed_memberships !== undefined) {
+    const max = Number(body.max_allowed_memberships);
+    if (!Number.isInteger(max) || max < 0) {
+      throw new ApiError(
+        422,
+        "form_param_format_invalid",
+        "max_allowed_memberships must be a whole number, 0 or more.",
+        "max_allowed_memberships",
+      );
+    }
+    out.maxAllowedMemberships = Math.min(max, 1_000_000);
+  }
+  if (body.created_at !== undefined) out.createdAt = timeOf(body.created_at, "created_at");
+  return out;
+}
 
 /** Organizations and their memberships. */
 export function registerOrganizationRoutes(route: Route, { store, org }: BackendContext): void {
   route("GET", "/v1/organizations", (req) => {
-    const query = str(req.query.query)?.toLowerCase() ?? "";
-    const list = store.state.organizations
-      .filter((o) => !query || o.name.toLowerCase().includes(query) || (o.slug ?? "").includes(query))
-      .map((o) => organizationJSON(store, o, "bapi"));
-    return paginate(list, req.query);
+    const found = filterList(ORGANIZATION_LIST, req, store, store.state.organizations);
+    const list =
+      req.query.order_by === undefined ? found : orderBy(req, found, organizationOrders(store), "-created_at");
+    return paginate(
+      list.map((o) => organizationJSON(store, o, "bapi")),
+      req.query,
+    );
   });
   route("POST", "/v1/organizations", (req) => {
     const createdBy = str(req.body?.created_by);
     if (createdBy && !store.user(createdBy))
       throw new ApiError(422, "resource_not_found", "created_by user not found", "created_by");
     const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
-    return organizationJSON(store, createOrganizationFor(store, createdBy, input), "bapi");
+    const fields = organizationFields(bodyOf(req.body));
+    const created = createOrganizationFor(store, createdBy, input);
+    Object.assign(created, fields);
+    if (fields.createdAt !== undefined) created.updatedAt = fields.createdAt;
+    store.changed();
+    return organizationJSON(store, created, "bapi");
   });
   route("GET", "/v1/organizations/:id", (req) => organizationJSON(store, org(req), "bapi"));
   route("PATCH", "/v1/organizations/:id", (req) => {
     const found = org(req);
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const body = bodyOf(req.body);
+    const fields = organizationFields(body);
     updateOrganization(store, found, { name: str(body.name), slug: str(body.slug) });
-    for (const kind of ["public", "private"] as const) {
-      const value = body[`${kind}_metadata`];
-      if (value !== undefined) found[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
-    }
-    if (body.max_allowed_memberships !== undefined) {
-      found.maxAllowedMemberships = clampInt(body.max_allowed_memberships, found.maxAllowedMemberships, 0, 1_000_000);
-    }
+    Object.assign(found, fields);
     store.changed();
     return organizationJSON(store, found, "bapi");
   });
@@ -60,22 +108,11 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
 
   route("GET", "/v1/organizations/:id/memberships", (req) => {
     const found = org(req);
-    const query = str(req.query.query)?.trim().toLowerCase() ?? "";
-    const userIds = asList(req.query.user_id);
-    const roles = asList(req.query.role);
-    const list = store
-      .membershipsOfOrg(found.id)
-      .filter((m) => {
-        const user = store.user(m.userId);
-        if (!user) return false;
-        if (userIds.length && !userIds.includes(user.id)) return false;
-        if (roles.length && !roles.includes(m.role)) return false;
-        return !query || user.email.includes(query) || (fullName(user) ?? "").toLowerCase().includes(query);
-      })
-      .sort((a, b) =>
-        str(req.query.order_by) === "-created_at" ? b.createdAt - a.createdAt : a.createdAt - b.createdAt,
-      )
-      .map((m) => membershipJSON(store, m, "bapi"));
+    const members = filterList(MEMBERSHIP_LIST, req, store, store.membershipsOfOrg(found.id));
+    // Oldest first unless asked otherwise (the members page lists them in joining order).
+    const list = orderBy(req, members, membershipOrders(store), "created_at").map((m) =>
+      membershipJSON(store, m, "bapi"),
+    );
     return paginate(list, req.query);
   });
   route("POST", "/v1/organizations/:id/memberships", (req) => {

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createSignInToken, revokeSignInToken, ticketUrl } from "../invitations";
 import { backendSessionJSON, signInTokenJSON } from "../json";
-import { ApiError, clampInt, paginate, str } from "../routing";
+import { ApiError, clampInt, str } from "../routing";
 import type { BackendContext, Route } from "./context";
+import { page, SESSION_LIST, filterList } from "./query-params";
 
 /** How long a testing token lasts: Clerk's last about an hour. */
 const TESTING_TOKEN_TTL_MS = 60 * 60_000;
@@ -35,12 +36,8 @@ export function registerSessionRoutes(route: Route, { store, frontendApiUrl }: B
     if (!userId && !clientId) {
       throw new ApiError(422, "form_param_missing", "Either user_id or client_id is required.", "user_id");
     }
-    const status = str(req.query.status);
-    const list = store.state.sessions
-      .filter((s) => (!userId || s.userId === userId) && (!clientId || s.clientId === clientId))
-      .filter((s) => !status || s.status === status)
-      .sort((a, b) => b.createdAt - a.createdAt);
-    return paginate(list, req.query).data.map(backendSessionJSON);
+    const list = filterList(SESSION_LIST, req, store, store.state.sessions).sort((a, b) => b.createdAt - a.createdAt);
+    return page(req, list).map(backendSessionJSON);
   });
   route("GET", "/v1/sessions/:id", (req) => {
     const session = store.session(String(req.params.id));

@@ -1,60 +1,132 @@
-import type { Request } from "express";
 import { invitationsTo, parseEmail, ticketUrl } from "../invitations";
-import {
-  backendInvitationJSON,
-  deletedJSON,
-  fullName,
-  membershipJSON,
-  publicOrganizationDataJSON,
-  userJSON,
-} from "../json";
+import { backendInvitationJSON, deletedJSON, membershipJSON, publicOrganizationDataJSON, userJSON } from "../json";
 import { mergeMetadata, parseMetadata } from "../metadata";
 import { validateNewPassword } from "../passwords";
-import { ApiError, clampInt, paginate, str } from "../routing";
-import { hashPassword } from "../store";
+import { ApiError, paginate, str } from "../routing";
+import { newId } from "../ids";
+import { hashPassword, type UserRecord } from "../store";
 import { asList, type BackendContext, type Route } from "./context";
+import { bodyOf, isTrue, timeOf } from "./body-params";
+import { filterList, orderBy, page, USER_COUNT, USER_LIST } from "./query-params";
 
 /** Users: list, count, read, create, update (names, primary address, password, metadata), delete. */
 export function registerUserRoutes(
   route: Route,
   { store, userOf, revokeSessionsOf, frontendApiUrl }: BackendContext,
 ): void {
-  const filteredUsers = (req: Request) => {
-    const ids = asList(req.query.user_id);
-    const emails = asList(req.query.email_address).map((e) => e.toLowerCase());
-    const query = str(req.query.query)?.toLowerCase() ?? "";
-    return store.state.users.filter(
-      (u) =>
-        (ids.length === 0 || ids.includes(u.id)) &&
-        (emails.length === 0 || emails.includes(u.email)) &&
-        (!query || u.email.includes(query) || (fullName(u) ?? "").toLowerCase().includes(query)),
-    );
+  /** The kept fields a create or update gives, each checked before anything changes. */
+  const userFields = (body: Record<string, unknown>, user: UserRecord | null): Partial<UserRecord> => {
+    const out: Partial<UserRecord> = {};
+    const name = (value: unknown) => str(value)?.trim().slice(0, 100) || null;
+    if (body.first_name !== undefined) out.firstName = name(body.first_name);
+    if (body.last_name !== undefined) out.lastName = name(body.last_name);
+    if (body.locale !== undefined) out.locale = str(body.locale)?.trim() || null;
+    if (body.external_id !== undefined) {
+      const externalId = str(body.external_id)?.trim() || null;
+      if (externalId && store.state.users.some((u) => u !== user && u.externalId === externalId)) {
+        throw new ApiError(
+          422,
+          "form_identifier_exists",
+          "That external id is taken. Please try another.",
+          "external_id",
+        );
+      }
+      out.externalId = externalId;
+    }
+    if (body.legal_accepted_at !== undefined) {
+      out.legalAcceptedAt =
+        body.legal_accepted_at === null ? null : timeOf(body.legal_accepted_at, "legal_accepted_at");
+    }
+    if (body.created_at !== undefined) out.createdAt = timeOf(body.created_at, "created_at");
+    for (const kind of ["public", "private", "unsafe"] as const) {
+      const value = body[`${kind}_metadata`];
+      if (value !== undefined) out[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+    }
+    return out;
+  };
+
+  // Clerk's orders for the users list (`order_by`, newest first unless asked otherwise).
+  const userOrders: Record<string, (u: UserRecord) => string | number | null> = {
+    created_at: (u) => u.createdAt,
+    updated_at: (u) => u.updatedAt,
+    email_address: (u) => u.email,
+    first_name: (u) => u.firstName?.toLowerCase() ?? null,
+    last_name: (u) => u.lastName?.toLowerCase() ?? null,
+    last_active_at: (u) => u.lastSignInAt,
+    last_sign_in_at: (u) => u.lastSignInAt,
+    // Nobody has one: the order among them stays as created.
+    phone_number: () => null,
+    username: () => null,
+    web3wallet: () => null,
   };
   route("GET", "/v1/users", (req) => {
-    const limit = clampInt(req.query.limit, 10, 1, 500);
-    const offset = clampInt(req.query.offset, 0, 0, 1_000_000);
-    return filteredUsers(req)
-      .slice(offset, offset + limit)
-      .map((u) => userJSON(store, u, "bapi"));
+    let list = orderBy(req, filterList(USER_LIST, req, store, store.state.users), userOrders, "-created_at");
+    const after = str(req.query.starting_after);
+    if (after !== null) {
+      const at = list.findIndex((u) => u.id === after);
+      list = at === -1 ? [] : list.slice(at + 1);
+    }
+    return page(req, list).map((u) => userJSON(store, u, "bapi"));
   });
-  route("GET", "/v1/users/count", (req) => ({ object: "total_count", total_count: filteredUsers(req).length }));
+  route("GET", "/v1/users/count", (req) => ({
+    object: "total_count",
+    total_count: filterList(USER_COUNT, req, store, store.state.users).length,
+  }));
   route("GET", "/v1/users/:id", (req) => userJSON(store, userOf(req), "bapi"));
   route("POST", "/v1/users", (req) => {
-    const email = parseEmail(asList(req.body?.email_address)[0] ?? "", "email_address");
-    if (store.emailTaken(email)) {
-      throw new ApiError(422, "form_identifier_exists", "That email address is taken.", "email_address");
+    const body = bodyOf(req.body);
+    const emails = asList(body.email_address).map((e) => parseEmail(e, "email_address"));
+    if (emails.length === 0) throw new ApiError(422, "form_param_nil", "Enter email address.", "email_address");
+    if (new Set(emails).size !== emails.length) {
+      throw new ApiError(422, "form_param_duplicate", "email_address must not contain duplicates.", "email_address");
     }
-    const password = str(req.body?.password);
-    if (password !== null && password.length < 8 && req.body?.skip_password_checks !== true) {
-      throw new ApiError(422, "form_password_length_too_short", "Passwords must be 8 characters or more.", "password");
+    if (emails.some((e) => store.emailTaken(e))) {
+      throw new ApiError(
+        422,
+        "form_identifier_exists",
+        "That email address is taken. Please try another.",
+        "email_address",
+      );
     }
-    const name = (value: unknown) => str(value)?.trim().slice(0, 100) || null;
+    const statuses = asList(body.email_address_identification_status);
+    if (statuses.length > 0 && statuses.length !== emails.length) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "email_address_identification_status must have one item per email address.",
+        "email_address_identification_status",
+      );
+    }
+    if (statuses.some((s) => s !== "verified")) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "email_address_identification_status",
+        "The emulator creates every address verified: it has no reserved addresses.",
+      );
+    }
+    const password = str(body.password);
+    if (password !== null && !isTrue(body.skip_password_checks)) validateNewPassword(password);
+    const fields = userFields(body, null);
     const user = store.createUser({
-      email,
+      email: emails[0]!,
       passwordHash: password ? hashPassword(password) : null,
-      firstName: name(req.body?.first_name),
-      lastName: name(req.body?.last_name),
+      firstName: fields.firstName ?? null,
+      lastName: fields.lastName ?? null,
     });
+    for (const email of emails.slice(1)) {
+      user.emails.push({
+        id: newId("idn"),
+        email,
+        verified: true,
+        createdAt: user.createdAt,
+        updatedAt: user.createdAt,
+      });
+    }
+    Object.assign(user, fields);
+    if (fields.createdAt !== undefined) user.updatedAt = fields.createdAt;
+    store.changed();
     return userJSON(store, user, "bapi");
   });
   route("DELETE", "/v1/users/:id", (req) => {
@@ -64,10 +136,12 @@ export function registerUserRoutes(
   });
   route("PATCH", "/v1/users/:id", (req) => {
     const user = userOf(req);
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const name = (value: unknown) => str(value)?.trim().slice(0, 100) || null;
-    if (body.first_name !== undefined) user.firstName = name(body.first_name);
-    if (body.last_name !== undefined) user.lastName = name(body.last_name);
+    const body = bodyOf(req.body);
+    const fields = userFields(body, user);
+    const imageId = str(body.profile_image_id);
+    if (imageId !== null && !store.image(imageId)) {
+      throw new ApiError(422, "form_param_value_invalid", "No such image.", "profile_image_id");
+    }
     const primary = str(body.primary_email_address_id);
     if (primary !== null) {
       const email = user.emails.find((e) => e.id === primary && e.verified);
@@ -84,14 +158,15 @@ export function registerUserRoutes(
     }
     const password = str(body.password);
     if (password !== null) {
-      user.passwordHash = hashPassword(body.skip_password_checks === true ? password : validateNewPassword(password));
+      user.passwordHash = hashPassword(isTrue(body.skip_password_checks) ? password : validateNewPassword(password));
       user.passwordUpdatedAt = Date.now();
-      if (body.sign_out_of_other_sessions === true) revokeSessionsOf(user);
+      if (isTrue(body.sign_out_of_other_sessions)) revokeSessionsOf(user);
     }
-    for (const kind of ["public", "private", "unsafe"] as const) {
-      const value = body[`${kind}_metadata`];
-      if (value !== undefined) user[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+    if (imageId !== null && imageId !== user.imageId) {
+      store.deleteImage(user.imageId);
+      user.imageId = imageId;
     }
+    Object.assign(user, fields);
     user.updatedAt = Date.now();
     store.changed();
     return userJSON(store, user, "bapi");

@@ -148,6 +148,24 @@ export function createFrontendContext(options: FrontendApiOptions) {
   /** Answers with the signed-in person's client around `response`. */
   const reply = (req: Request, res: Response, response: unknown) => envelope(req, res, currentClient(req), response);
 
+  /**
+   * The instance is single-session (`single_session_mode` in the environment): Clerk refuses to
+   * start a sign-in or a sign-up on a client that already has an active session, before anything
+   * else (HTTP 400, `session_exists`); clerk-js's <SignIn/> then activates that session instead.
+   */
+  const refuseIfSignedIn = (req: Request) => {
+    const client = currentClient(req);
+    if (client && store.activeSessions(client).length > 0) {
+      throw new ApiError(
+        400,
+        "session_exists",
+        "Session already exists",
+        undefined,
+        "You're currently in single session mode. You can only be signed into one account at a time.",
+      );
+    }
+  };
+
   const finishSignIn = (req: Request, client: ClientRecord, userId: string) => {
     // Single-session mode: a new sign-in replaces any earlier session of this client.
     for (const s of store.activeSessions(client)) store.endSession(s, "removed");
@@ -166,6 +184,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
     sessionOfClient,
     activeSession,
     me,
+    refuseIfSignedIn,
     finishSignIn,
   };
 }

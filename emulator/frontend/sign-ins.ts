@@ -9,9 +9,12 @@ import type { FrontendContext, Route } from "./context";
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
 export const TEST_EMAIL_CODE = "424242";
 
+/** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
+const SIGN_IN_STRATEGIES = ["password", "email_code", "ticket"];
+
 /** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
-  const { store, ensureClient, envelope, finishSignIn } = fapi;
+  const { store, ensureClient, envelope, finishSignIn, refuseIfSignedIn } = fapi;
 
   const attemptPassword = (req: Request, client: ClientRecord, password: string | null) => {
     const signIn = client.signIn;
@@ -36,8 +39,23 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
   };
 
   route("POST", "/v1/client/sign_ins", (req, res) => {
-    const client = ensureClient(req, res);
+    // Clerk's order: the single-session check, then the strategy, then the identifier.
+    refuseIfSignedIn(req);
+    const strategy = str(req.body?.strategy);
+    if (strategy !== null && !SIGN_IN_STRATEGIES.includes(strategy)) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "strategy",
+        `${strategy} does not match one of the allowed values for parameter strategy`,
+      );
+    }
     const identifier = str(req.body?.identifier)?.trim() ?? null;
+    if (identifier === "" && strategy !== "ticket") {
+      throw new ApiError(422, "form_param_nil", "Enter email address.", "identifier");
+    }
+    const client = ensureClient(req, res);
     const now = Date.now();
     client.signIn = {
       id: newId("sia"),
@@ -49,7 +67,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       firstFactorStatus: null,
       createdAt: now,
     };
-    if (str(req.body?.strategy) === "ticket") {
+    if (strategy === "ticket") {
       // An invitation or sign-in link: the ticket alone signs its user in.
       const ticket = usableTicket(store, str(req.body?.ticket));
       const userId = ticketUser(store, ticket);
@@ -68,8 +86,12 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
       client.signIn.userId = user.id;
       client.signIn.status = "needs_first_factor";
-      if (str(req.body?.password) !== null || str(req.body?.strategy) === "password") {
+      if (str(req.body?.password) !== null || strategy === "password") {
         attemptPassword(req, client, str(req.body?.password));
+      } else if (strategy === "email_code") {
+        // Clerk prepares a code factor as part of creating the sign-in (the code is always TEST_EMAIL_CODE).
+        client.signIn.firstFactorStrategy = "email_code";
+        client.signIn.firstFactorStatus = "unverified";
       }
     }
     client.updatedAt = now;

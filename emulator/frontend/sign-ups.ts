@@ -10,7 +10,7 @@ import { TEST_EMAIL_CODE } from "./sign-ins";
 
 /** Signing up: email + password verified by a code, or an invitation's ticket; and the links tickets travel in. */
 export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void {
-  const { store, ensureClient, envelope, finishSignIn } = fapi;
+  const { store, ensureClient, envelope, finishSignIn, refuseIfSignedIn } = fapi;
 
   /** Only an invitation's ticket can sign someone up; a sign-in token's cannot. */
   const invitationTicket = (value: string | null): Extract<Ticket, { kind: "invitation" }> => {
@@ -111,6 +111,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
   };
 
   route("POST", "/v1/client/sign_ups", (req, res) => {
+    refuseIfSignedIn(req);
     const client = ensureClient(req, res);
     client.signUp = {
       id: newId("sua"),

@@ -45,7 +45,7 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
   const common = {
     object: "user",
     id: user.id,
-    external_id: null,
+    external_id: user.externalId,
     username: null,
     first_name: user.firstName,
     last_name: user.lastName,
@@ -79,7 +79,8 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     last_active_at: user.lastSignInAt,
     create_organization_enabled: true,
     delete_self_enabled: true,
-    legal_accepted_at: null,
+    legal_accepted_at: user.legalAcceptedAt,
+    locale: user.locale,
     created_at: user.createdAt,
     updated_at: user.updatedAt,
   };

@@ -1,5 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import express from "express";
+import { createClerkEmulator, type ClerkEmulator, type ClerkEmulatorOptions } from "../../emulator";
 
 /** The local-mode secret key the server made in its data folder (what a Clerk app's CLERK_SECRET_KEY holds). */
 export function emulatorSecretKey(dataDir: string): string {
@@ -131,5 +136,57 @@ export async function newTeam(bapi: ReturnType<typeof backendApi>, { members = 0
     org: { id: org.body.id as string, slug: org.body.slug as string, name: org.body.name as string },
     admin,
     members: others,
+  };
+}
+
+export type InProcessEmulator = {
+  /** Where the emulator is mounted, as in local mode: `<origin>/__clerk/…`. */
+  origin: string;
+  emulator: ClerkEmulator;
+  /** The Backend API with the instance's secret key, as `backendApi` calls it. */
+  bapi: ReturnType<typeof backendApi>;
+  close(): Promise<void>;
+};
+
+/**
+ * The emulator alone, in this process, mounted at `/__clerk` as local mode
+ * mounts it: for tests of the emulator's own answers, without the app. Its
+ * answers are recorded for the contract check like a server's.
+ */
+export async function startInProcessEmulator(
+  options: Partial<Omit<ClerkEmulatorOptions, "dataDir" | "mountPath">> = {},
+): Promise<InProcessEmulator> {
+  const secretKey = options.secretKey ?? `sk_live_emulator_${randomBytes(12).toString("hex")}`;
+  const emulator = createClerkEmulator({
+    issuer: "https://clerk.emulator.invalid",
+    recordDir: process.env.CLERK_EMULATOR_RECORD_DIR || undefined,
+    ...options,
+    dataDir: null,
+    mountPath: "/__clerk",
+    secretKey,
+  });
+  const app = express();
+  app.use("/__clerk/_emulator", emulator.control);
+  app.use("/__clerk", emulator.router);
+  const server = createServer(app);
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const bapi = async (method: string, path: string, body?: Record<string, unknown>) =>
+    reply(
+      await fetch(`${origin}/__clerk/api${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${secretKey}`, "Content-Type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined,
+      }),
+    );
+  return {
+    origin,
+    emulator,
+    bapi,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+      emulator.close();
+    },
   };
 }

@@ -1,0 +1,52 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { createClerkEmulator } from "../../emulator";
+import { BACKEND_BODY_FIELDS, withDeclaredBodyFields } from "../../emulator/backend/body-params";
+
+// The emulator's one table of Backend API body fields
+// (emulator/backend/body-params.ts) against Clerk's OpenAPI description: each
+// write it answers has a rule (kept, followed, or refused with a reason) for
+// every field Clerk documents for it, and no other.
+type Schema = { properties?: Record<string, unknown>; $ref?: string };
+type Operation = { requestBody?: { content: Record<string, { schema: Schema }> } };
+type Spec = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+const spec = parse(
+  readFileSync(resolve(import.meta.dirname, "../contract/clerk-openapi/bapi-2025-11-10.yml"), "utf8"),
+) as Spec;
+
+function documentedFields(method: string, pattern: string): string[] | null {
+  const shape = pattern.replace(/^\/v1/, "").replace(/:[A-Za-z]+/g, "{}");
+  const path = Object.keys(spec.paths).find((p) => p.replace(/\{[^}]+\}/g, "{}") === shape);
+  const operation = path ? spec.paths[path]![method.toLowerCase()] : undefined;
+  if (!operation) return null;
+  const content = operation.requestBody?.content ?? {};
+  let schema = (content["application/json"] ?? Object.values(content)[0])?.schema;
+  if (schema?.$ref) schema = spec.components.schemas[schema.$ref.split("/").pop()!];
+  return Object.keys(schema?.properties ?? {}).sort();
+}
+
+describe("the Backend API's body fields", () => {
+  it.each(Object.entries(BACKEND_BODY_FIELDS))(
+    "%s: a rule for each field Clerk documents, and no other",
+    (key, rules) => {
+      const [method, pattern] = key.split(" ") as [string, string];
+      expect(Object.keys(rules).sort()).toEqual(documentedFields(method, pattern));
+    },
+  );
+
+  it("cover every write the emulator registers: one without an entry cannot start", () => {
+    expect(() =>
+      createClerkEmulator({ dataDir: null, mountPath: "", secretKey: "sk_live_x", issuer: "https://x.invalid" }),
+    ).not.toThrow();
+    const registered: string[] = [];
+    const route = withDeclaredBodyFields((method, pattern) => void registered.push(`${method} ${pattern}`), {
+      "POST /v1/things": { name: "kept" },
+    });
+    route("POST", "/v1/things", () => null);
+    route("GET", "/v1/widgets", () => null);
+    expect(() => route("PATCH", "/v1/things", () => null)).toThrow(/name its body fields/);
+    expect(registered).toEqual(["POST /v1/things", "GET /v1/widgets"]);
+  });
+});
