@@ -173,13 +173,16 @@ export function createCache<Value>({
       const { keepMs: ms, ...stored } = kept(key, value);
       void store.writeIfQuiet(name, key, stored, ms, family.generation).catch(() => false);
     },
+    // This instance's copies go before the store's and again once the store is done: on a Redis
+    // Cluster the store moves generations in several round trips, and a read here between them can
+    // find the old answer still current (the group's generation not yet moved) and keep it.
     forget(key) {
       here.forget(key);
-      deleteInStore(store.delete(name, key));
+      deleteInStore(store.delete(name, key).finally(() => here.forget(key)));
     },
     clear(prefix = "") {
       here.clear(prefix);
-      deleteInStore(store.clear(name, prefix));
+      deleteInStore(store.clear(name, prefix).finally(() => here.clear(prefix)));
     },
     here,
     mark: () => ticks,

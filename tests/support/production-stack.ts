@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicKey } from "node:crypto";
 import { spawnGroup, startRedisServer, stopGroup, waitForPort } from "./process-group";
+import { startRedisCluster, type RedisCluster } from "./redis-cluster";
 import { freePort, startServer, type RunningServer } from "./server";
 import { newWebhookSecret } from "./webhooks";
 
@@ -15,26 +16,37 @@ import { newWebhookSecret } from "./webhooks";
  * what they share (rate limits, Clerk's answers), and a third server in local
  * mode standing in for Clerk (its /__clerk APIs, as the benchmark does), whose
  * webhooks reach the instances through nginx, as Clerk's reach a deployment.
+ * Or, given `{ instances, redis: "cluster" }`, more instances sharing a Redis
+ * Cluster (REDIS_CLUSTER_URLS) of three primaries and their replicas.
  */
 export const PUBLIC_HOST = "teamwork.test";
 
-export type ProductionStack = {
+/** What a stack is, whichever Redis its instances share. */
+type Stack = {
   /** `https://teamwork.test:<port>`: what the browser and PUBLIC_ORIGIN use. */
   origin: string;
   nginxPort: number;
-  redisUrl: string;
   /** The signing secret of the instances' webhook endpoint, which the stand-in for Clerk signs with. */
   webhookSecret: string;
   clerk: RunningServer;
-  instances: [RunningServer, RunningServer];
+  /** The instances behind nginx, in its round robin's order (two at the least). */
+  instances: [RunningServer, RunningServer, ...RunningServer[]];
   /** Each instance's metrics listener (METRICS_PORT, on loopback), in the order of `instances`. */
-  metricsPorts: [number, number];
-  stopRedis(): Promise<void>;
-  startRedis(): Promise<void>;
+  metricsPorts: [number, number, ...number[]];
   stop(): Promise<void>;
 };
 
-function nginxConfig(dir: string, ports: { nginx: number; hooks: number; clerk: number; a: number; b: number }) {
+/** Two instances sharing one redis-server (REDIS_URL). */
+export type ProductionStack = Stack & {
+  redisUrl: string;
+  stopRedis(): Promise<void>;
+  startRedis(): Promise<void>;
+};
+
+/** Instances sharing a Redis Cluster (REDIS_CLUSTER_URLS), which a test may fail nodes of. */
+export type ClusterProductionStack = Stack & { cluster: RedisCluster };
+
+function nginxConfig(dir: string, ports: { nginx: number; hooks: number; clerk: number; instances: number[] }) {
   return `
 worker_processes 1;
 pid ${dir}/nginx.pid;
@@ -47,7 +59,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream teamwork { server 127.0.0.1:${ports.a}; server 127.0.0.1:${ports.b}; }
+  upstream teamwork { ${ports.instances.map((port) => `server 127.0.0.1:${port};`).join(" ")} }
   server {
     listen 127.0.0.1:${ports.nginx} ssl;
     server_name ${PUBLIC_HOST};
@@ -84,7 +96,13 @@ http {
 `;
 }
 
-export async function startProductionStack(): Promise<ProductionStack> {
+export function startProductionStack(): Promise<ProductionStack>;
+export function startProductionStack(options: { instances: number; redis: "cluster" }): Promise<ClusterProductionStack>;
+export async function startProductionStack({
+  instances: count = 2,
+  redis: kind = "single",
+}: { instances?: number; redis?: "single" | "cluster" } = {}): Promise<ProductionStack | ClusterProductionStack> {
+  if (count < 2) throw new Error("a production stack has two instances at the least");
   const dir = mkdtempSync(join(tmpdir(), "teamwork-prod-"));
   // nginx's workers (nobody) write their temp files here.
   chmodSync(dir, 0o777);
@@ -110,11 +128,12 @@ export async function startProductionStack(): Promise<ProductionStack> {
     { stdio: "ignore" },
   );
 
-  const ports = { nginx: await freePort(), hooks: await freePort(), clerk: 0, a: 0, b: 0 };
+  const ports = { nginx: await freePort(), hooks: await freePort(), clerk: 0, instances: [] as number[] };
   const webhookSecret = newWebhookSecret();
   const origin = `https://${PUBLIC_HOST}:${ports.nginx}`;
 
-  const redis = await startRedisServer();
+  const redis = kind === "single" ? await startRedisServer() : null;
+  const cluster = kind === "cluster" ? await startRedisCluster() : null;
 
   const clerk = await startServer({
     LOG_LEVEL: "silent",
@@ -136,37 +155,42 @@ export async function startProductionStack(): Promise<ProductionStack> {
     PUBLIC_ORIGIN: origin,
     // Exactly the proxy: a client on another loopback address is a client.
     TRUST_PROXY: "127.0.0.1",
-    REDIS_URL: redis.url,
+    ...(redis ? { REDIS_URL: redis.url } : { REDIS_CLUSTER_URLS: cluster!.urls.join(",") }),
     CLERK_WEBHOOK_SIGNING_SECRET: webhookSecret,
     RATE_LIMIT_SCALE: "1",
     HOST: "127.0.0.1",
   };
-  const metricsPorts: [number, number] = [await freePort(), await freePort()];
-  while (metricsPorts[1] === metricsPorts[0]) metricsPorts[1] = await freePort();
+  const chosen = new Set<number>();
+  while (chosen.size < count) chosen.add(await freePort());
+  const metricsPorts = [...chosen] as Stack["metricsPorts"];
   const instances = (await Promise.all(
     metricsPorts.map((port) => startServer({ ...keysEnv, METRICS_PORT: String(port) })),
-  )) as [RunningServer, RunningServer];
-  [ports.a, ports.b] = [instances[0].port, instances[1].port];
+  )) as Stack["instances"];
+  ports.instances = instances.map((instance) => instance.port);
 
   writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, ports));
   const nginx = spawnGroup("nginx", ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], dir);
   await waitForPort(ports.nginx, "nginx");
 
-  return {
+  const stack: Stack = {
     origin,
     nginxPort: ports.nginx,
-    redisUrl: redis.url,
     webhookSecret,
     clerk,
     instances,
     metricsPorts,
-    stopRedis: () => redis.stop("SIGKILL"),
-    startRedis: () => redis.start(),
     async stop() {
       await stopGroup(nginx, "SIGQUIT");
       await Promise.all([...instances.map((i) => i.stop()), clerk.stop()]);
-      await redis.stop();
+      await (redis ?? cluster)!.stop();
     },
+  };
+  if (cluster) return { ...stack, cluster };
+  return {
+    ...stack,
+    redisUrl: redis!.url,
+    stopRedis: () => redis!.stop("SIGKILL"),
+    startRedis: () => redis!.start(),
   };
 }
 
@@ -176,7 +200,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
  * can be told apart from nginx's), trusting the test certificate.
  */
 export function publicRequest(
-  stack: ProductionStack,
+  stack: Pick<Stack, "nginxPort">,
   path: string,
   options: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
