@@ -66,6 +66,12 @@ export type CallOptions = {
   log?: (fields: LogFields) => void;
   /** Each attempt's outcome, for metrics (not called for errors that are not upstream failures). */
   onAttempt?: (outcome: AttemptOutcome, seconds: number | null) => void;
+  /**
+   * Asked before every attempt, retries included (each is a call the upstream
+   * counts): throws `UpstreamUnavailableError` to make none (the fleet's
+   * budget of Clerk calls is spent), which ends the call at once, unretried.
+   */
+  beforeAttempt?: () => Promise<void>;
 };
 
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
@@ -138,6 +144,17 @@ export async function callUpstream<T>(
       log({ upstream, attempt: n, status: "deadline", duration_ms: 0, outcome: "give-up" });
       onAttempt("gave_up", null);
       throw giveUp(n - 1);
+    }
+    if (options.beforeAttempt) {
+      try {
+        await options.beforeAttempt();
+      } catch (error) {
+        if (error instanceof UpstreamUnavailableError) {
+          log({ upstream, attempt: n, status: "over-budget", duration_ms: 0, outcome: "give-up" });
+          onAttempt("over_budget", null);
+        }
+        throw error;
+      }
     }
     const started = now();
     try {
