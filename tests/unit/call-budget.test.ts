@@ -4,9 +4,11 @@ import {
   countsAgainstClerk,
   createCallBudget,
   memoryWindow,
+  type CallBudget,
   type SharedCallWindow,
 } from "~/lib/upstream/call-budget.server";
 import { callUpstream, UpstreamUnavailableError } from "~/lib/upstream/policy.server";
+import { overBudget } from "~/lib/upstream/request-scope.server";
 import type { AttemptOutcome } from "~/lib/metrics.server";
 
 // The fleet's budget of Clerk calls (app/lib/upstream/call-budget.server.ts),
@@ -19,10 +21,10 @@ function clock(start = 1_000_000) {
 
 const READ = "clerk.organizations.getOrganization";
 
-/** What `take` did: "ok", or the Retry-After (s) of the 503 it threw. */
-async function outcome(take: Promise<void>): Promise<"ok" | number> {
+/** What an attempt at `upstream` met: "ok" (a call taken), or the Retry-After (s) of the 503 it is refused with. */
+async function outcome(budget: CallBudget, upstream = READ): Promise<"ok" | number> {
   try {
-    await take;
+    await overBudget({ clerkBudget: budget }, upstream);
     return "ok";
   } catch (error) {
     expect(error).toBeInstanceOf(UpstreamUnavailableError);
@@ -69,20 +71,20 @@ describe("createCallBudget", () => {
   it("past the budget throws the catalogue's 503 error with Retry-After until a call is free, then lets calls go again", async () => {
     const time = clock();
     const budget = createCallBudget({ limit: 2, now: time.now });
-    expect(await outcome(budget.take(READ))).toBe("ok");
+    expect(await outcome(budget)).toBe("ok");
     time.advance(3_000);
-    expect(await outcome(budget.take(READ))).toBe("ok");
+    expect(await outcome(budget)).toBe("ok");
     time.advance(1_000);
     // The oldest leaves the window 6 s from now.
-    expect(await outcome(budget.take(READ))).toBe(6);
-    expect(await outcome(budget.take("clerk.users.getUserList"))).toBe(6);
+    expect(await outcome(budget)).toBe(6);
+    expect(await outcome(budget, "clerk.users.getUserList")).toBe(6);
     // The JWKS is never refused (session checks need it).
-    expect(await outcome(budget.take("clerk.jwks.getJwks"))).toBe("ok");
+    expect(await outcome(budget, "clerk.jwks.getJwks")).toBe("ok");
     time.advance(5_500);
-    expect(await outcome(budget.take(READ))).toBe(1);
+    expect(await outcome(budget)).toBe(1);
     time.advance(500);
-    expect(await outcome(budget.take(READ))).toBe("ok");
-    expect(await outcome(budget.take(READ))).toBe(3);
+    expect(await outcome(budget)).toBe("ok");
+    expect(await outcome(budget)).toBe(3);
   });
 
   it("counts in the shared window, and once it is spent asks it nothing more until a call can be free", async () => {
@@ -93,16 +95,16 @@ describe("createCallBudget", () => {
     // Two instances of one fleet: what one spends, the other cannot.
     const a = createCallBudget({ limit: 3, shared, now: time.now });
     const b = createCallBudget({ limit: 3, shared, now: time.now });
-    expect(await outcome(a.take(READ))).toBe("ok");
-    expect(await outcome(a.take(READ))).toBe("ok");
-    expect(await outcome(b.take(READ))).toBe("ok");
-    expect(await outcome(b.take(READ))).toBe(10);
+    expect(await outcome(a)).toBe("ok");
+    expect(await outcome(a)).toBe("ok");
+    expect(await outcome(b)).toBe("ok");
+    expect(await outcome(b)).toBe(10);
     expect(asked).toHaveLength(4);
     // Spent: b's next attempts are refused without a round trip (a page of several reads, a burst of pages).
-    for (let i = 0; i < 20; i++) expect(await outcome(b.take(READ))).toBe(10);
+    for (let i = 0; i < 20; i++) expect(await outcome(b)).toBe(10);
     expect(asked).toHaveLength(4);
     time.advance(10_000);
-    expect(await outcome(b.take(READ))).toBe("ok");
+    expect(await outcome(b)).toBe("ok");
     expect(asked).toHaveLength(5);
   });
 
@@ -119,17 +121,17 @@ describe("createCallBudget", () => {
             : new Promise(() => undefined),
     };
     const budget = createCallBudget({ limit: 2, shared, now: time.now, sharedTimeoutMs: 20 });
-    expect(await outcome(budget.take(READ))).toBe("ok");
+    expect(await outcome(budget)).toBe("ok");
     state = "slow";
-    expect(await outcome(budget.take(READ))).toBe("ok");
+    expect(await outcome(budget)).toBe("ok");
     // This process's own two calls spend its budget: the third is refused, not made.
-    expect(await outcome(budget.take(READ))).toBe(10);
+    expect(await outcome(budget)).toBe(10);
     time.advance(10_000);
     state = "up";
-    expect(await outcome(budget.take(READ))).toBe("ok");
-    expect(await outcome(budget.take(READ))).toBe("ok");
+    expect(await outcome(budget)).toBe("ok");
+    expect(await outcome(budget)).toBe("ok");
     // The shared window has room for 100; the process's own count no longer decides.
-    expect(await outcome(budget.take(READ))).toBe("ok");
+    expect(await outcome(budget)).toBe("ok");
   });
 });
 
@@ -144,7 +146,7 @@ describe("the policy with a budget", () => {
       sleep: async (ms: number) => void time.advance(ms),
       random: () => 0,
       log: () => undefined,
-      beforeAttempt: () => budget.take(READ),
+      beforeAttempt: () => overBudget({ clerkBudget: budget }, READ),
       onAttempt: (o: AttemptOutcome) => void outcomes.push(o),
     };
     const failing = async () => {

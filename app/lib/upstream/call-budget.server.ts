@@ -1,5 +1,4 @@
 import { logEvent } from "../log.server";
-import { UpstreamUnavailableError } from "./policy.server";
 
 /**
  * The fleet's budget of Clerk Backend API calls. Clerk allows an application
@@ -12,8 +11,13 @@ import { UpstreamUnavailableError } from "./policy.server";
  * (when the oldest call leaves the window) and Clerk is not asked.
  */
 export type CallBudget = {
-  /** Takes one call for an attempt at `upstream`; throws UpstreamUnavailableError when none is left. */
-  take(upstream: string): Promise<void>;
+  /**
+   * Takes one call for an attempt at `upstream`: 0, or (none left, nothing
+   * taken) the ms until one is free. A number, not an error: server.ts's
+   * bundle and the app's each hold a copy of the error classes, so the
+   * app's code throws (request-scope.server's `overBudget`).
+   */
+  take(upstream: string): Promise<number>;
 };
 
 /** Clerk's Backend API limit per window for the instance a publishable key belongs to (Clerk's "System limits"). */
@@ -135,19 +139,18 @@ export function createCallBudget({
 
   return {
     async take(upstream) {
-      if (!countsAgainstClerk(upstream)) return;
+      if (!countsAgainstClerk(upstream)) return 0;
       const at = now();
-      let wait = spentUntil > at ? spentUntil - at : 0;
-      if (wait === 0) {
-        wait = shared ? await fromShared(at) : local.take(at);
-        if (wait === 0) return;
+      if (spentUntil > at) return spentUntil - at;
+      const wait = shared ? await fromShared(at) : local.take(at);
+      if (wait > 0) {
         spentUntil = at + wait;
         logEvent("upstream_budget", { upstream, limit, seconds: Math.ceil(wait / 1000) });
       }
-      throw new UpstreamUnavailableError(upstream, 0, Math.max(1, Math.ceil(wait / 1000)));
+      return wait;
     },
   };
 }
 
 /** No budget (local mode): every attempt may go. */
-export const UNLIMITED: CallBudget = { take: async () => undefined };
+export const UNLIMITED: CallBudget = { take: async () => 0 };

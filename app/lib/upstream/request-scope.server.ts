@@ -49,11 +49,20 @@ async function unlessHeldBack<T>(
   }
 }
 
-/** Each attempt counted in the metrics, and first taken from the fleet's budget of Clerk calls (retries are calls too). */
+/**
+ * An attempt's call taken from the fleet's budget of Clerk calls, or, when
+ * none is left, the 503's error with Retry-After: when one is free again.
+ */
+export async function overBudget(context: Pick<ScopedContext, "clerkBudget">, upstream: string): Promise<void> {
+  const waitMs = await context.clerkBudget.take(upstream);
+  if (waitMs > 0) throw new UpstreamUnavailableError(upstream, 0, Math.max(1, Math.ceil(waitMs / 1000)));
+}
+
+/** Each attempt counted in the metrics, and first taken from the budget (retries are calls too). */
 const counted = (context: Pick<ScopedContext, "metrics" | "clerkBudget">, upstream: string) => ({
   onAttempt: (outcome: AttemptOutcome, seconds: number | null) =>
     context.metrics.upstreamAttempt(upstream, outcome, seconds),
-  beforeAttempt: () => context.clerkBudget.take(upstream),
+  beforeAttempt: () => overBudget(context, upstream),
 });
 
 export const UNAVAILABLE_MESSAGE = "This service is temporarily unavailable. Please try again in a moment.";
