@@ -1,5 +1,6 @@
 import { logEvent, type LogFields } from "../log.server";
 import type { AttemptOutcome } from "../metrics.server";
+import { waiterCopy } from "../waiter-copy.server";
 
 /**
  * How every server-side call to another service behaves. One policy, here:
@@ -218,6 +219,6 @@ export function createDeduper() {
       promise = run();
       inflight.set(key, promise);
     }
-    return promise;
+    return waiterCopy(promise);
   };
 }
