@@ -10,7 +10,12 @@ import { NO_METRICS } from "../app/lib/metrics.server";
 import { createOrgCaches } from "../app/lib/orgs/org-caches.server";
 import { memoryStore } from "../app/lib/shared-cache.server";
 import { createThemeStore } from "../app/lib/theme/theme.server";
-import { clerkCallsPer10s, CLERK_LIMIT, createCallBudget, UNLIMITED } from "../app/lib/upstream/call-budget.server";
+import {
+  BUDGET_WINDOW_MS,
+  clerkCallsPer10s,
+  createCallBudget,
+  UNLIMITED,
+} from "../app/lib/upstream/call-budget.server";
 import { readUpstreamOutsidePages } from "../app/lib/upstream/request-scope.server";
 import { redisCallWindow } from "./clerk-call-budget";
 import { createCoordination } from "./coordination";
@@ -41,7 +46,7 @@ export function createServices(env: Env) {
       ? UNLIMITED
       : createCallBudget({
           limit: budget,
-          shared: redis ? redisCallWindow(redis, budget, CLERK_LIMIT.windowMs) : null,
+          shared: redis ? redisCallWindow(redis, budget, BUDGET_WINDOW_MS) : null,
         });
   const counted = { backoff: coordination.backoff, metrics: metrics?.app ?? NO_METRICS, clerkBudget };
   if (!env.CLERK_JWT_KEY && !isLocalEmulator(env)) {

@@ -8,7 +8,7 @@ import { emulatorCookie } from "../support/session";
 
 // The fleet's budget of Clerk calls, over real HTTP: two instances in keys
 // mode share one redis-server and one budget of 6 calls per 10 s
-// (CLERK_API_CALLS_PER_10S); a local-mode server stands in for Clerk and
+// (CLERK_API_CALLS_PER_10S, counted over 11 s); a local-mode server stands in for Clerk and
 // counts what reaches it. New organizations, so every first view is cold
 // (its profile and newest members: two calls), as after a deploy.
 const BUDGET = 6;
@@ -74,7 +74,8 @@ describe("the fleet's budget of Clerk calls", () => {
     expect(refused.status).toBe(503);
     const retryAfter = Number(refused.retryAfter);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(10);
+    // The window is Clerk's 10 s and a second's allowance for a call's way there.
+    expect(retryAfter).toBeLessThanOrEqual(11);
     expect(refused.html).toContain("temporarily unavailable");
     // A page's data request (JavaScript on) gets the same answer, and repeating it calls nothing.
     const data = await fetch(`${b.origin}${people[5]!.home}.data`, { headers: { Cookie: people[5]!.cookie } });

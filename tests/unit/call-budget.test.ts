@@ -53,6 +53,19 @@ describe("the budget's size", () => {
   });
 });
 
+describe("the budget's window", () => {
+  it("is Clerk's 10 s and a second: a call that reaches Clerk up to a second after it was counted still stays within the budget", async () => {
+    const time = clock();
+    const budget = createCallBudget({ limit: 1, now: time.now });
+    expect(await outcome(budget)).toBe("ok");
+    time.advance(10_000);
+    // Counted at 0 but arriving at up to 1 s: Clerk's window from 0.5 s to 10.5 s may still hold it.
+    expect(await outcome(budget)).toBe(1);
+    time.advance(1_000);
+    expect(await outcome(budget)).toBe("ok");
+  });
+});
+
 describe("the sliding window", () => {
   it("allows `limit` calls in any window, frees each exactly when it leaves, and never more across a window's edge", () => {
     const window = memoryWindow(3, 10_000);
@@ -70,7 +83,7 @@ describe("the sliding window", () => {
 describe("createCallBudget", () => {
   it("past the budget throws the catalogue's 503 error with Retry-After until a call is free, then lets calls go again", async () => {
     const time = clock();
-    const budget = createCallBudget({ limit: 2, now: time.now });
+    const budget = createCallBudget({ limit: 2, windowMs: 10_000, now: time.now });
     expect(await outcome(budget)).toBe("ok");
     time.advance(3_000);
     expect(await outcome(budget)).toBe("ok");
@@ -93,8 +106,8 @@ describe("createCallBudget", () => {
     const fleet = memoryWindow(3, 10_000);
     const shared: SharedCallWindow = { take: async (now) => (asked.push(now), fleet.take(now)) };
     // Two instances of one fleet: what one spends, the other cannot.
-    const a = createCallBudget({ limit: 3, shared, now: time.now });
-    const b = createCallBudget({ limit: 3, shared, now: time.now });
+    const a = createCallBudget({ limit: 3, windowMs: 10_000, shared, now: time.now });
+    const b = createCallBudget({ limit: 3, windowMs: 10_000, shared, now: time.now });
     expect(await outcome(a)).toBe("ok");
     expect(await outcome(a)).toBe("ok");
     expect(await outcome(b)).toBe("ok");
@@ -120,7 +133,7 @@ describe("createCallBudget", () => {
             ? Promise.reject(new Error("Connection is closed."))
             : new Promise(() => undefined),
     };
-    const budget = createCallBudget({ limit: 2, shared, now: time.now, sharedTimeoutMs: 20 });
+    const budget = createCallBudget({ limit: 2, windowMs: 10_000, shared, now: time.now, sharedTimeoutMs: 20 });
     expect(await outcome(budget)).toBe("ok");
     state = "slow";
     expect(await outcome(budget)).toBe("ok");
@@ -138,7 +151,7 @@ describe("createCallBudget", () => {
 describe("the policy with a budget", () => {
   it("takes one call per attempt, retries included, and a refusal ends the call unretried, with no attempt made", async () => {
     const time = clock();
-    const budget = createCallBudget({ limit: 3, now: time.now });
+    const budget = createCallBudget({ limit: 3, windowMs: 10_000, now: time.now });
     let attempts = 0;
     const outcomes: AttemptOutcome[] = [];
     const options = {
