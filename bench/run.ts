@@ -22,6 +22,7 @@ import { devLoopPhase } from "./dev-loop";
 import { buildApp, buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "./fleet";
 import { CONNECTIONS, loadPhase, printLoad } from "./load";
 import { memoryRows, memoryRuns } from "./memory";
+import { pageRows, pagesPhase } from "./pages";
 import { clerkKeys, COMMON_ENV, start, stopAll, url, waitFor } from "./servers";
 import { coldPhase, latencyPhase, printCold, printLatency } from "./ttfb";
 
@@ -75,6 +76,15 @@ async function main() {
   if (process.argv.slice(2).join(" ") === "--only budget") {
     buildApp();
     return budgetPhase();
+  }
+  // `npm run bench -- --only pages`: each page's CPU per request on one instance (docs/scaling.md).
+  if (process.argv.slice(2).join(" ") === "--only pages") {
+    buildApp();
+    console.log("Each page's CPU per request, one instance as npm start runs it…");
+    const pages = await pagesPhase();
+    stopAll();
+    for (const row of pageRows(pages)) console.log(row);
+    return;
   }
   buildApps();
   const fleet = await startFleet();
