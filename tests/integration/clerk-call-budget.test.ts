@@ -95,4 +95,37 @@ describe("the fleet's budget of Clerk calls", () => {
     expect((await clerkCalls()) - before).toBeGreaterThan(BUDGET);
     expect((await clerkCalls()) - before).toBeLessThanOrEqual(2 * BUDGET);
   }, 60_000);
+
+  it("with Redis away, is counted per process: each instance spends a budget of its own, and answers 503 past it, never 500", async () => {
+    const teams = await Promise.all(Array.from({ length: 8 }, () => newTeam(bapi)));
+    const people = await Promise.all(
+      teams.map(async (team) => ({
+        home: `/orgs/${team.org.slug}`,
+        cookie: await emulatorCookie(clerk.origin, team.admin.email, team.org.id),
+      })),
+    );
+    await redis.stop();
+    const before = await clerkCalls();
+    const statuses = { a: [] as number[], b: [] as number[] };
+    for (const [server, group, seen] of [
+      [a, people.slice(0, 4), statuses.a],
+      [b, people.slice(4), statuses.b],
+    ] as const) {
+      for (const person of group) {
+        const page = await view(server, person.home, person.cookie);
+        seen.push(page.status);
+        if (page.status === 503) expect(Number(page.retryAfter)).toBeGreaterThanOrEqual(1);
+      }
+    }
+    for (const seen of [statuses.a, statuses.b]) {
+      expect(seen[0]).toBe(200);
+      expect(seen).toContain(503);
+      expect(seen.every((status) => status === 200 || status === 503)).toBe(true);
+    }
+    // More than the fleet's budget (neither knows what the other spent), none past an instance's own.
+    const calls = (await clerkCalls()) - before;
+    expect(calls).toBeGreaterThan(BUDGET);
+    expect(calls).toBeLessThanOrEqual(2 * BUDGET);
+    expect(a.output()).toContain("counted per process until it is back");
+  }, 60_000);
 });
