@@ -8,12 +8,21 @@
  * then, with those servers stopped, their tables are printed; Clerk's budget
  * and the dev loop start servers of their own and print as they end.
  */
-import { BUDGET_HEADER, budgetRows, budgetRun, refreshCost, VIEWS_PER_SECOND, warmUpLines } from "./budget";
+import {
+  BUDGET_HEADER,
+  budgetRows,
+  budgetRun,
+  coldStartLines,
+  redisLines,
+  refreshCost,
+  VIEWS_PER_SECOND,
+} from "./budget";
 import { browserPhase, printPages } from "./browser";
 import { devLoopPhase } from "./dev-loop";
 import { buildApp, buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "./fleet";
 import { CONNECTIONS, loadPhase, printLoad } from "./load";
 import { memoryRows, memoryRuns } from "./memory";
+import { pageRows, pagesPhase } from "./pages";
 import { clerkKeys, COMMON_ENV, start, stopAll, url, waitFor } from "./servers";
 import { coldPhase, latencyPhase, printCold, printLatency } from "./ttfb";
 
@@ -32,10 +41,14 @@ async function memoryPhase({ clerk, memoryApps }: Fleet) {
   return memoryRows(runs, targets[0]!, targets[1]!);
 }
 
-/** Clerk's budget: two runs on servers of their own, with Clerk's webhooks and without. */
+/**
+ * Clerk's budget: ten instances sharing Redis (on this machine: the figure is
+ * calls per view), with Clerk's webhooks and without, then the two instances
+ * of the runs before (docs/performance.md), for comparison.
+ */
 async function budgetPhase() {
   console.log(
-    `\nClerk's budget: two instances sharing Redis, 200 people in 20 organizations browsing for 30 s at ${VIEWS_PER_SECOND} views a second…`,
+    `\nClerk's budget: 10 instances, then 2, sharing Redis; 200 people in 20 organizations browsing for 30 s at ${VIEWS_PER_SECOND} views a second…`,
   );
   const servers = {
     startServer: (name: string, env: Record<string, string>) =>
@@ -43,11 +56,19 @@ async function budgetPhase() {
     waitFor,
     clerkKeys,
   };
-  const budget = [await budgetRun(servers, true, 4720), await budgetRun(servers, false, 4730)];
+  const budget = [];
+  for (const options of [
+    { instances: 10, webhooks: true, basePort: 4740 },
+    { instances: 10, webhooks: false, basePort: 4760 },
+    { instances: 2, webhooks: true, basePort: 4720 },
+    { instances: 2, webhooks: false, basePort: 4730 },
+  ]) {
+    budget.push(await budgetRun(servers, options));
+  }
   console.log("");
   for (const row of [...BUDGET_HEADER, ...budgetRows(budget)]) console.log(row);
   console.log(`\n${refreshCost(budget[0]!)}`);
-  for (const line of warmUpLines(budget)) console.log(line);
+  for (const line of [...coldStartLines(budget), ...redisLines(budget)]) console.log(line);
 }
 
 async function main() {
@@ -55,6 +76,15 @@ async function main() {
   if (process.argv.slice(2).join(" ") === "--only budget") {
     buildApp();
     return budgetPhase();
+  }
+  // `npm run bench -- --only pages`: each page's CPU per request on one instance (docs/scaling.md).
+  if (process.argv.slice(2).join(" ") === "--only pages") {
+    buildApp();
+    console.log("Each page's CPU per request, one instance as npm start runs it…");
+    const pages = await pagesPhase();
+    stopAll();
+    for (const row of pageRows(pages)) console.log(row);
+    return;
   }
   buildApps();
   const fleet = await startFleet();

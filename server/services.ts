@@ -10,7 +10,14 @@ import { NO_METRICS } from "../app/lib/metrics.server";
 import { createOrgCaches } from "../app/lib/orgs/org-caches.server";
 import { memoryStore } from "../app/lib/shared-cache.server";
 import { createThemeStore } from "../app/lib/theme/theme.server";
+import {
+  BUDGET_WINDOW_MS,
+  clerkCallsPer10s,
+  createCallBudget,
+  UNLIMITED,
+} from "../app/lib/upstream/call-budget.server";
 import { readUpstreamOutsidePages } from "../app/lib/upstream/request-scope.server";
+import { redisCallWindow } from "./clerk-call-budget";
 import { createCoordination } from "./coordination";
 import { createMetrics } from "./metrics";
 import { redisCacheStore } from "./redis-cache-store";
@@ -33,7 +40,15 @@ export function createServices(env: Env) {
   });
   const coordination = createCoordination(orgs, redis && redisAt ? { client: redis, config: redisAt } : null);
   const clerk = createClerkBackend(env);
-  const counted = { backoff: coordination.backoff, metrics: metrics?.app ?? NO_METRICS };
+  const budget = clerkCallsPer10s(env);
+  const clerkBudget =
+    budget === null
+      ? UNLIMITED
+      : createCallBudget({
+          limit: budget,
+          shared: redis ? redisCallWindow(redis, budget, BUDGET_WINDOW_MS) : null,
+        });
+  const counted = { backoff: coordination.backoff, metrics: metrics?.app ?? NO_METRICS, clerkBudget };
   if (!env.CLERK_JWT_KEY && !isLocalEmulator(env)) {
     logEvent("warning", {
       component: "clerk",
@@ -56,6 +71,7 @@ export function createServices(env: Env) {
     rateLimiter: createRateLimiter({ scale: env.RATE_LIMIT_SCALE, redis }),
     orgs,
     backoff: counted.backoff,
+    clerkBudget,
     theme: createThemeStore({ secret: env.SESSION_SECRET, secure: isProduction(env) }),
   };
   return {

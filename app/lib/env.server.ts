@@ -92,6 +92,14 @@ const EnvSchema = z
       .string()
       .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, "must be the endpoint's signing secret (whsec_…)")
       .optional(),
+    // The fleet's Clerk Backend API calls per 10 s (app/lib/upstream/call-budget.server.ts): by default
+    // 90% of Clerk's limit for the key (1,000 for pk_live_, 100 for pk_test_), none in local mode.
+    CLERK_API_CALLS_PER_10S: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(100_000, "must be at most 100000")
+      .optional(),
     CLERK_EMULATOR_CONTROL: z.enum(["1"]).optional(),
     METRICS_PORT: z.coerce.number().int("must be a whole number").min(1).max(65535).optional(),
     METRICS_HOST: z.string().min(1).default("127.0.0.1"),

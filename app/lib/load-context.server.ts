@@ -8,6 +8,7 @@ import { createServerTiming, type ServerTiming } from "./http/server-timing.serv
 import type { OrgCaches } from "./orgs/org-caches.server";
 import type { ThemeStore } from "./theme/theme.server";
 import type { Backoff } from "./upstream/backoff.server";
+import type { CallBudget } from "./upstream/call-budget.server";
 import { createUpstreamScope, type UpstreamScope } from "./upstream/request-scope.server";
 
 /**
@@ -26,6 +27,8 @@ export type AppServices = {
   orgs: OrgCaches;
   /** Upstream endpoints that answered 429, held back until their Retry-After (on every instance). */
   backoff: Backoff;
+  /** The fleet's Clerk Backend API calls per 10 s, one taken before each attempt (in Redis when there is one). */
+  clerkBudget: CallBudget;
   theme: ThemeStore;
   /**
    * Test servers only (local mode with the emulator's control API on): the

@@ -1,3 +1,5 @@
+import { waiterCopy } from "./waiter-copy.server";
+
 /**
  * Answers kept a few seconds per key (a user id, an organization id): a
  * document load and the browser's first data requests would otherwise read
@@ -52,14 +54,14 @@ export function createShortCache<Value>({
       const cached = entries.get(key);
       const hit = !!cached && cached.expires > at;
       onLookup(hit);
-      if (hit) return cached.promise;
+      if (hit) return waiterCopy(cached.promise);
       prune(at);
       const entry = { expires: at + ttlMs, promise: load() };
       entries.set(key, entry);
       entry.promise.catch(() => {
         if (entries.get(key) === entry) entries.delete(key);
       });
-      return entry.promise;
+      return waiterCopy(entry.promise);
     },
     set(key, value) {
       const at = now();

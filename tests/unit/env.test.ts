@@ -72,6 +72,20 @@ describe("parseEnv", () => {
     expect(messageFor({ ...valid, METRICS_PORT: "metrics" })).toMatch(/^Invalid environment: METRICS_PORT /);
   });
 
+  it("takes CLERK_API_CALLS_PER_10S as a whole number of calls, at least 1", () => {
+    expect(parseEnv(valid).CLERK_API_CALLS_PER_10S).toBeUndefined();
+    expect(parseEnv({ ...valid, CLERK_API_CALLS_PER_10S: "450" }).CLERK_API_CALLS_PER_10S).toBe(450);
+    expect(messageFor({ ...valid, CLERK_API_CALLS_PER_10S: "0" })).toBe(
+      "Invalid environment: CLERK_API_CALLS_PER_10S must be at least 1",
+    );
+    expect(messageFor({ ...valid, CLERK_API_CALLS_PER_10S: "90%" })).toMatch(
+      /^Invalid environment: CLERK_API_CALLS_PER_10S /,
+    );
+    expect(messageFor({ ...valid, CLERK_API_CALLS_PER_10S: "12.5" })).toBe(
+      "Invalid environment: CLERK_API_CALLS_PER_10S must be a whole number",
+    );
+  });
+
   it("treats an empty value as missing", () => {
     expect(messageFor({ ...valid, CLERK_SECRET_KEY: "" })).toMatch(
       /^Invalid environment: CLERK_SECRET_KEY is required/,

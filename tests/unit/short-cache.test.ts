@@ -50,4 +50,28 @@ describe("short caches", () => {
     expect(await cache.get("d", () => Promise.resolve("d2"))).toBe("d1");
     expect(await cache.get("b", () => Promise.resolve("b2"))).toBe("b2");
   });
+
+  it("gives each waiter of a failed read its own 503 response, whose body each can read (Remix reads it once per loader)", async () => {
+    const cache = createShortCache<number>({ ttlMs: 5_000 });
+    let reads = 0;
+    const load = () => {
+      reads += 1;
+      return Promise.reject(new Response(JSON.stringify({ message: "unavailable" }), { status: 503 }));
+    };
+    const thrown = await Promise.all(
+      [cache.get("org_1", load), cache.get("org_1", load), cache.get("org_1", load)].map((p) =>
+        p.then(
+          () => null,
+          (error: unknown) => error as Response,
+        ),
+      ),
+    );
+    expect(reads).toBe(1);
+    expect(new Set(thrown).size).toBe(3);
+    for (const response of thrown) {
+      if (!response) throw new Error("the read should have failed");
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ message: "unavailable" });
+    }
+  });
 });

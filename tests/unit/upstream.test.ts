@@ -202,6 +202,16 @@ describe("createDeduper", () => {
     expect(a).toBe(b);
     expect(c).not.toBe(a);
   });
+
+  it("gives each caller of a failed read its own response, even one that asks after another has read its body", async () => {
+    const once = createDeduper();
+    const read = () => Promise.reject(new Response("unavailable", { status: 503 }));
+    const first = (await once("a", read).catch((e: unknown) => e)) as Response;
+    expect(await first.text()).toBe("unavailable");
+    const later = (await once("a", read).catch((e: unknown) => e)) as Response;
+    expect(later).not.toBe(first);
+    expect(await later.text()).toBe("unavailable");
+  });
 });
 
 describe("fetchWithRetry against a real loopback server", () => {

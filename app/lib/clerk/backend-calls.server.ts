@@ -44,7 +44,7 @@ export function clerkWrite<T>(
  * invitation to it changes (Clerk's webhooks, outside any page).
  */
 export async function userIdsWithEmail(
-  services: Pick<AppServices, "clerk" | "backoff" | "metrics">,
+  services: Pick<AppServices, "clerk" | "backoff" | "metrics" | "clerkBudget">,
   email: string,
 ): Promise<string[]> {
   const { data } = await readUpstreamOutsidePages(services, "clerk.users.getUserList", () =>

@@ -30,7 +30,7 @@ const toMembership = (m: OrganizationMembership): MyMembership => ({
  * read (outside any page: for Clerk's webhooks, held back after a 429).
  */
 export async function organizationIdsOf(
-  services: Pick<AppServices, "clerk" | "orgs" | "backoff" | "metrics">,
+  services: Pick<AppServices, "clerk" | "orgs" | "backoff" | "metrics" | "clerkBudget">,
   userId: string,
 ): Promise<string[]> {
   const memberships = await services.orgs.memberships.get(userId, () =>

@@ -1,5 +1,6 @@
 import { logEvent, type LogFields } from "../log.server";
 import type { AttemptOutcome } from "../metrics.server";
+import { waiterCopy } from "../waiter-copy.server";
 
 /**
  * How every server-side call to another service behaves. One policy, here:
@@ -66,6 +67,12 @@ export type CallOptions = {
   log?: (fields: LogFields) => void;
   /** Each attempt's outcome, for metrics (not called for errors that are not upstream failures). */
   onAttempt?: (outcome: AttemptOutcome, seconds: number | null) => void;
+  /**
+   * Asked before every attempt, retries included (each is a call the upstream
+   * counts): throws `UpstreamUnavailableError` to make none (the fleet's
+   * budget of Clerk calls is spent), which ends the call at once, unretried.
+   */
+  beforeAttempt?: () => Promise<void>;
 };
 
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
@@ -139,6 +146,17 @@ export async function callUpstream<T>(
       onAttempt("gave_up", null);
       throw giveUp(n - 1);
     }
+    if (options.beforeAttempt) {
+      try {
+        await options.beforeAttempt();
+      } catch (error) {
+        if (error instanceof UpstreamUnavailableError) {
+          log({ upstream, attempt: n, status: "over-budget", duration_ms: 0, outcome: "give-up" });
+          onAttempt("over_budget", null);
+        }
+        throw error;
+      }
+    }
     const started = now();
     try {
       const value = await withTimeout(attempt, Math.min(policy.attemptTimeoutMs, remaining));
@@ -201,6 +219,6 @@ export function createDeduper() {
       promise = run();
       inflight.set(key, promise);
     }
-    return promise;
+    return waiterCopy(promise);
   };
 }

@@ -23,7 +23,7 @@ export function createUpstreamScope(now = Date.now()): UpstreamScope {
   return { deadline: now + UPSTREAM_POLICY.deadlineMs, once: createDeduper() };
 }
 
-type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing" | "metrics" | "backoff">;
+type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing" | "metrics" | "backoff" | "clerkBudget">;
 
 /**
  * The call, unless the upstream asked us to wait (a 429, here or on another
@@ -49,9 +49,20 @@ async function unlessHeldBack<T>(
   }
 }
 
-const counted = (context: Pick<ScopedContext, "metrics">, upstream: string) => ({
+/**
+ * An attempt's call taken from the fleet's budget of Clerk calls, or, when
+ * none is left, the 503's error with Retry-After: when one is free again.
+ */
+export async function overBudget(context: Pick<ScopedContext, "clerkBudget">, upstream: string): Promise<void> {
+  const waitMs = await context.clerkBudget.take(upstream);
+  if (waitMs > 0) throw new UpstreamUnavailableError(upstream, 0, Math.max(1, Math.ceil(waitMs / 1000)));
+}
+
+/** Each attempt counted in the metrics, and first taken from the budget (retries are calls too). */
+const counted = (context: Pick<ScopedContext, "metrics" | "clerkBudget">, upstream: string) => ({
   onAttempt: (outcome: AttemptOutcome, seconds: number | null) =>
     context.metrics.upstreamAttempt(upstream, outcome, seconds),
+  beforeAttempt: () => overBudget(context, upstream),
 });
 
 export const UNAVAILABLE_MESSAGE = "This service is temporarily unavailable. Please try again in a moment.";
@@ -143,7 +154,7 @@ export function readUpstream<T>(
  * UpstreamUnavailableError (not a response) when the upstream gives up.
  */
 export function readUpstreamOutsidePages<T>(
-  services: Pick<ScopedContext, "backoff" | "metrics">,
+  services: Pick<ScopedContext, "backoff" | "metrics" | "clerkBudget">,
   upstream: string,
   read: () => Promise<T>,
 ): Promise<T> {
