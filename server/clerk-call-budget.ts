@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { SharedCallWindow } from "../app/lib/upstream/call-budget.server";
-import { redisKey } from "./redis-keys";
 import type { SharedRedis } from "./redis";
 
-/** The fleet's window of Clerk calls: one sorted set, each member a call, scored by when it was taken. */
-export const CLERK_BUDGET_KEY = redisKey("clerk-budget");
+/**
+ * The fleet's window of Clerk calls: one sorted set, each member a call,
+ * scored by when it was taken. Outside the release's key format
+ * (server/redis-keys.ts), as Clerk's limit is the whole application's: two
+ * releases side by side during a rolling deploy count in one window, not
+ * one each. A release that changes what is kept here gives it a new name.
+ */
+export const CLERK_BUDGET_KEY = "teamwork:clerk-budget";
 
 /**
  * Drops the calls that have left the window, then counts one if there is

@@ -4,11 +4,14 @@
  * deploy never read each other's values: a change to any key's name, value or
  * meaning moves the format on (docs/deployment.md, "Rolling deploys").
  *
- * Two names are outside it, on purpose: the coordination channel, the one
+ * Three names are outside it, on purpose, shared by the releases so that
+ * what they guard holds across a deploy: the coordination channel, the one
  * place two releases speak to each other (its messages only ever gain
- * fields, see coordination.ts), and the rate limits' counters, whose format
- * is rate-limiter-flexible's `teamwork:rate:` (app/lib/http/rate-limit.server.ts), which the releases share, so that a limit
- * holds across a deploy.
+ * fields, see coordination.ts); the rate limits' counters,
+ * `teamwork:rate:…`, whose format is rate-limiter-flexible's
+ * (app/lib/http/rate-limit.server.ts); and the fleet's window of Clerk
+ * calls, `teamwork:clerk-budget` (server/clerk-call-budget.ts), since
+ * Clerk's limit is the whole application's.
  *
  * Format 1 is the release before this one, which had no number in its keys.
  */
