@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
-import { createCache, type SharedCache } from "../../app/lib/shared-cache.server";
+import { createCache } from "../../app/lib/shared-cache.server";
 import { redisCacheStore } from "../../server/redis-cache-store";
 import { redisKey } from "../../server/redis-keys";
 import { connectRedis } from "../../server/redis";
@@ -10,6 +10,7 @@ import { startRedisServer, type RedisServer } from "../support/process-group";
 import { backendApi, newTeam } from "../support/emulator-api";
 import { postForm, startServer, type RunningServer } from "../support/server";
 import { emulatorCookie } from "../support/session";
+import { notAsked, page, readUnderWay, unique } from "../support/shared-state";
 
 // What clearing the shared caches costs Redis, through a real redis-server: an
 // organization's copies are dropped by moving their generations, never by
@@ -33,8 +34,6 @@ afterAll(async () => {
   expect(await server.stop()).toBe(0);
   await redis.stop();
 });
-
-const unique = (kind: string) => `${kind}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** Calls per command since the last CONFIG RESETSTAT, from INFO commandstats (the test's own INFO left out). */
 async function commandCalls(): Promise<Record<string, number>> {
@@ -84,24 +83,6 @@ async function instance(): Promise<OrgCaches> {
   await once(client, "ready");
   return createOrgCaches({ store: redisCacheStore(client), webhooks: true });
 }
-
-/** A read of `key` from Clerk through `cache`, held open until the test answers it. */
-async function readUnderWay<Value>(cache: SharedCache<Value>, key: string) {
-  let began: () => void = () => undefined;
-  let answer: (value: Value) => void = () => undefined;
-  const begun = new Promise<void>((resolve) => (began = resolve));
-  const result = cache.get(key, () => {
-    began();
-    return new Promise<Value>((resolve) => (answer = resolve));
-  });
-  await begun;
-  return { answer: (value: Value) => (answer(value), result) };
-}
-
-const page = (name: string) => ({ members: [], total: name.length });
-const notAsked = async (): Promise<never> => {
-  throw new Error("asked Clerk: the copy was not kept");
-};
 
 describe("an organization write, with 100,000 other keys in Redis", () => {
   it("walks no keyspace (0 SCANs) and runs a handful of commands, whatever the keyspace's size", async () => {

@@ -1,11 +1,8 @@
 import { once } from "node:events";
 import { createServer, connect, type AddressInfo, type Socket } from "node:net";
-import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { NO_METRICS } from "../../app/lib/metrics.server";
 import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
-import { clerkWebhooks, WEBHOOK_PATH } from "../../server/clerk-webhooks";
 import { createCoordination, type Coordination } from "../../server/coordination";
 import { redisCacheStore } from "../../server/redis-cache-store";
 import { connectRedis, type SharedRedis } from "../../server/redis";
@@ -13,6 +10,7 @@ import { redisKey } from "../../server/redis-keys";
 import { freePort } from "../support/server";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { newWebhookSecret, signedWebhook } from "../support/webhooks";
+import { profile, unique, until, webhookEndpoint } from "../support/shared-state";
 
 // What instances share through a real redis-server: webhook ids, holds after
 // a 429, and forgets. Each "instance" is its own connections and caches; the
@@ -83,46 +81,10 @@ async function relay() {
   return { url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`, cut, mend: () => (refusing = false) };
 }
 
-/** `POST /webhooks/clerk` on `coordination`'s instance: a delivery's status and message. */
-async function webhookEndpoint(
-  coordination: Coordination,
-  organizationsOf = async (_userId: string) => [] as string[],
-) {
-  const app = express();
-  app.post(
-    WEBHOOK_PATH,
-    ...clerkWebhooks({
-      secret: SECRET,
-      coordination,
-      usersWithEmail: async () => [],
-      organizationsOf,
-      metrics: NO_METRICS,
-    }),
-  );
-  const server = app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  closing.push(() => (server.closeAllConnections(), new Promise((done) => server.close(done))));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${WEBHOOK_PATH}`;
-  return async ({ body, headers }: ReturnType<typeof signedWebhook>) => {
-    const res = await fetch(url, { method: "POST", headers, body });
-    return { status: res.status, message: ((await res.json()) as { message: string }).message };
-  };
-}
-
 /** Svix's next delivery of a message: the same id, signed anew. */
 const retryOf = (webhook: ReturnType<typeof signedWebhook>, event: Parameters<typeof signedWebhook>[1]) =>
   signedWebhook(SECRET, event, { id: webhook.headers["svix-id"] });
 
-const until = async (check: () => boolean | Promise<boolean>, ms = 2_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("not in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
-const unique = (kind: string) => `${kind}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-const profile = (id: string, name: string) => ({ id, name, slug: null, imageUrl: null, membersCount: 1 });
 /** Whether Redis holds a copy of the key that a read would serve (a forgotten one stays until it expires, unserved). */
 const inRedis = async (cache: string, key: string) => (await redisCacheStore(admin).read(cache, key)).stored !== null;
 
@@ -222,7 +184,7 @@ describe("a webhook when Redis fails", () => {
       expect((await b.caches.latestMembers.get(org, members(1))).total).toBe(1);
 
       let failing = true;
-      const deliver = await webhookEndpoint(a.coordination, async () => {
+      const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing }, async () => {
         if (failing) await start(relayed, a);
         return [org];
       });
@@ -279,7 +241,7 @@ describe("a webhook whose id cannot be claimed, the caches' keys reachable (a cl
     await b.caches.latestMembers.get(org, members(1));
     await until(() => inRedis("latestMembers", org));
 
-    const deliver = await webhookEndpoint(a.coordination, async () => [org]);
+    const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing }, async () => [org]);
     const renamed = { type: "user.updated", data: { id: person, object: "user", first_name: "Augusta" } };
     const webhook = signedWebhook(SECRET, renamed);
     expect(await deliver(webhook)).toEqual({ status: 503, message: "Redis or Clerk is unavailable; try again later." });
@@ -299,7 +261,7 @@ describe("an instance that misses the message", () => {
     const relayed = await relay();
     const a = await instance();
     const b = await instance({ subscriberVia: relayed.url });
-    const deliver = await webhookEndpoint(a.coordination);
+    const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing });
     /** A Clerk read on b, held open until the test answers it. */
     const readOnB = async (org: string) => {
       let began: () => void = () => undefined;

@@ -1,18 +1,15 @@
 import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import express from "express";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRateLimiter } from "../../app/lib/http/rate-limit.server";
-import { NO_METRICS } from "../../app/lib/metrics.server";
 import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
-import { createCache, type SharedCache } from "../../app/lib/shared-cache.server";
-import { clerkWebhooks, WEBHOOK_PATH } from "../../server/clerk-webhooks";
+import { createCache } from "../../app/lib/shared-cache.server";
 import { createCoordination, type Coordination } from "../../server/coordination";
 import { redisCacheStore } from "../../server/redis-cache-store";
 import { connectRedis, isCluster, type SharedRedis } from "../../server/redis";
 import { redisKey } from "../../server/redis-keys";
 import { startRedisCluster, type ClusterNode, type RedisCluster } from "../support/redis-cluster";
 import { newWebhookSecret, signedWebhook } from "../support/webhooks";
+import { notAsked, page, profile, readUnderWay, unique, until, webhookEndpoint } from "../support/shared-state";
 
 // What instances share, on a real Redis Cluster (3 primaries, 3 replicas)
 // through ioredis' cluster client, as REDIS_CLUSTER_URLS runs them: the same
@@ -66,47 +63,6 @@ async function instance({ applyingForMs }: { applyingForMs?: number } = {}): Pro
   return { caches, coordination, client };
 }
 
-/** `POST /webhooks/clerk` on `coordination`'s instance: a delivery's status and message. */
-async function webhookEndpoint(
-  coordination: Coordination,
-  organizationsOf = async (_userId: string) => [] as string[],
-) {
-  const app = express();
-  app.post(
-    WEBHOOK_PATH,
-    ...clerkWebhooks({
-      secret: SECRET,
-      coordination,
-      usersWithEmail: async () => [],
-      organizationsOf,
-      metrics: NO_METRICS,
-    }),
-  );
-  const server = app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  closing.push(() => (server.closeAllConnections(), new Promise((done) => server.close(done))));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${WEBHOOK_PATH}`;
-  return async ({ body, headers }: ReturnType<typeof signedWebhook>) => {
-    const res = await fetch(url, { method: "POST", headers, body });
-    return { status: res.status, message: ((await res.json()) as { message: string }).message };
-  };
-}
-
-const until = async (check: () => boolean | Promise<boolean>, ms = 2_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("not in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
-const unique = (kind: string) => `${kind}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-const profile = (id: string, name: string) => ({ id, name, slug: null, imageUrl: null, membersCount: 1 });
-const page = (name: string) => ({ members: [], total: name.length });
-const notAsked = async (): Promise<never> => {
-  throw new Error("asked Clerk: the copy was not kept");
-};
-
 /**
  * Groups of `family` (keys `<group>` and `<group>|…`) whose hash tag
  * (`{family|group}`, see redis-cache-store.ts) lands on each primary: a case
@@ -122,19 +78,6 @@ async function groupsOnEveryPrimary(family: string): Promise<string[]> {
     if (!found.has(port)) found.set(port, group);
   }
   return [...found.values()];
-}
-
-/** A read of `key` from Clerk through `cache`, held open until the test answers it. */
-async function readUnderWay<Value>(cache: SharedCache<Value>, key: string) {
-  let began: () => void = () => undefined;
-  let answer: (value: Value) => void = () => undefined;
-  const begun = new Promise<void>((resolve) => (began = resolve));
-  const result = cache.get(key, () => {
-    began();
-    return new Promise<Value>((resolve) => (answer = resolve));
-  });
-  await begun;
-  return { answer: (value: Value) => (answer(value), result) };
 }
 
 describe("the cache store on a Redis Cluster", () => {
@@ -344,8 +287,12 @@ describe("instances coordinating through a Redis Cluster", () => {
     const [org, user] = [unique("org"), unique("user")];
     const members = (total: number) => async () => ({ members: [], total });
     expect((await b.caches.latestMembers.get(org, members(1))).total).toBe(1);
-    const deliverToA = await webhookEndpoint(a.coordination, async () => [org]);
-    const deliverToB = await webhookEndpoint(b.coordination, async () => [org]);
+    const deliverToA = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing }, async () => [
+      org,
+    ]);
+    const deliverToB = await webhookEndpoint({ coordination: b.coordination, secret: SECRET, closing }, async () => [
+      org,
+    ]);
     const renamed = { type: "user.updated", data: { id: user, object: "user", first_name: "Augusta" } };
     const webhook = signedWebhook(SECRET, renamed);
     expect(await deliverToA(webhook)).toEqual({ status: 200, message: "Applied." });
@@ -379,7 +326,7 @@ describe("a webhook when its claim's primary fails", () => {
     const members = (total: number) => async () => ({ members: [], total });
     await a.caches.latestMembers.get(org, members(1));
     await until(async () => (await redisCacheStore(b.client).read("latestMembers", org)).stored !== null);
-    const deliver = await webhookEndpoint(a.coordination, async () => [org]);
+    const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing }, async () => [org]);
     const renamed = { type: "user.updated", data: { id: user, object: "user", first_name: "Ada" } };
     const id = unique("msg");
     const delivery = () => deliver(signedWebhook(SECRET, renamed, { id }));

@@ -9,6 +9,7 @@ import { COORDINATION_CHANNEL, redisKey } from "../../server/redis-keys";
 import { createCoordination as createFormat1Coordination } from "../fixtures/redis-format-1/coordination";
 import { redisCacheStore as format1Store } from "../fixtures/redis-format-1/redis-cache-store";
 import { startRedisServer, type RedisServer } from "../support/process-group";
+import { profile, unique, until } from "../support/shared-state";
 
 // A rolling deploy: instances of the release before (format 1, its Redis code
 // kept as a fixture) and of this one (format 2) share one redis-server for the
@@ -64,15 +65,6 @@ async function previous(): Promise<Instance> {
   return { release: "format 1", caches, coordination };
 }
 
-const until = async (check: () => boolean | Promise<boolean>, ms = 2_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("not in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const unique = (kind: string) => `${kind}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-const profile = (id: string, name: string) => ({ id, name, slug: null, imageUrl: null, membersCount: 1 });
 const settle = () => new Promise((r) => setTimeout(r, 50));
 
 describe.each([

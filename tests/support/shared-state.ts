@@ -1,0 +1,70 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { NO_METRICS } from "../../app/lib/metrics.server";
+import type { SharedCache } from "../../app/lib/shared-cache.server";
+import { clerkWebhooks, WEBHOOK_PATH } from "../../server/clerk-webhooks";
+import type { Coordination } from "../../server/coordination";
+import type { signedWebhook } from "./webhooks";
+
+// What the tests of the state instances share (caches, coordination,
+// webhooks), on one redis-server or a cluster, have in common.
+
+/** Waits until `check` holds, failing after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 2_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("not in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** An id no other test (or run) uses: `<kind>_<time><random>`. */
+export const unique = (kind: string) => `${kind}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+/** An organization's profile as the caches keep it. */
+export const profile = (id: string, name: string) => ({ id, name, slug: null, imageUrl: null, membersCount: 1 });
+
+/** A page of a member directory, told apart by its total. */
+export const page = (name: string) => ({ members: [], total: name.length });
+
+/** A read from Clerk that must not happen: the copy should have been kept. */
+export const notAsked = async (): Promise<never> => {
+  throw new Error("asked Clerk: the copy was not kept");
+};
+
+/** A read of `key` from Clerk through `cache`, held open until the test answers it. */
+export async function readUnderWay<Value>(cache: SharedCache<Value>, key: string) {
+  let began: () => void = () => undefined;
+  let answer: (value: Value) => void = () => undefined;
+  const begun = new Promise<void>((resolve) => (began = resolve));
+  const result = cache.get(key, () => {
+    began();
+    return new Promise<Value>((resolve) => (answer = resolve));
+  });
+  await begun;
+  return { answer: (value: Value) => (answer(value), result) };
+}
+
+/**
+ * `POST /webhooks/clerk` on `coordination`'s instance, on a small server of
+ * its own (closed through `closing`): a delivery's status and message.
+ */
+export async function webhookEndpoint(
+  { coordination, secret, closing }: { coordination: Coordination; secret: string; closing: (() => unknown)[] },
+  organizationsOf = async (_userId: string) => [] as string[],
+) {
+  const app = express();
+  app.post(
+    WEBHOOK_PATH,
+    ...clerkWebhooks({ secret, coordination, usersWithEmail: async () => [], organizationsOf, metrics: NO_METRICS }),
+  );
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  closing.push(() => (server.closeAllConnections(), new Promise((done) => server.close(done))));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${WEBHOOK_PATH}`;
+  return async ({ body, headers }: ReturnType<typeof signedWebhook>) => {
+    const res = await fetch(url, { method: "POST", headers, body });
+    return { status: res.status, message: ((await res.json()) as { message: string }).message };
+  };
+}
