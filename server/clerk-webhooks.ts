@@ -86,6 +86,10 @@ export function clerkWebhooks({
     if (event === null) return answer(res, 400, "refused", null, "The webhook's signature did not verify.");
     if (!isEvent(event)) return answer(res, 400, "refused", null, "That is not a Clerk event.");
     const touched = keysTouchedBy(event.type, event.data);
+    // An event no kept answer depends on (a session began, an email was sent) is acknowledged
+    // without a claim: applying it does nothing, so nothing can be applied twice, and it costs
+    // Redis nothing (Clerk sends one for every sign-in) nor fails while Redis is away.
+    if (!touched) return answer(res, 200, "ignored", event.type, "Nothing to do.");
     const unavailable = () =>
       answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
     const claim = await coordination.claim(id).catch(() => null);
@@ -105,7 +109,7 @@ export function clerkWebhooks({
     if (claim === "applying")
       return answer(res, 503, "in_progress", event.type, "This message is being applied; try again later.");
     try {
-      if (touched) await coordination.forget(await resolved(touched));
+      await coordination.forget(await resolved(touched));
     } catch {
       // Not applied: the id goes back for Svix's next delivery (or, Redis away, frees itself shortly).
       await coordination.release(id).catch(() => undefined);
@@ -113,7 +117,7 @@ export function clerkWebhooks({
     }
     // Applied even if this fails: the id is then free again after its short claim, and a replay only forgets again.
     await coordination.applied(id).catch(() => undefined);
-    answer(res, 200, touched ? "applied" : "ignored", event.type, touched ? "Applied." : "Nothing to do.");
+    answer(res, 200, "applied", event.type, "Applied.");
   }
 
   const tooLarge: express.ErrorRequestHandler = (error: { type?: string }, _req, res, next) => {

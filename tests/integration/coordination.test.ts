@@ -256,6 +256,25 @@ describe("a webhook whose id cannot be claimed, the caches' keys reachable (a cl
   });
 });
 
+describe("a webhook for an event no kept answer depends on", () => {
+  it("is acknowledged without a claim, whatever Redis's state: Clerk sends one for every sign-in", async () => {
+    // An instance whose Redis user may touch no key at all.
+    const user = unique("instance");
+    await admin.call("ACL", "SETUSER", user, "on", ">pw", "allcommands", "allchannels");
+    closing.push(() => admin.call("ACL", "DELUSER", user));
+    const a = await instance({ via: `redis://${user}:pw@127.0.0.1:${redis.port}` });
+    const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing });
+    for (const type of ["session.created", "email.created"]) {
+      const webhook = signedWebhook(SECRET, { type, data: { id: unique("sess"), object: "session" } });
+      expect(await deliver(webhook), type).toEqual({ status: 200, message: "Nothing to do." });
+      expect(await admin.exists(redisKey(`webhook:${webhook.headers["svix-id"]}`))).toBe(0);
+    }
+    // One the caches depend on still needs its claim.
+    const renamed = { type: "organization.updated", data: { id: unique("org"), object: "organization", name: "X" } };
+    expect((await deliver(signedWebhook(SECRET, renamed))).status).toBe(503);
+  });
+});
+
 describe("an instance that misses the message", () => {
   it("serves its own copy at most 5 s, and never writes back to Redis a read begun before the change", async () => {
     const relayed = await relay();
