@@ -7,7 +7,7 @@ import {
   type Generation,
   type Stored,
 } from "../app/lib/cache-store.server";
-import { inOrder, together, type RedisCommand } from "./redis-commands";
+import { inOrder, mgetAcrossSlots, together, type RedisCommand } from "./redis-commands";
 import { redisKey } from "./redis-keys";
 import type { SharedRedis } from "./redis";
 
@@ -26,8 +26,9 @@ import type { SharedRedis } from "./redis";
  *   moved by every forget of the family, its epoch by a clear of every group.
  * The family's generation is in another slot than the group's keys (one slot
  * for a whole family would put all of a cache's traffic on one node): on a
- * cluster, what one Redis gets as one pipeline goes as one command per slot
- * (server/redis-commands.ts).
+ * cluster, what one Redis gets as one command or pipeline goes as one
+ * command per slot (server/redis-commands.ts): the hit path's one MGET
+ * becomes two, sent at once.
  *
  * Format 1, the release before, kept the same keys without the `2:`. A
  * forget here also moves its generations (`previousFormat`), so that while
@@ -103,11 +104,10 @@ export function redisCacheStore(redis: SharedRedis, { previousFormat = true } = 
   const store: CacheStore = {
     async read(family, key) {
       // The hit path's one round trip: the answer and both generations together.
-      const [answerAndGroup, familyGeneration] = (await together(redis, [
-        ["mget", keys.answer(family, key), keys.group(family, groupOf(key))],
-        ["get", keys.family(family)],
-      ])) as [(string | null)[], string | null];
-      const [json = null, group = null] = answerAndGroup;
+      const [json = null, group = null, familyGeneration = null] = await mgetAcrossSlots(redis, [
+        [keys.answer(family, key), keys.group(family, groupOf(key))],
+        [keys.family(family)],
+      ]);
       const generation: Generation = { group, family: familyGeneration };
       if (json == null || group === null || familyGeneration === null) return { stored: null, generation };
       const kept = JSON.parse(json) as Kept;

@@ -33,3 +33,12 @@ export function together(redis: SharedRedis, commands: RedisCommand[]): Promise<
   if (!isCluster(redis)) return results(redis.pipeline(commands));
   return Promise.all(commands.map(([name, ...args]) => redis.call(name, args)));
 }
+
+/**
+ * An MGET of keys in several slots, each group's in one: one command on one
+ * Redis; on a cluster, one per group, sent at once. The values in order.
+ */
+export async function mgetAcrossSlots(redis: SharedRedis, groups: string[][]): Promise<(string | null)[]> {
+  if (!isCluster(redis)) return redis.mget(groups.flat());
+  return (await Promise.all(groups.map((keys) => redis.mget(keys)))).flat();
+}
