@@ -170,7 +170,6 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
 
   function compare() {
     scheduled = false;
-    const previous = before;
     const after = snapshot();
     for (const [id, now] of after) {
       const then = before.get(id);
@@ -180,6 +179,8 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
       if (action === "updated" && now.kind === "organizationInvitation") continue;
       send(`${now.kind}.${action}`, dataOf(now.kind, id));
     }
+    // Sessions after the records they belong to are made, and before those records' deletions.
+    compareSessions(before);
     for (const [id, then] of before) {
       // An invitation leaves the store only with its organization, and a membership whose organization
       // or person is gone with them: their own events say so.
@@ -187,7 +188,6 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
       if (data) send(`${then.kind}.deleted`, data);
     }
     before = after;
-    compareSessions(previous);
     const messages = outbox;
     outbox = [];
     for (const message of messages) send(message.object === "email" ? "email.created" : "sms.created", message);
