@@ -87,12 +87,16 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const store = new Store(options.dataDir ? join(options.dataDir, "clerk-emulator.json") : null, {
     organizationSlugs: options.organizationSlugs ?? true,
     publicUrl: options.frontendApiUrl ?? options.mountPath,
+    applicationName: options.applicationName ?? "Teamwork",
   });
   const key = loadSigningKey(options.dataDir);
   const faults = new Faults();
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 60;
   const webhooks = options.webhooks ? createWebhookSender(store, options.webhooks) : null;
-  if (webhooks) store.onChange((reset) => webhooks.changed(reset));
+  if (webhooks) {
+    store.onChange((reset) => webhooks.changed(reset));
+    store.onMessage((message) => webhooks.sent(message));
+  }
 
   const router = express.Router();
   // The control API is mounted on its own (or not at all): leave its paths to it.
@@ -132,9 +136,10 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       issuer: options.issuer,
       tokenTtlSeconds,
       sessionLifetimeMs: 7 * 86_400_000,
-      applicationName: options.applicationName ?? "Teamwork",
+      applicationName: store.settings.applicationName,
       secretKey: options.secretKey,
       allowedOrigins: (options.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o),
+      frontendApiUrl,
     }),
   );
 

@@ -1,4 +1,5 @@
 import { newId } from "./ids";
+import { invitationEmail, organizationInvitationEmail } from "./messages";
 import { ApiError } from "./routing";
 import {
   INVITATION_LIFETIME_MS,
@@ -22,7 +23,17 @@ export function parseEmail(value: unknown, param = "email_address"): string {
   return email;
 }
 
-/** Invites an address, with Clerk's refusals: already a member, or already invited and pending. */
+/**
+ * Where an invitation's email links to (`ticketUrl` on the Frontend API), or
+ * null when no email is to be sent (the Backend API's `notify: false`).
+ */
+export type InvitationLink = ((ticket: string) => string) | null;
+
+/**
+ * Invites an address, with Clerk's refusals: already a member, or already
+ * invited and pending. Clerk emails the invitation (`email.created`, slug
+ * `organization_invitation`) unless told not to.
+ */
 export function createInvitation(
   store: Store,
   org: OrgRecord,
@@ -32,6 +43,7 @@ export function createInvitation(
     inviterUserId: string | null;
     redirectUrl: string | null;
     expiresInDays?: number;
+    link: InvitationLink;
   },
 ): InvitationRecord {
   const existingUser = store.userByEmail(input.email);
@@ -67,13 +79,25 @@ export function createInvitation(
   };
   store.state.invitations.push(invitation);
   store.changed();
+  if (input.link) {
+    store.send(organizationInvitationEmail(store, { ...invitation, orgId: org.id }, input.link(invitation.ticket)));
+  }
   return invitation;
 }
 
-/** An invitation to the application (Clerk's `POST /v1/invitations`): its link signs up that address. */
+/**
+ * An invitation to the application (Clerk's `POST /v1/invitations`): its link
+ * signs up that address. Emailed (slug `invitation`) unless told not to.
+ */
 export function createInstanceInvitation(
   store: Store,
-  input: { email: string; redirectUrl: string | null; expiresInDays?: number; ignoreExisting?: boolean },
+  input: {
+    email: string;
+    redirectUrl: string | null;
+    expiresInDays?: number;
+    ignoreExisting?: boolean;
+    link: InvitationLink;
+  },
 ): InvitationRecord {
   if (store.emailTaken(input.email)) {
     throw new ApiError(422, "form_identifier_exists", `${input.email} already has an account.`, "email_address");
@@ -101,6 +125,7 @@ export function createInstanceInvitation(
   };
   store.state.invitations.push(invitation);
   store.changed();
+  if (input.link) store.send(invitationEmail(store, invitation, input.link(invitation.ticket)));
   return invitation;
 }
 

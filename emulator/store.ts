@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { newId, nowMs } from "./ids";
+import type { OutgoingMessage } from "./messages";
 import type {
   ClientRecord,
   ImageRecord,
@@ -23,6 +24,8 @@ export type StoreSettings = {
   organizationSlugs: boolean;
   /** Where browsers reach the emulator (its images are served under it). */
   publicUrl: string;
+  /** The instance's application name, as its emails name it. */
+  applicationName: string;
 };
 
 /**
@@ -36,12 +39,14 @@ export class Store {
   private saveTimer: NodeJS.Timeout | null = null;
   /** Told of every change (the webhook sender); `reset` when the state was replaced by the seed. */
   private readonly listeners: ((reset: boolean) => void)[] = [];
+  /** Told of every email and text message Clerk would send (the webhook sender's `email.created`, `sms.created`). */
+  private readonly messageListeners: ((message: OutgoingMessage) => void)[] = [];
   /** Image bytes when nothing is kept on disk. */
   private readonly imageBytes = new Map<string, Buffer>();
 
   constructor(
     private readonly file: string | null,
-    readonly settings: StoreSettings = { organizationSlugs: true, publicUrl: "" },
+    readonly settings: StoreSettings = { organizationSlugs: true, publicUrl: "", applicationName: "Teamwork" },
   ) {
     this.state = this.load();
   }
@@ -67,6 +72,15 @@ export class Store {
 
   onChange(listener: (reset: boolean) => void): void {
     this.listeners.push(listener);
+  }
+
+  onMessage(listener: (message: OutgoingMessage) => void): void {
+    this.messageListeners.push(listener);
+  }
+
+  /** "Sends" an email or a text message: nothing leaves the emulator but the webhook that says so. */
+  send(message: OutgoingMessage): void {
+    for (const listener of this.messageListeners) listener(message);
   }
 
   changed(reset = false): void {

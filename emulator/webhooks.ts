@@ -1,8 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { deletedJSON } from "./json/common";
 import { backendInvitationJSON, membershipJSON, organizationJSON } from "./json/organizations";
+import { backendSessionJSON } from "./json/sessions";
 import { userJSON } from "./json/users";
-import type { Store } from "./store";
+import type { OutgoingMessage } from "./messages";
+import type { SessionRecord, SessionStatus, Store, UserRecord } from "./store";
 
 export type WebhookSettings = {
   /** Where each event is POSTed (the app's `/webhooks/clerk`). */
@@ -46,6 +48,19 @@ export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64"
 
 type Kind = "user" | "organization" | "organizationMembership" | "organizationInvitation";
 type Snapshot = Map<string, { kind: Kind; signature: string; deleted: () => unknown }>;
+/** Each session's status: only its creation and its end are events (`touch` and new tokens are not). */
+type SessionSnapshot = Map<string, SessionStatus>;
+
+/**
+ * How a session that was active ended, as Clerk's `session.*` event names it.
+ * An expired session has no event: Clerk sends none (`SessionWebhookEvent` in
+ * clerk/javascript's packages/backend/src/api/resources/Webhooks.ts).
+ */
+const SESSION_ENDINGS: Partial<Record<SessionStatus, string>> = {
+  ended: "session.ended",
+  removed: "session.removed",
+  revoked: "session.revoked",
+};
 
 /** A record as it stands (JSON.stringify's native path: this runs for every record after every change). */
 const signatureOf = (record: object) => JSON.stringify(record);
@@ -60,8 +75,9 @@ const changedBeyondTimes = (before: string, after: string) => {
 };
 
 /**
- * Clerk's webhooks for every change to users, organizations, memberships and
- * invitations, however it was made (Frontend API, Backend API, seed). The
+ * Clerk's webhooks for every change to users, organizations, memberships,
+ * invitations and sessions, however it was made (Frontend API, Backend API,
+ * seed), and for every email or text Clerk would send. The
  * store's state is compared with the last one after each change (once per
  * tick), so no change anywhere can forget to send its event. Each message is
  * delivered in the background and retried with back-off, with the same
@@ -73,7 +89,14 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
   const delays = settings.retryDelaysMs ?? RETRY_DELAYS_MS;
   let closed = false;
   let before = snapshot();
+  let sessionsBefore = sessionSnapshot();
+  /** Emails and texts "sent" since the last comparison: sent after the changes that caused them. */
+  let outbox: OutgoingMessage[] = [];
   let scheduled = false;
+
+  function sessionSnapshot(): SessionSnapshot {
+    return new Map(store.state.sessions.map((s) => [s.id, s.status]));
+  }
 
   function snapshot(): Snapshot {
     const now: Snapshot = new Map();
@@ -121,6 +144,30 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
     return status === "pending" ? "updated" : (status ?? "revoked");
   }
 
+  /**
+   * A session as Clerk's `session.*` webhooks carry it: the Backend API's
+   * Session with its user (`SessionEventPayload` in Clerk's webhooks OpenAPI).
+   * A user deleted in the same change (their sessions are revoked with them)
+   * is shown as they were just before.
+   */
+  function sessionEventJSON(session: SessionRecord, previous: Snapshot) {
+    let user: UserRecord | null = store.user(session.userId);
+    const then = previous.get(session.userId);
+    if (!user && then?.kind === "user") user = JSON.parse(then.signature) as UserRecord;
+    return { ...backendSessionJSON(session), user: user ? userJSON(store, user, "bapi") : null };
+  }
+
+  function compareSessions(previous: Snapshot) {
+    const now = sessionSnapshot();
+    for (const session of store.state.sessions) {
+      const then = sessionsBefore.get(session.id);
+      if (then === undefined) send("session.created", sessionEventJSON(session, previous));
+      const ending = (then ?? "active") === "active" ? SESSION_ENDINGS[session.status] : undefined;
+      if (ending) send(ending, sessionEventJSON(session, previous));
+    }
+    sessionsBefore = now;
+  }
+
   function compare() {
     scheduled = false;
     const after = snapshot();
@@ -132,6 +179,8 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
       if (action === "updated" && now.kind === "organizationInvitation") continue;
       send(`${now.kind}.${action}`, dataOf(now.kind, id));
     }
+    // Sessions after the records they belong to are made, and before those records' deletions.
+    compareSessions(before);
     for (const [id, then] of before) {
       // An invitation leaves the store only with its organization, and a membership whose organization
       // or person is gone with them: their own events say so.
@@ -139,6 +188,9 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
       if (data) send(`${then.kind}.deleted`, data);
     }
     before = after;
+    const messages = outbox;
+    outbox = [];
+    for (const message of messages) send(message.object === "email" ? "email.created" : "sms.created", message);
   }
 
   function send(type: string, data: unknown) {
@@ -198,8 +250,19 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
      * made. A reset sends nothing: the new state is the baseline.
      */
     changed(reset: boolean) {
-      if (reset) before = snapshot();
+      if (reset) {
+        before = snapshot();
+        sessionsBefore = sessionSnapshot();
+      }
       if (reset || scheduled || closed) return;
+      scheduled = true;
+      setImmediate(compare);
+    },
+    /** An email or text message Clerk would send: `email.created` or `sms.created`, after this tick's changes. */
+    sent(message: OutgoingMessage) {
+      if (closed) return;
+      outbox.push(message);
+      if (scheduled) return;
       scheduled = true;
       setImmediate(compare);
     },

@@ -142,7 +142,7 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
     inviter_user_id: "kept",
     redirect_url: "kept",
     expires_in_days: "kept",
-    // The emulator sends no email: the link is in the answer (`url`), and local mode shows it to admins.
+    // `false`: no invitation email, so no `email.created` webhook (the link is in the answer's `url` all the same).
     notify: "flag",
     public_metadata: NO_INVITATION_METADATA,
     private_metadata: NO_INVITATION_METADATA,
@@ -156,7 +156,7 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
     redirect_url: "kept",
     expires_in_days: "kept",
     ignore_existing: "flag",
-    // No email is sent, so neither a notice nor its template.
+    // `false`: no invitation email, so no `email.created` webhook. The template is always Clerk's `invitation`.
     notify: "flag",
     template_slug: "flag",
     public_metadata: NO_INVITATION_METADATA,

@@ -16,6 +16,11 @@ const invitationOrders: Record<string, (i: InvitationRecord) => string | number>
 
 /** Invitations to an organization, and to the application. */
 export function registerInvitationRoutes(route: Route, { store, org, frontendApiUrl }: BackendContext): void {
+  /** Clerk emails an invitation unless the request says `notify: false`. */
+  const emailLink = (req: Request) =>
+    req.body?.notify === false || req.body?.notify === "false"
+      ? null
+      : (ticket: string) => ticketUrl(frontendApiUrl(req), ticket);
   const invitationOut = (req: Request) => (inv: InvitationRecord) =>
     backendInvitationJSON(store, inv, ticketUrl(frontendApiUrl(req), inv.ticket));
 
@@ -38,6 +43,7 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
       inviterUserId: str(req.body?.inviter_user_id),
       redirectUrl: str(req.body?.redirect_url),
       expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
+      link: emailLink(req),
     });
     return invitationOut(req)(invitation);
   });
@@ -65,6 +71,7 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
       redirectUrl: str(req.body?.redirect_url),
       expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
       ignoreExisting: isTrue(req.body?.ignore_existing),
+      link: emailLink(req),
     });
     return instanceInvitationOut(req)(invitation);
   });

@@ -20,6 +20,8 @@ export type FrontendApiOptions = {
   secretKey: string;
   /** Origins the handshake may send the browser back to (Clerk's "allowed origins"), e.g. `http://localhost:3000`. */
   allowedOrigins: readonly string[];
+  /** Where browsers reach the Frontend API, for the links in the emails Clerk sends (invitations). */
+  frontendApiUrl: (req: Request) => string;
 };
 
 export const CLIENT_COOKIE = "__client";

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { createInvitation, parseEmail, pendingInvitations, revokeInvitation } from "../invitations";
+import { createInvitation, parseEmail, pendingInvitations, revokeInvitation, ticketUrl } from "../invitations";
 import { frontendInvitationJSON, membershipJSON } from "../json";
 import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
 import { paginate } from "../routing";
@@ -8,7 +8,7 @@ import { orgAccess } from "./organizations";
 
 /** An organization's members and invitations, as OrganizationProfile manages them: admins only, and the last admin stays. */
 export function registerMemberRoutes(route: Route, fapi: FrontendContext): void {
-  const { store, reply } = fapi;
+  const { store, reply, frontendApiUrl } = fapi;
   const { memberOrg, adminOrg } = orgAccess(fapi);
 
   route("GET", "/v1/organizations/:id/memberships", (req, res) => {
@@ -44,6 +44,7 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
       role: parseRole(req.body?.role),
       inviterUserId: user.id,
       redirectUrl: null,
+      link: (ticket) => ticketUrl(frontendApiUrl(req), ticket),
     });
   };
 

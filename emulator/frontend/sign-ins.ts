@@ -3,7 +3,8 @@ import { newId } from "../ids";
 import { redeemTicket, ticketUser, usableTicket } from "../invitations";
 import { signInJSON } from "../json";
 import { ApiError, str } from "../routing";
-import { verifyPassword, type ClientRecord } from "../store";
+import { verificationCodeEmail } from "../messages";
+import { verifyPassword, type ClientRecord, type UserRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
 
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
@@ -36,6 +37,14 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     signIn.firstFactorStrategy = "password";
     signIn.firstFactorStatus = "verified";
     signIn.createdSessionId = session.id;
+  };
+
+  /** Clerk emails the sign-in code to the address asked for (`email_address_id`), else the primary one. */
+  const emailCode = (req: Request, user: UserRecord) => {
+    const wanted = str(req.body?.email_address_id);
+    const email = user.emails.find((e) => e.id === wanted && e.verified) ?? { id: user.emailId, email: user.email };
+    const to = { address: email.email, emailAddressId: email.id, userId: user.id };
+    store.send(verificationCodeEmail(store, req, to, TEST_EMAIL_CODE));
   };
 
   route("POST", "/v1/client/sign_ins", (req, res) => {
@@ -92,6 +101,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         // Clerk prepares a code factor as part of creating the sign-in (the code is always TEST_EMAIL_CODE).
         client.signIn.firstFactorStrategy = "email_code";
         client.signIn.firstFactorStatus = "unverified";
+        emailCode(req, user);
       }
     }
     client.updatedAt = now;
@@ -116,6 +126,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const { client, signIn } = currentSignIn(req, res);
     signIn.firstFactorStrategy = str(req.body?.strategy) ?? "email_code";
     signIn.firstFactorStatus = "unverified";
+    const user = signIn.userId ? store.user(signIn.userId) : null;
+    if (signIn.firstFactorStrategy === "email_code" && user) emailCode(req, user);
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 

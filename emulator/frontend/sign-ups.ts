@@ -4,6 +4,7 @@ import { newId } from "../ids";
 import { EMAIL, lookUpTicket, redeemTicket, usableTicket, type Ticket } from "../invitations";
 import { signUpJSON } from "../json";
 import { ApiError, str } from "../routing";
+import { verificationCodeEmail } from "../messages";
 import { hashPassword, type ClientRecord, type SignUpRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
 import { TEST_EMAIL_CODE } from "./sign-ins";
@@ -152,7 +153,12 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
   route("POST", "/v1/client/sign_ups/:id/prepare_verification", (req, res) => {
     const { client, signUp } = currentSignUp(req, res);
     if (!signUp.email) throw new ApiError(422, "form_param_missing", "Enter your email address.", "email_address");
-    if (signUp.emailVerification !== "verified") signUp.emailVerification = "unverified";
+    if (signUp.emailVerification !== "verified") {
+      signUp.emailVerification = "unverified";
+      // The code Clerk emails (always the test code): an app's tests read it from `email.created`.
+      const to = { address: signUp.email, emailAddressId: null, userId: null };
+      store.send(verificationCodeEmail(store, req, to, TEST_EMAIL_CODE));
+    }
     return envelope(req, res, client, signUpJSON(signUp));
   });
 

@@ -85,7 +85,10 @@ describe("the emulator's webhooks", () => {
     await bapi("POST", `/v1/organizations/${org.id}/invitations/${invitation.id}/revoke`, {
       requesting_user_id: admin.id,
     });
-    const invitations = await eventsSince(from, 2);
+    // The invitation's email is an event too (email.created, see emulator-webhook-events.test.ts).
+    const sent = await eventsSince(from, 3);
+    expect(sent.filter((e) => e.type === "email.created").map((e) => e.data.to_email_address)).toEqual([email]);
+    const invitations = sent.filter((e) => e.type.startsWith("organizationInvitation."));
     expect(invitations.map((e) => [e.type, e.data.email_address, e.data.organization_id])).toEqual([
       ["organizationInvitation.created", email, org.id],
       ["organizationInvitation.revoked", email, org.id],
