@@ -4,6 +4,7 @@ import { DEMO_PASSWORD, TEST_EMAIL_CODE } from "./index";
 import { normaliseOrigin } from "./proxy";
 import { parseRateLimitMode } from "./rate-limits";
 import { startStandaloneEmulator, type StandaloneOptions } from "./standalone";
+import { parseSessionTokenVersion } from "./tokens";
 
 /**
  * `npm run emulator`: the Clerk emulator on its own port, for any Clerk app.
@@ -32,6 +33,10 @@ Options (environment variable in brackets):
                          /npm/@clerk/<name>@<version>/dist/… as Clerk's CDN would; repeat for more
                                                                      [CLERK_EMULATOR_NPM_DIRS, comma-separated] (./node_modules)
   --token-ttl <s>        session token lifetime in seconds (>= 5)    [CLERK_EMULATOR_TOKEN_TTL] (60)
+  --session-token-version <v>
+                         Clerk's session token format: 2 (the organization in "o", Clerk's since
+                         API version 2025-04-10) or 1 (org_id, org_role...)
+                                                                     [CLERK_EMULATOR_SESSION_TOKEN_VERSION] (2)
   --latency-ms <n>       milliseconds added before every Backend API answer, as a Clerk far away
                          (0 to 10000)                                [CLERK_EMULATOR_LATENCY_MS] (0)
   --control              mount the control API at /_emulator (tests) [CLERK_EMULATOR_CONTROL=1]
@@ -61,6 +66,7 @@ export function parseCli(
         "allowed-origin": { type: "string", multiple: true },
         "rate-limits": { type: "string" },
         "token-ttl": { type: "string" },
+        "session-token-version": { type: "string" },
         "latency-ms": { type: "string" },
         "npm-dir": { type: "string", multiple: true },
         control: { type: "boolean" },
@@ -105,6 +111,16 @@ export function parseCli(
       return origin;
     });
 
+  let sessionTokenVersion;
+  try {
+    sessionTokenVersion = parseSessionTokenVersion(
+      values["session-token-version"] ?? env.CLERK_EMULATOR_SESSION_TOKEN_VERSION,
+    );
+  } catch {
+    const given = values["session-token-version"] ?? env.CLERK_EMULATOR_SESSION_TOKEN_VERSION;
+    throw new UsageError(`--session-token-version: 1 or 2, Clerk's session token versions (got "${given}")`);
+  }
+
   let rateLimits;
   try {
     rateLimits = parseRateLimitMode(values["rate-limits"] ?? env.CLERK_EMULATOR_RATE_LIMITS);
@@ -124,6 +140,7 @@ export function parseCli(
     rateLimits,
     latencyMs,
     tokenTtlSeconds: ttl,
+    sessionTokenVersion,
     applicationName: env.CLERK_EMULATOR_APP_NAME ?? "Clerk emulator",
     recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,
     npmDirs: [
@@ -158,7 +175,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       `Clerk emulator listening on ${running.url}`,
       `  Frontend API ${running.url}/v1   Backend API ${running.url}/api/v1` +
         (options.control ? `   control API ${running.url}/_emulator` : ""),
-      `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}.` +
+      `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}. Session tokens: version ${options.sessionTokenVersion}.` +
         (options.latencyMs > 0 ? ` Backend API latency: ${options.latencyMs} ms.` : ""),
       `  Sign in as ada@example.com or grace@example.com, password "${DEMO_PASSWORD}"; email codes are ${TEST_EMAIL_CODE}.`,
       "",

@@ -11,7 +11,15 @@ import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./rate-
 import { recordAnswersTo } from "./recorder";
 import { ApiError, sendJson, str } from "./routing";
 import { Store } from "./store";
-import { generateSigningKey, sessionClaims, signingKeyFromPem, signJwt, type SigningKey } from "./tokens";
+import {
+  DEFAULT_SESSION_TOKEN_VERSION,
+  generateSigningKey,
+  sessionClaims,
+  signingKeyFromPem,
+  signJwt,
+  type SessionTokenVersion,
+  type SigningKey,
+} from "./tokens";
 import { createWebhookSender, type WebhookSettings } from "./webhooks";
 
 export { DEMO_PASSWORD } from "./store";
@@ -26,6 +34,8 @@ export type ClerkEmulatorOptions = {
   /** `iss` of session tokens: the Frontend API origin the publishable key names (@clerk/backend compares them). */
   issuer: string;
   tokenTtlSeconds?: number;
+  /** Clerk's session token format: 2 (the organization in `o`, Clerk's since 2025-04-10) unless 1 is asked for. */
+  sessionTokenVersion?: SessionTokenVersion;
   applicationName?: string;
   /** Clerk's "organization slugs" instance setting; off means organizations have none. */
   organizationSlugs?: boolean;
@@ -92,6 +102,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const key = loadSigningKey(options.dataDir);
   const faults = new Faults();
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 60;
+  const sessionTokenVersion = options.sessionTokenVersion ?? DEFAULT_SESSION_TOKEN_VERSION;
   const webhooks = options.webhooks ? createWebhookSender(store, options.webhooks) : null;
   if (webhooks) {
     store.onChange((reset) => webhooks.changed(reset));
@@ -135,6 +146,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       mountPath: options.mountPath,
       issuer: options.issuer,
       tokenTtlSeconds,
+      sessionTokenVersion,
       sessionLifetimeMs: 7 * 86_400_000,
       applicationName: store.settings.applicationName,
       secretKey: options.secretKey,
@@ -211,6 +223,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
             ? { id: org.id, slug: org.slug, role: store.membership(org.id, user.id)?.role ?? "org:member" }
             : null,
           ttlSeconds: tokenTtlSeconds,
+          version: sessionTokenVersion,
         }),
       );
       const clientUat = String(Math.floor(client.updatedAt / 1000));

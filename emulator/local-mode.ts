@@ -8,6 +8,7 @@ import {
   persistentSecret,
 } from "./instance-keys";
 import { parseRateLimitMode } from "./rate-limits";
+import { parseSessionTokenVersion } from "./tokens";
 import { newWebhookSecret, type WebhookSettings } from "./webhooks";
 
 export { emulatorPublishableKey } from "./instance-keys";
@@ -48,6 +49,16 @@ function rateLimitsOf(env: NodeJS.ProcessEnv) {
   }
 }
 
+/** A CLERK_EMULATOR_SESSION_TOKEN_VERSION other than 1 or 2 stops the server with one line. */
+function sessionTokenVersionOf(env: NodeJS.ProcessEnv) {
+  try {
+    return parseSessionTokenVersion(env.CLERK_EMULATOR_SESSION_TOKEN_VERSION);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+}
+
 export function prepareLocalMode(env: NodeJS.ProcessEnv): {
   emulator: ClerkEmulator;
   banner: (origin: string) => string;
@@ -64,6 +75,8 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     secretKey,
     issuer: EMULATOR_ISSUER,
     tokenTtlSeconds: Number.isFinite(ttl) && ttl >= 5 ? ttl : 60,
+    // Clerk's version 2 (the organization in `o`) unless 1 is asked for.
+    sessionTokenVersion: sessionTokenVersionOf(env),
     organizationSlugs: env.CLERK_EMULATOR_ORG_SLUGS !== "off",
     backendLatencyMs: Number.isFinite(latency) ? Math.min(Math.max(latency, 0), 10_000) : 0,
     // Invitation links name the address people open the app at.

@@ -5,6 +5,7 @@ import { createScriptCdn } from "./cdn";
 import { createClerkEmulator, type ClerkEmulator } from "./index";
 import { EMULATOR_ISSUER, emulatorPublishableKey, emulatorSecretKey, emulatorWebhookSecret } from "./instance-keys";
 import type { RateLimitMode } from "./rate-limits";
+import type { SessionTokenVersion } from "./tokens";
 
 export type StandaloneOptions = {
   port: number;
@@ -29,6 +30,8 @@ export type StandaloneOptions = {
   /** Milliseconds added before every Backend API answer (a Clerk far away), as local mode's CLERK_EMULATOR_LATENCY_MS. */
   latencyMs: number;
   tokenTtlSeconds: number;
+  /** Clerk's session token format: 2, or 1 for an instance not yet on version 2. */
+  sessionTokenVersion: SessionTokenVersion;
   applicationName: string;
   /** node_modules folders whose `@clerk/*` packages are served as Clerk's CDN serves them (`/npm/@clerk/…`). */
   npmDirs: string[];
@@ -85,6 +88,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
     secretKey,
     issuer: EMULATOR_ISSUER,
     tokenTtlSeconds: options.tokenTtlSeconds,
+    sessionTokenVersion: options.sessionTokenVersion,
     applicationName: options.applicationName,
     frontendApiUrl: options.proxyUrl?.replace(/\/+$/, "") || undefined,
     allowedOrigins,

@@ -28,23 +28,89 @@ export function signJwt(key: SigningKey, claims: Record<string, unknown>): strin
   return `${header}.${payload}.${base64url(signature)}`;
 }
 
+/**
+ * Clerk's two session token formats. Version 2 (`v: 2`, the organization in
+ * `o`) is what Clerk issues since API version 2025-04-10 and the default
+ * here; version 1 (`org_id`, `org_slug`, `org_role`, `org_permissions`) is
+ * for instances not yet moved over. docs/emulator.md, "Session tokens".
+ */
+export type SessionTokenVersion = 1 | 2;
+
+export const DEFAULT_SESSION_TOKEN_VERSION: SessionTokenVersion = 2;
+
+/** A CLERK_EMULATOR_SESSION_TOKEN_VERSION or --session-token-version value: 1, 2, or unset (2). */
+export function parseSessionTokenVersion(value: string | undefined): SessionTokenVersion {
+  const v = (value ?? "").trim();
+  if (v === "") return DEFAULT_SESSION_TOKEN_VERSION;
+  if (v === "1" || v === "2") return Number(v) as SessionTokenVersion;
+  throw new Error(`CLERK_EMULATOR_SESSION_TOKEN_VERSION: 1 or 2, Clerk's session token versions (got "${value}")`);
+}
+
 export type SessionClaimsInput = {
   issuer: string;
   sessionId: string;
   userId: string;
   name: string | null;
   imageUrl: string | null;
-  org: { id: string; slug: string | null; role: string } | null;
+  /**
+   * The active organization. `role` is Clerk's role key (`org:admin`);
+   * `permissions` the role's custom permissions (`org:<feature>:<permission>`):
+   * system permissions (`org:sys_…`) are never in a session token.
+   */
+  org: { id: string; slug: string | null; role: string; permissions?: readonly string[] } | null;
   ttlSeconds: number;
   azp?: string;
+  /** 2 unless asked for: see SessionTokenVersion. */
+  version?: SessionTokenVersion;
 };
 
+/** The custom permissions a session token may carry, system ones left out as Clerk does. */
+function customPermissions(permissions: readonly string[] | undefined): string[] {
+  const seen = new Set<string>();
+  for (const p of permissions ?? []) if (/^org:[^:]+:[^:]+$/.test(p) && !p.startsWith("org:sys_")) seen.add(p);
+  return [...seen];
+}
+
 /**
- * A Clerk session token (version 1 claims). `name` and `image_url` are the
- * custom claims this app asks Clerk to add (docs/deployment.md, "Clerk's dashboard").
+ * Version 2's compact permissions: `fea` names each feature once (`o:` for an
+ * organization's), `o.per` each permission name once, and `o.fpm` holds, per
+ * `o:` feature in `fea`'s order, a decimal bitmask whose bit i (the least
+ * significant is 0) says the feature grants `per`'s i-th name:
+ * `org:invoices:read` + `org:invoices:manage` + `org:reports:read` is
+ * fea `o:invoices,o:reports`, per `read,manage`, fpm `3,1`.
+ */
+export function encodePermissions(permissions: readonly string[]): { fea: string; per: string; fpm: string } | null {
+  const custom = customPermissions(permissions);
+  if (custom.length === 0) return null;
+  const features: string[] = [];
+  const names: string[] = [];
+  const masks = new Map<string, bigint>();
+  for (const p of custom) {
+    const [, feature = "", name = ""] = p.split(":");
+    if (!features.includes(feature)) features.push(feature);
+    if (!names.includes(name)) names.push(name);
+    masks.set(feature, (masks.get(feature) ?? 0n) | (1n << BigInt(names.indexOf(name))));
+  }
+  return {
+    fea: features.map((f) => `o:${f}`).join(","),
+    per: names.join(","),
+    fpm: features.map((f) => String(masks.get(f) ?? 0n)).join(","),
+  };
+}
+
+/**
+ * A Clerk session token's claims, in the version asked for (2 by default).
+ * `name` and `image_url` are the custom claims this app asks Clerk to add
+ * (docs/deployment.md, "Clerk's dashboard"). Version 2 adds `v`, `sts` (the
+ * session's status: the emulator's sessions are never pending), `jti`, and
+ * the organization as `o` (`id`, `slg` if it has a slug, `rol` without the
+ * `org:` prefix, `per`/`fpm` with `fea` when the role has custom
+ * permissions); `o` and `fea` are absent when no organization is active.
+ * The emulator has no billing, so no `pla`.
  */
 export function sessionClaims(input: SessionClaimsInput): Record<string, unknown> {
   const iat = Math.floor(Date.now() / 1000);
+  const version = input.version ?? DEFAULT_SESSION_TOKEN_VERSION;
   const claims: Record<string, unknown> = {
     azp: input.azp,
     exp: iat + input.ttlSeconds,
@@ -57,11 +123,29 @@ export function sessionClaims(input: SessionClaimsInput): Record<string, unknown
     name: input.name ?? undefined,
     image_url: input.imageUrl ?? undefined,
   };
+  if (version === 1) {
+    if (input.org) {
+      claims.org_id = input.org.id;
+      if (input.org.slug) claims.org_slug = input.org.slug;
+      claims.org_role = input.org.role;
+      claims.org_permissions = customPermissions(input.org.permissions);
+    }
+    return claims;
+  }
+  claims.jti = randomBytes(10).toString("hex");
+  claims.sts = "active";
+  claims.v = 2;
   if (input.org) {
-    claims.org_id = input.org.id;
-    if (input.org.slug) claims.org_slug = input.org.slug;
-    claims.org_role = input.org.role;
-    claims.org_permissions = [];
+    const o: Record<string, string> = { id: input.org.id };
+    if (input.org.slug) o.slg = input.org.slug;
+    o.rol = input.org.role.replace(/^org:/, "");
+    const encoded = encodePermissions(input.org.permissions ?? []);
+    if (encoded) {
+      o.per = encoded.per;
+      o.fpm = encoded.fpm;
+      claims.fea = encoded.fea;
+    }
+    claims.o = o;
   }
   return claims;
 }

@@ -4,7 +4,7 @@ import { clientJSON, fullName } from "../json";
 import { frontendApiPath } from "../proxy";
 import { ApiError, str } from "../routing";
 import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../store";
-import { sessionClaims, signJwt, type SigningKey } from "../tokens";
+import { sessionClaims, signJwt, type SessionTokenVersion, type SigningKey } from "../tokens";
 
 export type FrontendApiOptions = {
   store: Store;
@@ -14,6 +14,8 @@ export type FrontendApiOptions = {
   mountPath: string;
   issuer: string;
   tokenTtlSeconds: number;
+  /** The session tokens' format (emulator/tokens.ts): 2, or 1 when asked for. */
+  sessionTokenVersion: SessionTokenVersion;
   sessionLifetimeMs: number;
   applicationName: string;
   /** The instance's secret key: a proxy proves itself with it (`Clerk-Secret-Key`). */
@@ -73,6 +75,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
         imageUrl: null,
         org: org && membership ? { id: org.id, slug: org.slug, role: membership.role } : null,
         ttlSeconds: options.tokenTtlSeconds,
+        version: options.sessionTokenVersion,
         azp: req.get("origin") ?? undefined,
       }),
     );

@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "@playwri
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import { contractBreaches, readAnswers } from "../support/contract";
-import { openAfterExpiry } from "../support/expired-session";
+import { openAfterExpiry, sessionTokenClaims } from "../support/expired-session";
 import { isLoopbackUrl, NETWORK_GUARD_PATH } from "../support/guard";
 import { spawnGroup, stopGroup, waitForPort } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
@@ -68,7 +68,13 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, what: string): Prom
 /** What the index route's loader saw, as it printed it. */
 async function loaderSees(target: Page) {
   const text = (id: string) => target.locator(`#${id}`).textContent();
-  return { user: await text("user"), org: await text("org"), slug: await text("slug") };
+  return {
+    user: await text("user"),
+    org: await text("org"),
+    slug: await text("slug"),
+    role: await text("role"),
+    permissions: await text("permissions"),
+  };
 }
 
 async function issuedAt(target: Page) {
@@ -159,13 +165,23 @@ describe("Clerk's Remix quickstart (Core 2) against npm run emulator", () => {
   it("switches organization in <OrganizationSwitcher/>, and the loader sees its id and slug", async () => {
     const target =
       orgBefore === "org_seed_difference"
-        ? { id: "org_seed_engines", name: "Analytical Engines", slug: "analytical-engines" }
-        : { id: "org_seed_difference", name: "Difference & Co", slug: "difference-co" };
+        ? { id: "org_seed_engines", name: "Analytical Engines", slug: "analytical-engines", role: "org:admin" }
+        : { id: "org_seed_difference", name: "Difference & Co", slug: "difference-co", role: "org:member" };
     await page.locator(".cl-organizationSwitcherTrigger").click();
     await page.locator(".cl-organizationSwitcherPreviewButton", { hasText: target.name }).click();
     await untilLoaderSees(page, "org", target.id);
     await page.reload();
-    expect(await loaderSees(page)).toEqual({ user: "user_seed_ada", org: target.id, slug: target.slug });
+    // @clerk/backend 2 read them from a version 2 token: `o.id`, `o.slg`, and `o.rol` without its `org:` prefix.
+    const claims = sessionTokenClaims(await page.context().cookies());
+    expect(claims).toMatchObject({ v: 2, o: { id: target.id, slg: target.slug, rol: target.role.slice(4) } });
+    expect(await loaderSees(page)).toEqual({
+      user: "user_seed_ada",
+      org: target.id,
+      slug: target.slug,
+      role: target.role,
+      // The seeded roles have no custom permissions (system ones are never in a token).
+      permissions: "[]",
+    });
   }, 60_000);
 
   it("keeps the session past the token's 60 s lifetime with JavaScript on: clerk-js refreshes the token", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { openAfterExpiry, sessionTokenClaims } from "../support/expired-session";
+import { openAfterExpiry, sessionTokenClaims, tokenOrgId } from "../support/expired-session";
 import { NETWORK_GUARD_PATH } from "../support/guard";
 import { spawnGroup, stopGroup, waitForPort } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
@@ -97,7 +97,7 @@ afterAll(async () => {
 
 /** The organization in the browser's session token: what its next document request carries. */
 async function cookieOrg(context: BrowserContext): Promise<string | null> {
-  return sessionTokenClaims(await context.cookies())?.org_id ?? null;
+  return tokenOrgId(sessionTokenClaims(await context.cookies()));
 }
 
 /** What the home page's loader read with getAuth. */
@@ -151,6 +151,8 @@ describe("Core 3 (@clerk/react-router 3) against the standalone emulator", () =>
     await page.reload();
     const created = await serverSees(page);
     expect(created.org).toBe(await cookieOrg(context));
+    // @clerk/backend 3 read a version 2 token: its `o.rol` has no `org:` prefix, getAuth's orgRole has it again.
+    expect(sessionTokenClaims(await context.cookies())).toMatchObject({ v: 2, o: { id: created.org, rol: "admin" } });
     expect(created.role).toBe("org:admin");
 
     await page.locator(".cl-organizationSwitcherTrigger").click();

@@ -127,7 +127,10 @@ describe("a keys-mode server sent hostile requests", () => {
       clerk.dataDir,
       session,
       { iat, exp: iat + 60 },
-      { claims: { azp: `${app.origin}${injected}`, org_id: `org_signed${injected}` } },
+      {
+        claims: { azp: `${app.origin}${injected}` },
+        org: { id: `org_signed${injected}`, slug: null, role: "org:member" },
+      },
     );
     const key = signingKeyFromPem(readFileSync(join(clerk.dataDir, "clerk-emulator-key.pem"), "utf8"), injected);
     const signedOddKid = signJwt(key, { sub: session.userId, sid: session.sessionId, iat, exp: iat + 60 });

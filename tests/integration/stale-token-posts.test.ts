@@ -145,7 +145,7 @@ describe("a form sent with a stale session token", () => {
       server.dataDir,
       session,
       { iat: exp - 60, exp },
-      { claims: { org_id: "org_seed_engines", org_slug: "analytical-engines", org_role: "org:member" } },
+      { org: { id: "org_seed_engines", slug: "analytical-engines", role: "org:member" } },
     );
     const email = `stale.${Date.now()}@example.com`;
     const { result: res, calls } = await callsDuring(() =>

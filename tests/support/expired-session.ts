@@ -1,7 +1,13 @@
 import type { Browser, BrowserContext } from "@playwright/test";
 
 type StorageState = Awaited<ReturnType<BrowserContext["storageState"]>>;
-type SessionClaims = { iat: number; exp: number; org_id?: string };
+type SessionClaims = { iat: number; exp: number; v?: number; o?: { id: string }; org_id?: string };
+
+/** The active organization a session token names, in Clerk's version 2 (`o.id`) or version 1 (`org_id`) claims. */
+export function tokenOrgId(claims: SessionClaims | null): string | null {
+  if (!claims) return null;
+  return (claims.v === 2 ? claims.o?.id : claims.org_id) ?? null;
+}
 
 /** The claims of the session token among `cookies` (its JWT payload, unverified: what the browser holds), or null. */
 export function sessionTokenClaims(cookies: { name: string; value: string }[]): SessionClaims | null {

@@ -1,7 +1,14 @@
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sessionClaims, signingKeyFromPem, signJwt, type SigningKey } from "../../emulator/tokens";
+import {
+  sessionClaims,
+  signingKeyFromPem,
+  signJwt,
+  type SessionClaimsInput,
+  type SessionTokenVersion,
+  type SigningKey,
+} from "../../emulator/tokens";
 
 /** A test RSA-2048 key pair, like a Clerk instance's. */
 export function createTestKeyPair() {
@@ -19,24 +26,30 @@ export type MintOptions = {
   issuedAt?: number;
   org?: { id: string; slug: string; role: string };
   kid?: string;
+  /** Clerk's session token format: 2 (as Clerk issues them) unless a test asks for 1. */
+  version?: SessionTokenVersion;
 };
 
 const b64 = (v: string | Buffer) => Buffer.from(v).toString("base64url");
 
-/** An RS256 Clerk session token (v1 claims) for real @clerk/remix verification. */
+/** An RS256 Clerk session token (version 2 claims unless asked) for real @clerk/remix verification. */
 export function mintSessionToken(o: MintOptions): { token: string; iat: number } {
   const iat = o.issuedAt ?? Math.floor(Date.now() / 1000);
   const claims: Record<string, unknown> = {
+    ...sessionClaims({
+      issuer: "https://clerk.teamwork.invalid",
+      sessionId: o.sessionId ?? "sess_test",
+      userId: o.userId,
+      name: o.name ?? null,
+      imageUrl: null,
+      org: o.org ?? null,
+      ttlSeconds: 60,
+      version: o.version,
+    }),
     exp: iat + (o.expiresIn ?? 60),
     iat,
     nbf: iat - 10,
-    iss: "https://clerk.teamwork.invalid",
-    sid: o.sessionId ?? "sess_test",
-    sub: o.userId,
-    name: o.name,
   };
-  if (o.org)
-    Object.assign(claims, { org_id: o.org.id, org_slug: o.org.slug, org_role: o.org.role, org_permissions: [] });
   const header = b64(JSON.stringify({ alg: "RS256", typ: "JWT", kid: o.kid ?? "ins_test" }));
   const payload = b64(JSON.stringify(claims));
   const signature = sign("RSA-SHA256", Buffer.from(`${header}.${payload}`), o.privateKey);
@@ -77,14 +90,25 @@ type EmulatorSession = Awaited<ReturnType<typeof emulatorSession>>;
 
 /**
  * A session token for an emulator session with the times (seconds since the
- * epoch) and claims a test chooses, signed with the server's emulator key
+ * epoch), active organization and claims a test chooses, in Clerk's version 2
+ * format unless `version` says 1, signed with the server's emulator key
  * from its data folder (or `key`, another one, for a bad signature).
  */
 export function emulatorToken(
   dataDir: string,
   session: Pick<EmulatorSession, "sessionId" | "userId">,
   times: { iat: number; nbf?: number; exp: number },
-  { key, claims = {} }: { key?: SigningKey; claims?: Record<string, unknown> } = {},
+  {
+    key,
+    claims = {},
+    org = null,
+    version,
+  }: {
+    key?: SigningKey;
+    claims?: Record<string, unknown>;
+    org?: SessionClaimsInput["org"];
+    version?: SessionTokenVersion;
+  } = {},
 ): string {
   const signingKey =
     key ?? signingKeyFromPem(readFileSync(join(dataDir, "clerk-emulator-key.pem"), "utf8"), "ins_emulator");
@@ -94,8 +118,9 @@ export function emulatorToken(
     userId: session.userId,
     name: null,
     imageUrl: null,
-    org: null,
+    org,
     ttlSeconds: 60,
+    version,
   });
   return signJwt(signingKey, { ...base, nbf: times.iat - 10, ...times, ...claims });
 }

@@ -15,6 +15,7 @@ describe("npm run emulator's options", () => {
       control: false,
       rateLimits: "off",
       tokenTtlSeconds: 60,
+      sessionTokenVersion: 2,
     });
   });
 
@@ -26,6 +27,7 @@ describe("npm run emulator's options", () => {
       CLERK_EMULATOR_ALLOWED_ORIGINS: "http://localhost:3000, https://app.example.test/",
       CLERK_EMULATOR_RATE_LIMITS: "production",
       CLERK_EMULATOR_CONTROL: "1",
+      CLERK_EMULATOR_SESSION_TOKEN_VERSION: "1",
     };
     expect(parseCli([], env)).toMatchObject({
       port: 4100,
@@ -34,7 +36,9 @@ describe("npm run emulator's options", () => {
       allowedOrigins: ["http://localhost:3000", "https://app.example.test"],
       rateLimits: "production",
       control: true,
+      sessionTokenVersion: 1,
     });
+    expect(parseCli(["--session-token-version", "2"], env)).toMatchObject({ sessionTokenVersion: 2 });
     expect(
       parseCli(["--port", "0", "--allowed-origin", "http://a.test:1", "--allowed-origin", "http://b.test:2"], env),
     ).toMatchObject({ port: 0, allowedOrigins: ["http://a.test:1", "http://b.test:2"] });
@@ -46,12 +50,22 @@ describe("npm run emulator's options", () => {
     expect(() => parseCli(["--allowed-origin", "localhost:3000"], {})).toThrow(/--allowed-origin/);
     expect(() => parseCli(["--webhook-secret", "hunter2"], {})).toThrow(/whsec_/);
     expect(() => parseCli(["--token-ttl", "1"], {})).toThrow(/--token-ttl/);
+    expect(() => parseCli(["--session-token-version", "3"], {})).toThrow(/--session-token-version: 1 or 2/);
+    expect(() => parseCli([], { CLERK_EMULATOR_SESSION_TOKEN_VERSION: "v2" })).toThrow(/1 or 2.*"v2"/);
     expect(() => parseCli(["--bogus"], {})).toThrow(UsageError);
   });
 
   it("documents every option in --help", () => {
     expect(parseCli(["--help"], {})).toBe("help");
-    for (const flag of ["--port", "--data-dir", "--webhook-url", "--proxy-url", "--allowed-origin", "--rate-limits"]) {
+    for (const flag of [
+      "--port",
+      "--data-dir",
+      "--webhook-url",
+      "--proxy-url",
+      "--allowed-origin",
+      "--rate-limits",
+      "--session-token-version",
+    ]) {
       expect(HELP).toContain(flag);
     }
   });

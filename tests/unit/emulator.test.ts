@@ -21,7 +21,7 @@ describe("emulator session tokens", () => {
     const jwk = jwks(key).keys[0]!;
     expect(Buffer.from(jwk.n as string, "base64url").length * 8).toBe(2048);
     const verified = await verifyToken(signJwt(key, claims(60)), { jwtKey: key.publicKeyPem });
-    expect(verified).toMatchObject({ sub: "user_1", sid: "sess_1", org_slug: "engines", name: "Ada Lovelace" });
+    expect(verified).toMatchObject({ v: 2, sub: "user_1", sid: "sess_1", o: { slg: "engines" }, name: "Ada Lovelace" });
   });
 
   it("stop verifying once their lifetime has passed", async () => {
