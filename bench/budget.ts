@@ -10,7 +10,7 @@
  * 429s, and what Redis does per view (for docs/scaling.md).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -45,7 +45,7 @@ const CALLS_PER_SECOND = 1_000 / 10;
 type Person = { cookie: string; orgSlug: string; admin: boolean };
 type Servers = {
   /** Starts `node build/server.js` (the bench's own helper, which stops it at the end). */
-  startServer(name: string, env: Record<string, string>): ChildProcess;
+  startServer(name: string, env: Record<string, string>, logFile?: string): ChildProcess;
   waitFor(url: string): Promise<void>;
   /** The environment an instance needs to use the stand-in for Clerk at `origin` (keys, API URL). */
   clerkKeys(dataDir: string, origin: string): Record<string, string>;
@@ -179,16 +179,20 @@ export async function budgetRun(
     const instances = ports.instances.map((port) => `http://127.0.0.1:${port}`);
     for (const port of ports.instances) {
       children.push(
-        servers.startServer("instance", {
-          ...servers.clerkKeys(dataDir, clerk),
-          ...INSTANCE_MEMORY_ENV,
-          PORT: String(port),
-          PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
-          REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
-          RATE_LIMIT_SCALE: "1000",
-          LOG_LEVEL: "silent",
-          ...(webhooks ? { CLERK_WEBHOOK_SIGNING_SECRET: secret } : {}),
-        }),
+        servers.startServer(
+          "instance",
+          {
+            ...servers.clerkKeys(dataDir, clerk),
+            ...INSTANCE_MEMORY_ENV,
+            PORT: String(port),
+            PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
+            REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
+            RATE_LIMIT_SCALE: "1000",
+            ...(webhooks ? { CLERK_WEBHOOK_SIGNING_SECRET: secret } : {}),
+          },
+          // Its log lines, kept to explain a 500 should the run count one.
+          join(dataDir, `instance-${port}.log`),
+        ),
       );
     }
     await Promise.all(instances.map((origin) => servers.waitFor(`${origin}/healthz`)));
@@ -323,6 +327,7 @@ export async function budgetRun(
       redis.disconnect();
     }
     const views = offered - notOk(statuses);
+    if (statuses[500] || coldStart.statuses[500]) printUnexpectedErrors(dataDir);
     return {
       webhooks,
       instances: size,
@@ -349,6 +354,16 @@ export async function budgetRun(
 export function refreshCost(run: BudgetRun): string {
   const perSecond = run.kept / 300;
   return `With webhooks, ${run.kept} answers were kept in Redis; reading each again every 5 minutes costs at most ${perSecond.toFixed(1)} calls/s (${((perSecond / CALLS_PER_SECOND) * 100).toFixed(1)}% of Clerk's 100/s), whatever the number of views.`;
+}
+
+/** The instances' unexpected errors (what a 500 logs), the first three, for a run that counted a 500. */
+function printUnexpectedErrors(dataDir: string) {
+  const lines = readdirSync(dataDir)
+    .filter((file) => file.startsWith("instance-") && file.endsWith(".log"))
+    .flatMap((file) => readFileSync(join(dataDir, file), "utf8").split("\n"))
+    .filter((line) => line.includes('"event":"unexpected_error"'));
+  console.log(`The instances logged ${lines.length} unexpected error(s); the first:`);
+  for (const line of lines.slice(0, 3)) console.log(line.slice(0, 2_000));
 }
 
 const notOk = (statuses: Statuses) => Object.values(statuses).reduce((sum, n) => sum + n, 0);

@@ -23,7 +23,8 @@ import { buildApp, buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "
 import { CONNECTIONS, loadPhase, printLoad } from "./load";
 import { memoryRows, memoryRuns } from "./memory";
 import { pageRows, pagesPhase } from "./pages";
-import { clerkKeys, COMMON_ENV, start, stopAll, url, waitFor } from "./servers";
+import { openSync } from "node:fs";
+import { clerkKeys, COMMON_ENV, ROOT, start, stopAll, url, waitFor } from "./servers";
 import { coldPhase, latencyPhase, printCold, printLatency } from "./ttfb";
 
 /** Memory: the landing page, the organization home and its members, on two fresh instances. */
@@ -51,8 +52,15 @@ async function budgetPhase() {
     `\nClerk's budget: 10 instances, then 2, sharing Redis; 200 people in 20 organizations browsing for 30 s at ${VIEWS_PER_SECOND} views a second…`,
   );
   const servers = {
-    startServer: (name: string, env: Record<string, string>) =>
-      start(name, ["build/server.js"], { ...COMMON_ENV, ...env }),
+    startServer: (name: string, env: Record<string, string>, logFile?: string) =>
+      start(
+        name,
+        ["build/server.js"],
+        { ...COMMON_ENV, ...env },
+        ROOT,
+        process.execPath,
+        logFile ? openSync(logFile, "a") : "ignore",
+      ),
     waitFor,
     clerkKeys,
   };

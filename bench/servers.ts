@@ -20,6 +20,8 @@ export function start(
   env: Record<string, string>,
   cwd = ROOT,
   node = process.execPath,
+  /** Where its standard output (the JSON log lines) goes: a file's descriptor, or nowhere. */
+  stdout: number | "ignore" = "ignore",
 ): ChildProcess {
   const child = spawn(node, args, {
     cwd,
@@ -30,7 +32,7 @@ export function start(
       CLERK_TELEMETRY_DISABLED: "1",
       ...env,
     },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", stdout, "pipe"],
   });
   let errors = "";
   child.stderr?.on("data", (d: Buffer) => (errors += d.toString()));
