@@ -64,8 +64,20 @@ type Message = { from: string; format?: number } & (
   { keys: CacheKey[] } | { hold: { upstream: string; until: number } }
 );
 
+/** A key to forget, naming one of this release's caches. */
+const isCacheKey = (caches: OrgCaches, entry: unknown): entry is CacheKey => {
+  if (typeof entry !== "object" || entry === null) return false;
+  const { cache, key, prefix } = entry as Record<string, unknown>;
+  return (
+    typeof cache === "string" &&
+    Object.hasOwn(caches, cache) &&
+    cache !== "mayRereadMemberships" &&
+    (typeof key === "string" || typeof prefix === "string")
+  );
+};
+
 /** A message as sent, or null for anything else on the channel (a newer release's kind, a stray PUBLISH). */
-function readMessage(json: string): Message | null {
+function readMessage(caches: OrgCaches, json: string): Message | null {
   let message: unknown;
   try {
     message = JSON.parse(json);
@@ -75,7 +87,7 @@ function readMessage(json: string): Message | null {
   if (typeof message !== "object" || message === null) return null;
   const { from, keys, hold } = message as Record<string, unknown>;
   if (typeof from !== "string") return null;
-  if (Array.isArray(keys)) return message as Message;
+  if (Array.isArray(keys)) return keys.every((entry) => isCacheKey(caches, entry)) ? (message as Message) : null;
   const { upstream, until } = (hold ?? {}) as Record<string, unknown>;
   return typeof upstream === "string" && typeof until === "number" ? (message as Message) : null;
 }
@@ -127,7 +139,7 @@ export function createCoordination(
   const instance = randomUUID();
   const subscriber = connectSubscriber(redis.config);
   subscriber.on("message", (_channel: string, json: string) => {
-    const message = readMessage(json);
+    const message = readMessage(caches, json);
     if (message === null || message.from === instance) return;
     if ("hold" in message) return backoff.hold(message.hold.upstream, message.hold.until);
     // The sender has dropped the shared copies (its webhook fails otherwise), moving

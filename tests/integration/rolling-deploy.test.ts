@@ -145,7 +145,14 @@ describe("two releases side by side", () => {
     const onError = (error: unknown) => errors.push(error);
     process.on("uncaughtException", onError);
     closing.push(() => process.off("uncaughtException", onError));
-    for (const stray of ["not json", "null", "{}", JSON.stringify({ from: "x", format: 3, purge: ["everything"] })]) {
+    for (const stray of [
+      "not json",
+      "null",
+      "{}",
+      JSON.stringify({ from: "x", format: 3, purge: ["everything"] }),
+      JSON.stringify({ from: "x", format: 3, keys: [{ cache: "aNewerCache", key: "org_1" }] }),
+      JSON.stringify({ from: "x", keys: [{ cache: "profiles" }, null] }),
+    ]) {
       await admin.publish(COORDINATION_CHANNEL, stray);
     }
     // It still hears the ones it can.
