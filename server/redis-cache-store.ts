@@ -31,7 +31,7 @@ import type { SharedRedis } from "./redis";
  * becomes two, sent at once.
  *
  * Format 1, the release before, kept the same keys without the `2:`. A
- * forget here also moves its generations (`previousFormat`), so that while
+ * forget here also moves its generations (`previous`), so that while
  * both releases run, an answer it keeps is hidden by a change this release
  * heard of: its instances are told to forget their own copies by the same
  * message (server/coordination.ts).
@@ -84,9 +84,9 @@ function layout(prefix: string) {
  * forget or clear runs a fixed handful of commands, whatever the keyspace
  * holds: it looks for no key, on one Redis or on a cluster.
  */
-export function redisCacheStore(redis: SharedRedis, { previousFormat = true } = {}): CacheStore {
+export function redisCacheStore(redis: SharedRedis): CacheStore {
   const keys = layout(redisKey(""));
-  const previous = previousFormat ? layout(PREVIOUS_FORMAT) : null;
+  const previous = layout(PREVIOUS_FORMAT);
 
   /** The commands that move a family's generation on, then a group's (in that order: see writeIfQuiet). */
   const moves = (at: ReturnType<typeof layout>, family: string, group: string): RedisCommand[] => [
@@ -94,7 +94,7 @@ export function redisCacheStore(redis: SharedRedis, { previousFormat = true } = 
     ["set", at.group(family, group), randomUUID(), "PX", GROUP_LIFE_MS],
   ];
   const moveOn = (family: string, group: string) =>
-    inOrder(redis, [...moves(keys, family, group), ...(previous ? moves(previous, family, group) : [])]);
+    inOrder(redis, [...moves(keys, family, group), ...moves(previous, family, group)]);
   const newEpoch = (at: ReturnType<typeof layout>, family: string): RedisCommand => [
     "set",
     at.family(family),
@@ -155,7 +155,7 @@ export function redisCacheStore(redis: SharedRedis, { previousFormat = true } = 
       const group = groupNamedBy(prefix);
       if (group !== null) return void (await moveOn(family, group));
       // Every group: a new epoch hides every answer of the family at once.
-      await inOrder(redis, [newEpoch(keys, family), ...(previous ? [newEpoch(previous, family)] : [])]);
+      await inOrder(redis, [newEpoch(keys, family), newEpoch(previous, family)]);
     },
   };
   return store;

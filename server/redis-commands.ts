@@ -1,5 +1,4 @@
-import type { SharedRedis } from "./redis";
-import { isCluster } from "./redis";
+import { isCluster, type SharedRedis } from "./redis";
 
 /** A command and its arguments, as `redis.call` and a pipeline take them. */
 export type RedisCommand = [name: string, ...args: (string | number)[]];
