@@ -47,6 +47,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How a resource module registers an endpoint: the registrar's `route`. */
 export type Route = (method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT", pattern: string, handler: Handler) => void;
 
+/** Every "api METHOD pattern" any registrar in this process has registered: what the coverage script counts. */
+const registered = new Set<string>();
+export function registeredOperations(): string[] {
+  return [...registered];
+}
+
 export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Faults) {
   const byKey = new Map<string, Handler>();
 
@@ -82,6 +88,7 @@ export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Fa
 
   return (method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT", pattern: string, handler: Handler) => {
     byKey.set(`${api} ${method} ${pattern}`, handler);
+    registered.add(`${api} ${method} ${pattern}`);
     router.all(pattern, dispatch);
   };
 }
