@@ -5,7 +5,7 @@
 // apart; `--missing` also lists each operation not implemented.
 //
 //   npx vite-node scripts/emulator-coverage.ts [--missing] [--json]
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { createClerkEmulator } from "../emulator";
 import { registeredOperations } from "../emulator/routing";
@@ -100,18 +100,64 @@ function coverage() {
   });
 }
 
+/**
+ * The Backend API operations one `@clerk/backend` calls, read from its bundle:
+ * each `this.request({ method, path })`, the path a constant (`basePath3`) or
+ * `joinPaths(basePath3, id, "literal", …)` (an identifier not bound to a path
+ * constant is a path parameter).
+ */
+function sdkOperations(bundle: string): Set<string> {
+  const source = readFileSync(bundle, "utf8");
+  const bases = new Map([...source.matchAll(/var (\w+) = "(\/[^"]*)";/g)].map((m) => [m[1]!, m[2]!]));
+  const found = new Set<string>();
+  for (const call of source.matchAll(/this\.request\(\{([\s\S]*?)\}\)/g)) {
+    const body = call[1]!;
+    const method = /method: "(\w+)"/.exec(body)?.[1];
+    const path = /path: (?:joinPaths\(([^)]*)\)|(\w+)|"([^"]+)")/.exec(body);
+    if (!method || !path) continue;
+    const parts =
+      path[1] !== undefined ? path[1].split(",").map((p) => p.trim()) : [path[2] ?? JSON.stringify(path[3])];
+    const segments = parts.map((part) =>
+      bases.has(part) ? bases.get(part)! : /^"(.*)"$/.test(part) ? part.slice(1, -1) : "{}",
+    );
+    found.add(`${method} ${shape(`/${segments.join("/")}`.replace(/\/{2,}/g, "/"))}`);
+  }
+  return found;
+}
+
+const SDK_LINES = [
+  { name: "Core 2: @clerk/backend", dir: "node_modules/@clerk/backend" },
+  { name: "Core 3: @clerk/backend", dir: "tests/fixtures/core3/node_modules/@clerk/backend" },
+];
+
+function sdkCoverage(bapi: { method: string; path: string; done: boolean; leftOut: boolean }[]) {
+  const root = new URL("..", import.meta.url).pathname;
+  return SDK_LINES.map(({ name, dir }) => {
+    const bundle = `${root}${dir}/dist/index.js`;
+    if (!existsSync(bundle)) return { name, version: null, calls: 0, done: 0, inScope: 0, inScopeDone: 0 };
+    const version = (JSON.parse(readFileSync(`${root}${dir}/package.json`, "utf8")) as { version: string }).version;
+    const calls = sdkOperations(bundle);
+    const used = bapi.filter((op) => calls.has(`${op.method} ${shape(op.path)}`));
+    const inScope = used.filter((op) => !op.leftOut);
+    return {
+      name,
+      version,
+      calls: used.length,
+      done: used.filter((op) => op.done).length,
+      inScope: inScope.length,
+      inScopeDone: inScope.filter((op) => op.done).length,
+    };
+  });
+}
+
 const NAMES: Record<Api, string> = { fapi: "Frontend API", bapi: "Backend API" };
 
 {
   const result = coverage();
+  const sdks = sdkCoverage(result.find((r) => r.api === "bapi")!.operations);
   if (process.argv.includes("--json")) {
-    console.log(
-      JSON.stringify(
-        result.map((r) => ({ ...r, tags: Object.fromEntries(r.tags) })),
-        null,
-        2,
-      ),
-    );
+    const apis = result.map((r) => ({ ...r, tags: Object.fromEntries(r.tags) }));
+    console.log(JSON.stringify({ apis, sdks }, null, 2));
   } else {
     for (const { api, operations, tags } of result) {
       const done = operations.filter((op) => op.done).length;
@@ -121,14 +167,22 @@ const NAMES: Record<Api, string> = { fapi: "Frontend API", bapi: "Backend API" }
           `(${inScope.filter((op) => op.done).length} of the ${inScope.length} outside the groups left out)`,
       );
       for (const [tag, t] of [...tags].sort(([a], [b]) => a.localeCompare(b))) {
-        console.log(
-          `  ${tag.padEnd(34)} ${String(t.done).padStart(3)} / ${String(t.total).padEnd(3)}${t.leftOut ? " (left out)" : ""}`,
-        );
+        const count = `${String(t.done).padStart(3)} / ${String(t.total).padEnd(3)}`;
+        console.log(`  ${tag.padEnd(34)} ${count}${t.leftOut ? " (left out)" : ""}`);
       }
       if (process.argv.includes("--missing")) {
-        for (const op of operations.filter((o) => !o.done && !o.leftOut))
+        for (const op of operations.filter((o) => !o.done && !o.leftOut)) {
           console.log(`    missing ${op.method} ${op.path}`);
+        }
       }
+    }
+    for (const sdk of sdks) {
+      console.log(
+        sdk.version === null
+          ? `${sdk.name}: not installed (npm ci in tests/fixtures/core3)`
+          : `${sdk.name} ${sdk.version}: ${sdk.done} of the ${sdk.calls} Backend API operations it calls ` +
+              `(${sdk.inScopeDone} of the ${sdk.inScope} outside the groups left out)`,
+      );
     }
   }
   process.exit(0);
