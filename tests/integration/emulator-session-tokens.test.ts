@@ -297,6 +297,8 @@ describe.each(sdks)("%s", (_name, load) => {
     expect(fapiSession.actor).toEqual({ sub: admin.id });
     expect(fapiSession.expire_at - Date.now()).toBeLessThanOrEqual(900_000);
 
+    const read = await browser("GET", `/v1/client/sessions/${sessionId}`);
+    expect(read.body.response).toMatchObject({ id: sessionId, actor: { sub: admin.id }, status: "active" });
     const backendSession = await clerk.sessions.getSession(sessionId);
     expect(backendSession.actor).toEqual({ sub: admin.id });
 
