@@ -209,6 +209,15 @@ describe.each(sdks)("%s", (_name, load) => {
     expect(body.exp - body.iat).toBe(60);
     expect(body.iat - body.nbf).toBe(5);
 
+    // @clerk/backend 3 refuses a template's token where a session token is expected (its `cat`, Clerk's SEC-340).
+    if (_name.endsWith("3")) {
+      const state = await clerk.authenticateRequest(
+        new Request("http://localhost:3000/", { headers: { Authorization: `Bearer ${token.jwt}` } }),
+        { jwtKey: emu.emulator.key.publicKeyPem },
+      );
+      expect([state.status, state.reason]).toEqual(["signed-out", "token-type-mismatch"]);
+    }
+
     expect(await failure(clerk.sessions.getToken(session.id, "no-such-template"))).toEqual({
       status: 404,
       code: "resource_not_found",
