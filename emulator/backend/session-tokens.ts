@@ -8,15 +8,11 @@ import type { BackendContext, Route } from "./context";
 
 export type SessionMintingOptions = Omit<SessionTokenSettings, "store" | "key"> & { sessionLifetimeMs: number };
 
-/** `expires_in_seconds` as Clerk bounds it: 30 seconds to ten years; absent, the token's usual lifetime. */
-const lifetimeOf = (body: unknown) =>
-  integerIn(
-    (body as { expires_in_seconds?: unknown } | undefined)?.expires_in_seconds,
-    "expires_in_seconds",
-    30,
-    315_360_000,
-    -1,
-  );
+/** `expires_in_seconds` as Clerk bounds it: 30 seconds to ten years; absent, undefined (the token's usual lifetime). */
+function lifetimeOf(body: unknown): number | undefined {
+  const value = (body as { expires_in_seconds?: unknown } | undefined)?.expires_in_seconds;
+  return value === undefined || value === null ? undefined : integerIn(value, "expires_in_seconds", 30, 315_360_000, 0);
+}
 
 /** Whether a JWT was signed with the instance's key (its time is not checked: a refresh brings an expired one). */
 function signedByInstance(jwt: string, settings: SessionTokenSettings): Record<string, unknown> | null {
@@ -74,7 +70,7 @@ export function registerSessionTokenRoutes(
   route("POST", "/v1/sessions/:id/tokens", (req) => {
     const lifetime = lifetimeOf(req.body);
     const session = activeSession(req.params.id);
-    return { object: "token", jwt: mintSessionToken(options, session, lifetime > 0 ? { ttlSeconds: lifetime } : {}) };
+    return { object: "token", jwt: mintSessionToken(options, session, { ttlSeconds: lifetime }) };
   });
 
   route("POST", "/v1/sessions/:id/tokens/:template", (req) => {
@@ -85,7 +81,7 @@ export function registerSessionTokenRoutes(
       template,
       session,
       issuer: options.issuer,
-      lifetime: lifetime > 0 ? lifetime : undefined,
+      lifetime,
     });
     return { object: "token", jwt };
   });

@@ -165,6 +165,10 @@ describe.each(sdks)("%s", (_name, load) => {
     expect(claims.act).toBeUndefined();
     const longer = await clerk.sessions.getToken(session.id, undefined, 600);
     expect(decode(longer.jwt, 1).exp - decode(longer.jwt, 1).iat).toBe(600);
+    expect(await failure(clerk.sessions.getToken(session.id, undefined, 5))).toEqual({
+      status: 422,
+      code: "form_param_value_invalid",
+    });
 
     const name = unique();
     await clerk.jwtTemplates.create({
