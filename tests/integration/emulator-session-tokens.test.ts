@@ -5,10 +5,11 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as core2 from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD } from "../../emulator";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
 import { frontendClient, newPerson, startInProcessEmulator, type InProcessEmulator } from "../support/emulator-api";
+import { webhookBreaches } from "../support/webhook-contract";
 import { newWebhookSecret } from "../support/webhooks";
 import { ROOT } from "../support/server";
 
@@ -36,7 +37,7 @@ const sdks: [string, () => Promise<Sdk>][] = [
 
 const SECRET = newWebhookSecret();
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
-const received: { type: string; data: any }[] = [];
+const received: { type: string; data: any; body: { type: string } }[] = [];
 let sink: Server;
 let emu: InProcessEmulator;
 
@@ -52,7 +53,7 @@ beforeAll(async () => {
       });
       void verifyWebhook(request, { signingSecret: SECRET }).then(
         (event) => {
-          received.push({ type: event.type, data: event.data });
+          received.push({ type: event.type, data: event.data, body: JSON.parse(body) as { type: string } });
           res.writeHead(200).end();
         },
         () => res.writeHead(400).end(),
@@ -71,6 +72,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await emu?.close();
   await new Promise((done) => sink?.close(done));
+});
+
+// Every webhook received keeps Clerk's webhooks spec (an impersonated session's session.created carries its actor).
+afterEach(() => {
+  expect(received.flatMap((e) => webhookBreaches(e.body))).toEqual([]);
 });
 
 const decode = (jwt: string, part: 0 | 1) =>
@@ -314,6 +320,11 @@ describe.each(sdks)("%s", (_name, load) => {
     expect(read.body.response).toMatchObject({ id: sessionId, actor: { sub: admin.id }, status: "active" });
     const backendSession = await clerk.sessions.getSession(sessionId);
     expect(backendSession.actor).toEqual({ sub: admin.id });
+    await expect
+      .poll(() => received.find((e) => e.type === "session.created" && e.data.id === sessionId)?.data.actor, {
+        timeout: 10_000,
+      })
+      .toEqual({ sub: admin.id });
 
     const minted = await browser("POST", `/v1/client/sessions/${sessionId}/tokens`, {});
     const jwt = minted.body.jwt as string;
