@@ -137,7 +137,18 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     res.setHeader("Content-Security-Policy", "default-src 'none'");
     res.end(image.bytes);
   });
-  router.use("/api", createBackendApi({ store, key, faults, secretKey: options.secretKey, frontendApiUrl }));
+  const sessionLifetimeMs = 7 * 86_400_000;
+  router.use(
+    "/api",
+    createBackendApi({
+      store,
+      key,
+      faults,
+      secretKey: options.secretKey,
+      frontendApiUrl,
+      tokens: { issuer: options.issuer, tokenTtlSeconds, sessionTokenVersion, sessionLifetimeMs },
+    }),
+  );
   router.use(
     createFrontendApi({
       store,
@@ -147,7 +158,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       issuer: options.issuer,
       tokenTtlSeconds,
       sessionTokenVersion,
-      sessionLifetimeMs: 7 * 86_400_000,
+      sessionLifetimeMs,
       applicationName: store.settings.applicationName,
       secretKey: options.secretKey,
       allowedOrigins: (options.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o),

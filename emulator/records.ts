@@ -112,6 +112,8 @@ export type SessionRecord = {
   updatedAt: number;
   lastActiveAt: number;
   expireAt: number;
+  /** Who is impersonating the user (an actor token's `actor`, at least `sub`); absent or null: nobody. */
+  actor?: Metadata | null;
 };
 
 export type SignInRecord = {
@@ -138,6 +140,9 @@ export type SignUpRecord = {
   createdUserId: string | null;
   createdSessionId: string | null;
   createdAt: number;
+  /** Set through the Backend API (`PATCH /v1/sign_ups/:id`); the external id is copied to the user made. */
+  externalId?: string | null;
+  customAction?: boolean;
 };
 
 export type ClientRecord = {
@@ -164,6 +169,36 @@ export type State = {
   handshakes: HandshakeRecord[];
   /** Uploaded profile images and logos; their bytes are files beside the state file. */
   images: ImageRecord[];
+  /** Absent in older state files: none (emulator/jwt-templates.ts). */
+  jwtTemplates?: JwtTemplateRecord[];
+  /** Absent in older state files: none (emulator/actor-tokens.ts). */
+  actorTokens?: ActorTokenRecord[];
+};
+
+/** A JWT template (`/v1/jwt_templates`): claims with Clerk's shortcodes, minted for a session by name. */
+export type JwtTemplateRecord = {
+  id: string;
+  name: string;
+  claims: Metadata;
+  lifetime: number;
+  allowedClockSkew: number;
+  /** A custom signing key and algorithm (HS256 with a shared secret, as Supabase's); null: the instance's key, RS256. */
+  customKey: { algorithm: string; key: string } | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** An impersonation link (`/v1/actor_tokens`): signs `actor` in as the user, once. */
+export type ActorTokenRecord = {
+  id: string;
+  userId: string;
+  actor: Metadata;
+  ticket: string;
+  status: "pending" | "accepted" | "revoked";
+  expiresAt: number;
+  sessionMaxDurationMs: number;
+  createdAt: number;
+  updatedAt: number;
 };
 
 export type ImageRecord = { id: string; name: string; contentType: string; size: number; createdAt: number };

@@ -62,7 +62,18 @@ export type SessionClaimsInput = {
   azp?: string;
   /** 2 unless asked for: see SessionTokenVersion. */
   version?: SessionTokenVersion;
+  /** An impersonated session's actor (`act`, at least `sub`): see actorClaim. */
+  actor?: Record<string, unknown> | null;
 };
+
+/**
+ * An impersonated session's token says who is acting (`act`: the actor
+ * token's `actor`, RFC 8693's actor claim), which @clerk/backend's auth
+ * object shows as `actor`; a session of the user's own carries none.
+ */
+export function actorClaim(actor: Record<string, unknown> | null | undefined): { act?: Record<string, unknown> } {
+  return actor ? { act: actor } : {};
+}
 
 /** The custom permissions a session token may carry, system ones left out as Clerk does. */
 function customPermissions(permissions: readonly string[] | undefined): string[] {
@@ -122,6 +133,7 @@ export function sessionClaims(input: SessionClaimsInput): Record<string, unknown
     fva: [0, -1],
     name: input.name ?? undefined,
     image_url: input.imageUrl ?? undefined,
+    ...actorClaim(input.actor),
   };
   if (version === 1) {
     if (input.org) {

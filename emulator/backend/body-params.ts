@@ -98,6 +98,45 @@ const NO_INVITATION_METADATA = {
 };
 const METADATA: Record<string, FieldRule> = { public_metadata: "kept", private_metadata: "kept" };
 
+const JWT_TEMPLATE_FIELDS: Record<string, FieldRule> = {
+  name: "kept",
+  claims: "kept",
+  lifetime: "kept",
+  allowed_clock_skew: "kept",
+  custom_signing_key: "kept",
+  signing_algorithm: "kept",
+  signing_key: "kept",
+};
+
+/** JWT templates, sessions made and refreshed, tokens, actor tokens, clients and sign-ups (emulator/backend/session-tokens.ts…). */
+const SESSION_TOKEN_FIELDS: Record<string, Readonly<Record<string, FieldRule>>> = {
+  "POST /v1/jwt_templates": JWT_TEMPLATE_FIELDS,
+  "PATCH /v1/jwt_templates/:id": JWT_TEMPLATE_FIELDS,
+  "DELETE /v1/jwt_templates/:id": {},
+  "POST /v1/sessions": { user_id: "kept", active_organization_id: "kept" },
+  "POST /v1/sessions/:id/tokens": { expires_in_seconds: "kept" },
+  "POST /v1/sessions/:id/tokens/:template": { expires_in_seconds: "kept" },
+  "POST /v1/sessions/:id/refresh": {
+    expired_token: "kept",
+    // Required, but the emulator issues no `__refresh` cookie to compare it with (docs/emulator.md).
+    refresh_token: "kept",
+    request_origin: "kept",
+    format: "kept",
+    // The emulator has no bot or device checks to run on them.
+    request_headers: "flag",
+    request_originating_ip: "flag",
+  },
+  "POST /v1/actor_tokens": {
+    user_id: "kept",
+    actor: "kept",
+    expires_in_seconds: "kept",
+    session_max_duration_in_seconds: "kept",
+  },
+  "POST /v1/actor_tokens/:id/revoke": {},
+  "POST /v1/clients/verify": { token: "kept" },
+  "PATCH /v1/sign_ups/:id": { external_id: "kept", custom_action: "kept" },
+};
+
 /**
  * Every Backend API write the emulator answers (`METHOD pattern`), and the
  * body fields Clerk documents for it. An empty entry: Clerk documents no body.
@@ -170,6 +209,7 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
   "POST /v1/sign_in_tokens/:id/revoke": {},
   "POST /v1/sessions/:id/revoke": {},
   "POST /v1/testing_tokens": {},
+  ...SESSION_TOKEN_FIELDS,
 };
 
 /**

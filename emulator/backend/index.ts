@@ -9,6 +9,10 @@ import { registerOrganizationRoutes } from "./organizations";
 import { withDeclaredBodyFields } from "./body-params";
 import { withDeclaredQueryParams } from "./query-params";
 import { registerSessionRoutes } from "./sessions";
+import { registerActorTokenRoutes } from "./actor-tokens";
+import { registerClientRoutes } from "./clients";
+import { registerJwtTemplateRoutes } from "./jwt-templates";
+import { registerSessionTokenRoutes, type SessionMintingOptions } from "./session-tokens";
 import { registerUserRoutes } from "./users";
 
 export type BackendApiOptions = {
@@ -18,10 +22,12 @@ export type BackendApiOptions = {
   secretKey: string;
   /** Where browsers reach the Frontend API, for the links in invitations and sign-in tokens. */
   frontendApiUrl: (req: Request) => string;
+  /** How the Frontend API mints session tokens and how long its sessions last: the Backend API's are the same. */
+  tokens: SessionMintingOptions;
 };
 
 /** Clerk's Backend API, one module per resource. Bearer secret key required. */
-export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl }: BackendApiOptions): Router {
+export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl, tokens }: BackendApiOptions): Router {
   const router = express.Router();
   router.use(express.json({ limit: "64kb" }));
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
@@ -42,6 +48,10 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   registerOrganizationRoutes(route, bapi);
   registerInvitationRoutes(route, bapi);
   registerSessionRoutes(route, bapi);
+  registerSessionTokenRoutes(route, bapi, { ...tokens, store, key });
+  registerJwtTemplateRoutes(route, bapi);
+  registerActorTokenRoutes(route, bapi);
+  registerClientRoutes(route, bapi);
 
   router.use(notImplemented);
   return router;

@@ -262,6 +262,11 @@ export const BACKEND_QUERY_PARAMS: Readonly<Record<string, readonly string[]>> =
   "/v1/sessions/:id": [],
   // Not in Clerk's description (tests/contract/allowlist.ts); @clerk/backend sends the nonce.
   "/v1/clients/handshake_payload": ["nonce"],
+  "/v1/jwt_templates": ["paginated", "limit", "offset"],
+  "/v1/jwt_templates/:id": [],
+  "/v1/clients": ["paginated", "limit", "offset"],
+  "/v1/clients/:id": [],
+  "/v1/sign_ups/:id": [],
 };
 
 /** Clerk's answer to a parameter it does not know (`FormUnknownParameter`: 422, `form_param_unknown`). */
@@ -351,4 +356,16 @@ export function page<T>(req: Request, items: T[]): T[] {
   const limit = clampInt(req.query.limit, 10, 1, 500);
   const offset = clampInt(req.query.offset, 0, 0, 1_000_000);
   return items.slice(offset, offset + limit);
+}
+
+/**
+ * A list's page in the shape asked for: with `paginated=true` (which
+ * @clerk/backend's list methods always send) Clerk answers
+ * `{ data, total_count }`, the count being of the whole filtered list;
+ * without, the bare array Clerk's OpenAPI describes. tests/contract/allowlist.ts
+ * has the evidence.
+ */
+export function pagedAnswer<T>(req: Request, items: T[], toJSON: (item: T) => unknown) {
+  const data = page(req, items).map(toJSON);
+  return valuesOf(req.query.paginated).at(-1) === "true" ? { data, total_count: items.length } : data;
 }

@@ -3,7 +3,7 @@ import { createSignInToken, revokeSignInToken, ticketUrl } from "../invitations"
 import { backendSessionJSON, signInTokenJSON } from "../json";
 import { ApiError, clampInt, str } from "../routing";
 import type { BackendContext, Route } from "./context";
-import { page, SESSION_LIST, filterList } from "./query-params";
+import { pagedAnswer, SESSION_LIST, filterList } from "./query-params";
 
 /** How long a testing token lasts: Clerk's last about an hour. */
 const TESTING_TOKEN_TTL_MS = 60 * 60_000;
@@ -37,7 +37,7 @@ export function registerSessionRoutes(route: Route, { store, frontendApiUrl }: B
       throw new ApiError(422, "form_param_missing", "Either user_id or client_id is required.", "user_id");
     }
     const list = filterList(SESSION_LIST, req, store, store.state.sessions).sort((a, b) => b.createdAt - a.createdAt);
-    return page(req, list).map(backendSessionJSON);
+    return pagedAnswer(req, list, backendSessionJSON);
   });
   route("GET", "/v1/sessions/:id", (req) => {
     const session = store.session(String(req.params.id));

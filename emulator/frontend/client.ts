@@ -5,6 +5,7 @@ import { sessionJSON } from "../json";
 import { redirectAllowed } from "../proxy";
 import { ApiError, str } from "../routing";
 import type { FrontendContext, Route } from "./context";
+import { templateTokenForRequest } from "./template-tokens";
 
 /** The instance's settings, the browser's client, and the handshake @clerk/backend sends documents through. */
 export function registerClientRoutes(route: Route, fapi: FrontendContext): void {
@@ -102,7 +103,15 @@ export function registerSessionRoutes(route: Route, fapi: FrontendContext): void
     return { object: "token", jwt: mintToken(req, session, orgId) };
   };
   route("POST", "/v1/client/sessions/:id/tokens", mintForRequest);
-  route("POST", "/v1/client/sessions/:id/tokens/:template", mintForRequest);
+  route("POST", "/v1/client/sessions/:id/tokens/:template", (req, res) => templateTokenForRequest(fapi, req, res));
+
+  // One of the browser's sessions, whatever its status, with its newest token while it is active.
+  route("GET", "/v1/client/sessions/:id", (req, res) => {
+    const client = currentClient(req);
+    const session = sessionOfClient(client, req.params.id);
+    const active = session.status === "active" && session.expireAt > Date.now();
+    return envelope(req, res, client, sessionJSON(store, session, active ? mintToken(req, session) : null));
+  });
 
   route("POST", "/v1/client/sessions/:id/touch", (req, res) => {
     const client = currentClient(req);

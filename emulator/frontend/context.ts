@@ -1,10 +1,11 @@
 import type { Request, Response } from "express";
 import type { Faults } from "../faults";
-import { clientJSON, fullName } from "../json";
+import { clientJSON } from "../json";
 import { frontendApiPath } from "../proxy";
 import { ApiError, str } from "../routing";
 import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../store";
-import { sessionClaims, signJwt, type SessionTokenVersion, type SigningKey } from "../tokens";
+import { mintSessionToken } from "../session-tokens";
+import type { SessionTokenVersion, SigningKey } from "../tokens";
 
 export type FrontendApiOptions = {
   store: Store;
@@ -58,28 +59,10 @@ export function activityOf(req: Request): SessionActivity {
  * `{response, client}` envelope clerk-js reads.
  */
 export function createFrontendContext(options: FrontendApiOptions) {
-  const { store, key, mountPath } = options;
+  const { store, mountPath } = options;
 
-  const mintToken = (req: Request, session: SessionRecord, orgId?: string | null) => {
-    const user = store.user(session.userId);
-    const activeOrgId = orgId === undefined ? session.lastActiveOrganizationId : orgId;
-    const org = activeOrgId ? store.org(activeOrgId) : null;
-    const membership = org && user ? store.membership(org.id, user.id) : null;
-    return signJwt(
-      key,
-      sessionClaims({
-        issuer: options.issuer,
-        sessionId: session.id,
-        userId: session.userId,
-        name: user ? fullName(user) : null,
-        imageUrl: null,
-        org: org && membership ? { id: org.id, slug: org.slug, role: membership.role } : null,
-        ttlSeconds: options.tokenTtlSeconds,
-        version: options.sessionTokenVersion,
-        azp: req.get("origin") ?? undefined,
-      }),
-    );
-  };
+  const mintToken = (req: Request, session: SessionRecord, orgId?: string | null) =>
+    mintSessionToken(options, session, { orgId, azp: req.get("origin") ?? undefined });
 
   // Behind a proxy the browser sees the Frontend API on the proxy's path (`Clerk-Proxy-Url`), not ours.
   const cookiePath = (req: Request) => frontendApiPath(req, options.secretKey, mountPath);

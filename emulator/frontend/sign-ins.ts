@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import { newId } from "../ids";
+import { startImpersonation, usableActorToken } from "../actor-tokens";
 import { redeemTicket, ticketUser, usableTicket } from "../invitations";
 import { signInJSON } from "../json";
 import { ApiError, str } from "../routing";
@@ -77,11 +78,13 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       createdAt: now,
     };
     if (strategy === "ticket") {
-      // An invitation or sign-in link: the ticket alone signs its user in.
-      const ticket = usableTicket(store, str(req.body?.ticket));
-      const userId = ticketUser(store, ticket);
-      redeemTicket(store, ticket, userId);
+      // An invitation, sign-in or impersonation link: the ticket alone signs its user in.
+      const actorToken = usableActorToken(store, str(req.body?.ticket));
+      const ticket = actorToken ? null : usableTicket(store, str(req.body?.ticket));
+      const userId = actorToken?.userId ?? ticketUser(store, ticket!);
+      if (ticket) redeemTicket(store, ticket, userId);
       const session = finishSignIn(req, client, userId);
+      if (actorToken) startImpersonation(store, session, actorToken);
       Object.assign(client.signIn, {
         identifier: store.user(userId)?.email ?? null,
         userId,

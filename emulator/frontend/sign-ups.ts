@@ -105,6 +105,8 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
       lastName: signUp.lastName,
     });
     if (ticket) redeemTicket(store, ticket, user.id);
+    // An external id the Backend API set on the sign-up (`PATCH /v1/sign_ups/:id`) is the user's.
+    if (signUp.externalId) user.externalId = signUp.externalId;
     const session = finishSignIn(req, client, user.id);
     signUp.status = "complete";
     signUp.createdUserId = user.id;

@@ -7,3 +7,4 @@ export * from "./common";
 export * from "./organizations";
 export * from "./sessions";
 export * from "./users";
+export * from "./clients";

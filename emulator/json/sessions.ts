@@ -10,7 +10,7 @@ function sessionBase(session: SessionRecord) {
     expire_at: session.expireAt,
     abandon_at: session.expireAt,
     last_active_at: session.lastActiveAt,
-    actor: null,
+    actor: session.actor ?? null,
   };
 }
 
@@ -131,8 +131,8 @@ export function signUpJSON(signUp: SignUpRecord) {
     password_enabled: Boolean(signUp.passwordHash),
     unsafe_metadata: {},
     public_metadata: {},
-    custom_action: false,
-    external_id: null,
+    custom_action: signUp.customAction ?? false,
+    external_id: signUp.externalId ?? null,
     created_session_id: signUp.createdSessionId,
     created_user_id: signUp.createdUserId,
     abandon_at: signUp.createdAt + 24 * 3_600_000,

@@ -20,7 +20,45 @@ export type Excuse = {
   correct(schema: Schema): void;
 };
 
+/**
+ * A list @clerk/backend asks for with `paginated=true`: Clerk answers `{ data, total_count }`,
+ * where the spec has only the bare array (which it still answers without the parameter).
+ */
+function paginatedList(schema: string, what: string): Excuse {
+  return {
+    api: "bapi",
+    schema,
+    reason:
+      `With paginated=true, Clerk answers GET ${what} with { data: [...], total_count }; the spec gives only ` +
+      "the bare array it answers without the parameter.",
+    evidence:
+      "@clerk/backend 2.33 and 3: SessionAPI.getSessionList, JwtTemplatesApi.list and ClientAPI.getClientList " +
+      "send queryParams { ...params, paginated: true } and return PaginatedResourceResponse (deserialize() in " +
+      "src/api/request.ts reads payload.data and payload.total_count); clerk/clerk-sdk-go v2 jwttemplate.List " +
+      'requests "/jwt_templates?paginated=true" into JWTTemplateList { data, total_count } (jwt_template.go), ' +
+      "and client.List likewise into ClientList.",
+    correct(content) {
+      const media = content as { schema: Record<string, unknown> };
+      const array = media.schema as { items: unknown };
+      media.schema = {
+        anyOf: [
+          array,
+          {
+            type: "object",
+            additionalProperties: false,
+            required: ["data", "total_count"],
+            properties: { data: { type: "array", items: array.items }, total_count: { type: "integer" } },
+          },
+        ],
+      };
+    },
+  };
+}
+
 export const allowlist: Excuse[] = [
+  paginatedList("#/components/responses/Session.List/content/application~1json", "/sessions"),
+  paginatedList("#/components/responses/JWTTemplate.List/content/application~1json", "/jwt_templates"),
+  paginatedList("#/components/responses/Client.List/content/application~1json", "/clients"),
   {
     api: "bapi",
     schema: "#/paths",

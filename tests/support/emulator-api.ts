@@ -169,6 +169,8 @@ export async function startInProcessEmulator(
   app.use("/__clerk/_emulator", emulator.control);
   app.use("/__clerk", emulator.router);
   const server = createServer(app);
+  // Longer than undici keeps an idle socket: on a busy machine its 4 s and Node's 5 s race, and the reused socket is reset.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const bapi = async (method: string, path: string, body?: Record<string, unknown>) =>

@@ -1,0 +1,45 @@
+import { fullName } from "./json";
+import type { SessionRecord, Store } from "./store";
+import { sessionClaims, signJwt, type SessionTokenVersion, type SigningKey } from "./tokens";
+
+/** What minting a session token takes, the same for the Frontend API (clerk-js) and the Backend API (`getToken`). */
+export type SessionTokenSettings = {
+  store: Store;
+  key: SigningKey;
+  issuer: string;
+  tokenTtlSeconds: number;
+  sessionTokenVersion: SessionTokenVersion;
+};
+
+/**
+ * A session's token: its user, the organization asked for (`orgId`; the
+ * session's active one when undefined, none when null), its actor when the
+ * session is an impersonation. `azp` is the Origin of the browser's request
+ * (absent for the Backend API's), `ttlSeconds` the lifetime asked for.
+ */
+export function mintSessionToken(
+  settings: SessionTokenSettings,
+  session: SessionRecord,
+  options: { azp?: string; orgId?: string | null; ttlSeconds?: number } = {},
+): string {
+  const { store } = settings;
+  const user = store.user(session.userId);
+  const activeOrgId = options.orgId === undefined ? session.lastActiveOrganizationId : options.orgId;
+  const org = activeOrgId ? store.org(activeOrgId) : null;
+  const membership = org && user ? store.membership(org.id, user.id) : null;
+  return signJwt(
+    settings.key,
+    sessionClaims({
+      issuer: settings.issuer,
+      sessionId: session.id,
+      userId: session.userId,
+      name: user ? fullName(user) : null,
+      imageUrl: null,
+      org: org && membership ? { id: org.id, slug: org.slug, role: membership.role } : null,
+      ttlSeconds: options.ttlSeconds ?? settings.tokenTtlSeconds,
+      version: settings.sessionTokenVersion,
+      azp: options.azp,
+      actor: session.actor,
+    }),
+  );
+}
