@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import type { Faults } from "../faults";
 import { clientJSON, fullName } from "../json";
 import { frontendApiPath } from "../proxy";
+import { permissionKeysOf } from "../roles";
 import { ApiError, str } from "../routing";
 import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../store";
 import { sessionClaims, signJwt, type SessionTokenVersion, type SigningKey } from "../tokens";
@@ -73,7 +74,15 @@ export function createFrontendContext(options: FrontendApiOptions) {
         userId: session.userId,
         name: user ? fullName(user) : null,
         imageUrl: null,
-        org: org && membership ? { id: org.id, slug: org.slug, role: membership.role } : null,
+        org:
+          org && membership
+            ? {
+                id: org.id,
+                slug: org.slug,
+                role: membership.role,
+                permissions: permissionKeysOf(store, membership.role),
+              }
+            : null,
         ttlSeconds: options.tokenTtlSeconds,
         version: options.sessionTokenVersion,
         azp: req.get("origin") ?? undefined,

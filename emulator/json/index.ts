@@ -5,5 +5,6 @@
  */
 export * from "./common";
 export * from "./organizations";
+export * from "./roles";
 export * from "./sessions";
 export * from "./users";
