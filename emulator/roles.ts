@@ -1,4 +1,3 @@
-import { newId, nowMs } from "./ids";
 import type { MembershipRecord, PermissionRecord, RoleRecord, State } from "./records";
 import { ApiError } from "./routing";
 
@@ -36,7 +35,7 @@ export const SYSTEM_PERMISSIONS: readonly PermissionRecord[] = [
 const CREATOR_PERMISSIONS = ["org:sys_memberships:manage", "org:sys_memberships:read", "org:sys_profile:delete"];
 
 /** The creator role's id: whoever creates an organization gets it (Clerk's default, `org:admin`). */
-const CREATOR_ROLE_ID = "role_admin";
+export const CREATOR_ROLE_ID = "role_admin";
 
 /** The key of the role an organization's creator gets. */
 export function creatorRoleKey(store: Holder): string {
@@ -68,7 +67,7 @@ export function defaultRoles(): RoleRecord[] {
   ];
 }
 
-type Holder = { state: Pick<State, "roles" | "permissions" | "memberships" | "invitations"> };
+export type Holder = { state: Pick<State, "roles" | "permissions" | "memberships" | "invitations"> };
 
 export const permissionType = (p: PermissionRecord): PermissionType =>
   p.key.startsWith("org:sys_") ? "system" : "user";
@@ -126,180 +125,4 @@ export function parseRoleKey(store: Holder, value: unknown, param = "role"): str
     );
   }
   return value;
-}
-
-// Changes -------------------------------------------------------------------
-
-const ROLE_KEY = /^org:[a-z0-9_]+$/;
-const PERMISSION_KEY = /^org:[a-z0-9_]+:[a-z0-9_]+$/;
-
-function requiredText(value: unknown, param: string): string {
-  const text = typeof value === "string" ? value.trim() : "";
-  if (!text) throw new ApiError(422, "form_param_missing", `${param} is missing.`, param);
-  if (text.length > 256) throw new ApiError(422, "form_param_exceeds_allowed_size", `${param} is too long.`, param);
-  return text;
-}
-
-function roleKeyOf(store: Holder, value: unknown, except?: RoleRecord): string {
-  const key = requiredText(value, "key");
-  if (!ROLE_KEY.test(key)) {
-    throw new ApiError(
-      422,
-      "form_param_format_invalid",
-      "key must start with org: and contain only lowercase letters, digits and underscores.",
-      "key",
-    );
-  }
-  const holder = findRole(store, key);
-  if (holder && holder !== except) {
-    throw new ApiError(400, "duplicate_record", `A role with key ${key} already exists.`, "key");
-  }
-  return key;
-}
-
-function permissionKeyOf(store: Holder, value: unknown, except?: PermissionRecord): string {
-  const key = requiredText(value, "key");
-  if (!PERMISSION_KEY.test(key) || key.startsWith("org:sys_")) {
-    throw new ApiError(
-      422,
-      "form_param_format_invalid",
-      'key must have the format "org:feature:action" (lowercase letters, digits, underscores), and not begin with org:sys_.',
-      "key",
-    );
-  }
-  const holder = store.state.permissions.find((p) => p.key === key);
-  if (holder && holder !== except) {
-    throw new ApiError(400, "duplicate_record", `A permission with key ${key} already exists.`, "key");
-  }
-  return key;
-}
-
-function permissionIdsOf(store: Holder, value: unknown): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) {
-    throw new ApiError(
-      422,
-      "form_param_format_invalid",
-      "permissions must be a list of permission ids.",
-      "permissions",
-    );
-  }
-  for (const id of value as string[]) {
-    if (!permissionById(store, id)) {
-      throw new ApiError(404, "resource_not_found", `No permission found with id ${id}.`, "permissions");
-    }
-  }
-  return [...new Set(value as string[])];
-}
-
-const optionalDescription = (value: unknown): string | null => (typeof value === "string" ? value : null);
-
-export function createRole(store: Holder, body: Record<string, unknown>): RoleRecord {
-  const t = nowMs();
-  const role: RoleRecord = {
-    id: newId("role"),
-    name: requiredText(body.name, "name"),
-    key: roleKeyOf(store, body.key),
-    description: optionalDescription(body.description),
-    permissionIds:
-      body.permissions === undefined || body.permissions === null ? [] : permissionIdsOf(store, body.permissions),
-    createdAt: t,
-    updatedAt: t,
-  };
-  store.state.roles.push(role);
-  return role;
-}
-
-/** A role's new name, key, description or permissions (what is not sent stays); memberships follow a new key. */
-export function updateRole(store: Holder, role: RoleRecord, body: Record<string, unknown>): RoleRecord {
-  const name = body.name === undefined || body.name === null ? role.name : requiredText(body.name, "name");
-  const key = body.key === undefined || body.key === null ? role.key : roleKeyOf(store, body.key, role);
-  const permissionIds =
-    body.permissions === undefined || body.permissions === null
-      ? role.permissionIds
-      : permissionIdsOf(store, body.permissions);
-  if (key !== role.key) {
-    for (const m of store.state.memberships) if (m.role === role.key) m.role = key;
-    for (const i of store.state.invitations) if (i.role === role.key) i.role = key;
-  }
-  Object.assign(role, { name, key, permissionIds, updatedAt: nowMs() });
-  if (body.description !== undefined) role.description = optionalDescription(body.description);
-  return role;
-}
-
-/** Clerk refuses to delete a role someone holds, or a pending invitation offers, or that is the creator role. */
-export function deleteRole(store: Holder, role: RoleRecord): void {
-  const inUse =
-    role.id === CREATOR_ROLE_ID ||
-    store.state.memberships.some((m) => m.role === role.key) ||
-    store.state.invitations.some((i) => i.role === role.key && i.status === "pending");
-  if (inUse) {
-    throw new ApiError(
-      422,
-      "organization_role_in_use",
-      "This role cannot be deleted.",
-      undefined,
-      `The role ${role.key} is the creator role, assigned to members or offered in pending invitations; change those first.`,
-    );
-  }
-  store.state.roles = store.state.roles.filter((r) => r !== role);
-}
-
-export function assignPermission(store: Holder, role: RoleRecord, permission: PermissionRecord): RoleRecord {
-  if (role.permissionIds.includes(permission.id)) {
-    throw new ApiError(409, "duplicate_record", `The role already has the permission ${permission.key}.`);
-  }
-  role.permissionIds.push(permission.id);
-  role.updatedAt = nowMs();
-  return role;
-}
-
-export function removePermission(store: Holder, role: RoleRecord, permission: PermissionRecord): RoleRecord {
-  if (!role.permissionIds.includes(permission.id)) {
-    throw new ApiError(404, "resource_not_found", `The role does not have the permission ${permission.key}.`);
-  }
-  role.permissionIds = role.permissionIds.filter((id) => id !== permission.id);
-  role.updatedAt = nowMs();
-  return role;
-}
-
-export function createPermission(store: Holder, body: Record<string, unknown>): PermissionRecord {
-  const t = nowMs();
-  const permission: PermissionRecord = {
-    id: newId("perm"),
-    name: requiredText(body.name, "name"),
-    key: permissionKeyOf(store, body.key),
-    description: typeof body.description === "string" ? body.description : "",
-    createdAt: t,
-    updatedAt: t,
-  };
-  store.state.permissions.push(permission);
-  return permission;
-}
-
-/** A custom permission only: Clerk's system ones cannot be changed or deleted. */
-export function customPermission(store: Holder, id: string): PermissionRecord {
-  const found = permissionById(store, id);
-  if (!found) throw new ApiError(404, "resource_not_found", `No permission found with id ${id}.`);
-  if (permissionType(found) === "system") {
-    throw new ApiError(403, "authorization_invalid", "System permissions cannot be changed or deleted.");
-  }
-  return found;
-}
-
-export function updatePermission(store: Holder, p: PermissionRecord, body: Record<string, unknown>): PermissionRecord {
-  if (body.name !== undefined) p.name = requiredText(body.name, "name");
-  if (body.key !== undefined) p.key = permissionKeyOf(store, body.key, p);
-  if (body.description !== undefined) p.description = typeof body.description === "string" ? body.description : "";
-  p.updatedAt = nowMs();
-  return p;
-}
-
-/** A deleted permission leaves every role that had it. */
-export function deletePermission(store: Holder, p: PermissionRecord): void {
-  store.state.permissions = store.state.permissions.filter((other) => other !== p);
-  for (const role of store.state.roles) {
-    if (!role.permissionIds.includes(p.id)) continue;
-    role.permissionIds = role.permissionIds.filter((id) => id !== p.id);
-    role.updatedAt = nowMs();
-  }
 }

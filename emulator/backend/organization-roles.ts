@@ -6,12 +6,11 @@ import {
   customPermission,
   deletePermission,
   deleteRole,
-  permissionById,
   removePermission,
-  SYSTEM_PERMISSIONS,
   updatePermission,
   updateRole,
-} from "../roles";
+} from "../role-changes";
+import { permissionById, SYSTEM_PERMISSIONS } from "../roles";
 import { ApiError, paginate } from "../routing";
 import type { PermissionRecord, RoleRecord } from "../store";
 import { bodyOf } from "./body-params";

@@ -15,10 +15,11 @@ test.describe("custom organization roles @js", () => {
     // A role of its own for this test: the e2e run shares one instance.
     const suffix = `${Date.now().toString(36)}${test.info().parallelIndex}`;
     const name = `Auditor ${suffix}`;
+    const read = await bapi("GET", "/v1/organization_permissions?query=org:sys_memberships:read");
     const role = await bapi("POST", "/v1/organization_roles", {
       name,
       key: `org:auditor_${suffix}`,
-      permissions: ["perm_sys_memberships_read"],
+      permissions: [read.body.data[0].id],
     });
     expect(role.status).toBe(200);
     const { org, admin, members } = await newTeam(bapi, { members: 1 });

@@ -344,10 +344,11 @@ describe("session tokens of version 1", () => {
     const v1 = await startInProcessEmulator({ secretKey: SECRET_KEY, sessionTokenVersion: 1 });
     try {
       const perm = await v1.bapi("POST", "/v1/organization_permissions", { name: "Export", key: "org:data:export" });
+      const readMembers = await v1.bapi("GET", "/v1/organization_permissions?query=org:sys_memberships:read");
       const role = await v1.bapi("POST", "/v1/organization_roles", {
         name: "Exporter",
         key: "org:exporter",
-        permissions: [perm.body.id, "perm_sys_memberships_read"],
+        permissions: [perm.body.id, readMembers.body.data[0].id],
       });
       expect(role.status).toBe(200);
       const member = await v1.bapi("POST", "/v1/organizations/org_seed_difference/memberships", {

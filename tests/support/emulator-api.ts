@@ -169,6 +169,9 @@ export async function startInProcessEmulator(
   app.use("/__clerk/_emulator", emulator.control);
   app.use("/__clerk", emulator.router);
   const server = createServer(app);
+  // Node closes an idle keep-alive connection after 5 s, and a request fetch sends on it just then is reset
+  // (ECONNRESET); on a loaded machine a test idles that long (waiting for webhooks, hashing passwords).
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const bapi = async (method: string, path: string, body?: Record<string, unknown>) =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { changeRole } from "../../emulator/memberships";
-import { createPermission, createRole, isCreatorEligible, permissionKeysOf, updateRole } from "../../emulator/roles";
+import { createPermission, createRole, updateRole } from "../../emulator/role-changes";
+import { isCreatorEligible, permissionKeysOf } from "../../emulator/roles";
 import { seedState, upgrade } from "../../emulator/seed";
 import { Store } from "../../emulator/store";
 
