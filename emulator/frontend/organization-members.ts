@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import { createInvitation, parseEmail, pendingInvitations, revokeInvitation, ticketUrl } from "../invitations";
-import { frontendInvitationJSON, membershipJSON } from "../json";
+import { frontendInvitationJSON, fullName, membershipJSON } from "../json";
 import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
 import { ApiError, paginate, str } from "../routing";
 import type { FrontendContext, Route } from "./context";
@@ -16,12 +16,20 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
   const { store, reply, frontendApiUrl } = fapi;
   const { orgWith, adminOrg } = orgAccess(fapi);
 
+  // OrganizationProfile's member search (`query`: part of an address, a name or the user id) and role filter.
   route("GET", "/v1/organizations/:id/memberships", (req, res) => {
     const { org } = orgWith(req, "org:sys_memberships:read");
-    const roles = str(req.query.role)?.split(",") ?? null;
+    const roles = [req.query.role].flat().filter((r): r is string => typeof r === "string");
+    const wanted = (str(req.query.query) ?? "").trim().toLowerCase();
+    const matches = (userId: string) => {
+      const user = store.user(userId);
+      const texts = user ? [user.id, fullName(user), ...user.emails.map((e) => e.email)] : [];
+      return texts.some((t) => (t ?? "").toLowerCase().includes(wanted));
+    };
     const list = store
       .membershipsOfOrg(org.id)
-      .filter((m) => !roles || roles.includes(m.role))
+      .filter((m) => roles.length === 0 || roles.includes(m.role))
+      .filter((m) => !wanted || matches(m.userId))
       .map((m) => membershipJSON(store, m, "fapi"));
     return reply(req, res, paginate(list, req.query));
   });

@@ -236,6 +236,21 @@ describe("the Frontend API's member management", () => {
     expect([refused.status, errorCode(refused)]).toEqual([403, "missing_organization_permission"]);
   });
 
+  it("searches the members list (`query`) and filters it by role, as OrganizationProfile does", async () => {
+    const { org, admin, members } = await newTeam(emu.bapi, { members: 2 });
+    const browser = await adminBrowser(admin.email);
+    const ids = async (query: string) => {
+      const r = await browser("GET", `/v1/organizations/${org.id}/memberships?${query}`);
+      expect(r.status, query).toBe(200);
+      return r.body.response.data.map((m: any) => m.public_user_data.user_id).sort();
+    };
+    expect(await ids("role=org:admin")).toEqual([admin.id]);
+    expect(await ids("role=org:member")).toEqual(members.map((m) => m.id).sort());
+    expect(await ids(`query=${encodeURIComponent(members[1]!.email.toUpperCase())}`)).toEqual([members[1]!.id]);
+    expect(await ids("query=Member2")).toEqual([members[1]!.id]);
+    expect(await ids("query=nobody-like-this")).toEqual([]);
+  });
+
   it("lists pending invitations (the deprecated /invitations/pending)", async () => {
     const { org, admin } = await newTeam(emu.bapi);
     const browser = await adminBrowser(admin.email);
