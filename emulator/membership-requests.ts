@@ -1,4 +1,5 @@
 import { newId, nowMs } from "./ids";
+import { defaultRoleKey } from "./roles";
 import { ApiError } from "./routing";
 import type { MembershipRequestRecord, OrgRecord, Store } from "./store";
 
@@ -47,10 +48,10 @@ function pendingRequest(store: Store, org: OrgRecord, id: string): MembershipReq
   return request;
 }
 
-/** Accepted, the person becomes a member with the default role, `org:member`. */
+/** Accepted, the person becomes a member with the instance's default role (`org:member`). */
 export function acceptMembershipRequest(store: Store, org: OrgRecord, id: string): MembershipRequestRecord {
   const request = pendingRequest(store, org, id);
-  if (!store.membership(org.id, request.userId)) store.addMembership(org.id, request.userId, "org:member");
+  if (!store.membership(org.id, request.userId)) store.addMembership(org.id, request.userId, defaultRoleKey(store));
   request.status = "accepted";
   request.updatedAt = nowMs();
   store.changed();

@@ -1,6 +1,6 @@
 import { newId, nowMs } from "./ids";
 import type { PermissionRecord, RoleRecord } from "./records";
-import { CREATOR_ROLE_ID, findRole, permissionById, permissionType, type Holder } from "./roles";
+import { CREATOR_ROLE_ID, DEFAULT_ROLE_ID, findRole, permissionById, permissionType, type Holder } from "./roles";
 import { ApiError } from "./routing";
 
 /**
@@ -104,19 +104,24 @@ export function updateRole(store: Holder, role: RoleRecord, body: Record<string,
   return role;
 }
 
-/** Clerk refuses to delete a role someone holds, or a pending invitation offers, or that is the creator role. */
+/**
+ * Clerk refuses to delete a role that is the creator role or the default role
+ * for new members, that someone holds, or that an invitation names (Clerk's
+ * description of `DELETE /v1/organization_roles/{id}`).
+ */
 export function deleteRole(store: Holder, role: RoleRecord): void {
   const inUse =
     role.id === CREATOR_ROLE_ID ||
+    role.id === DEFAULT_ROLE_ID ||
     store.state.memberships.some((m) => m.role === role.key) ||
-    store.state.invitations.some((i) => i.role === role.key && i.status === "pending");
+    store.state.invitations.some((i) => i.role === role.key);
   if (inUse) {
     throw new ApiError(
       422,
       "organization_role_in_use",
       "This role cannot be deleted.",
       undefined,
-      `The role ${role.key} is the creator role, assigned to members or offered in pending invitations; change those first.`,
+      `The role ${role.key} is the creator role or the default role, or members or invitations have it; change those first.`,
     );
   }
   store.state.roles = store.state.roles.filter((r) => r !== role);

@@ -42,6 +42,14 @@ export function creatorRoleKey(store: Holder): string {
   return findRole(store, CREATOR_ROLE_ID)?.key ?? "org:admin";
 }
 
+/** The default role's id: what someone joining without a chosen role gets (Clerk's "default role for members", `org:member`). */
+export const DEFAULT_ROLE_ID = "role_member";
+
+/** The key of the role a member joining without a chosen role gets (an accepted membership request). */
+export function defaultRoleKey(store: Holder): string {
+  return findRole(store, DEFAULT_ROLE_ID)?.key ?? "org:member";
+}
+
 /** Clerk's default roles, as every instance starts with them. */
 export function defaultRoles(): RoleRecord[] {
   const idOf = (key: string) => SYSTEM_PERMISSIONS.find((p) => p.key === key)!.id;
@@ -56,7 +64,7 @@ export function defaultRoles(): RoleRecord[] {
       updatedAt: SEEDED_AT,
     },
     {
-      id: "role_member",
+      id: DEFAULT_ROLE_ID,
       key: "org:member",
       name: "Member",
       description: "Role with non-elevated permissions",

@@ -167,6 +167,11 @@ describe("roles and permissions through @clerk/backend 3 (Core 3)", () => {
     const roles = await core3.organizationRoles.getOrganizationRoleList({ orderBy: "+created_at" });
     expect(roles.data.map((r: { key: string }) => r.key)).toEqual(["org:admin", "org:member", "org:analyst"]);
     expect((await core3.organizationRoles.getOrganizationRoleList({ query: "analyst" })).totalCount).toBe(1);
+    // Clerk's creator role and default role cannot be deleted.
+    for (const builtIn of roles.data.filter((r: { key: string }) => r.key !== "org:analyst")) {
+      const refused = await emu.bapi("DELETE", `/v1/organization_roles/${builtIn.id}`);
+      expect([refused.status, errorCode(refused)], builtIn.key).toEqual([422, "organization_role_in_use"]);
+    }
     const badKey = await emu.bapi("POST", "/v1/organization_roles", { name: "Bad", key: "analyst" });
     expect([badKey.status, errorCode(badKey)]).toEqual([422, "form_param_format_invalid"]);
 
