@@ -8,7 +8,9 @@ import { activityOf } from "./frontend/context";
 import { fullName } from "./json";
 import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./proxy";
 import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./rate-limits";
+import { createMembershipRequest } from "./membership-requests";
 import { recordAnswersTo } from "./recorder";
+import { permissionKeysOf } from "./roles";
 import { ApiError, sendJson, str } from "./routing";
 import { Store } from "./store";
 import {
@@ -166,6 +168,14 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     }),
   );
 
+  /** The active organization as a session token carries it: the role and its permissions (system ones left out there). */
+  const activeOrgClaim = (org: { id: string; slug: string | null }, role: string) => ({
+    id: org.id,
+    slug: org.slug,
+    role,
+    permissions: permissionKeysOf(store, role),
+  });
+
   function createControlApi(): Router {
     const control = express.Router();
     control.use(express.json({ limit: "16kb" }));
@@ -209,6 +219,18 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       store.changed();
       sendJson(res, 200, { ok: true });
     });
+    // Someone asking to join an organization, as Clerk makes it from a verified domain: for tests of accepting and rejecting.
+    control.post("/membership_requests", (req, res) => {
+      const org = store.org(str(req.body?.organizationId) ?? "");
+      if (!org) return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such organization").toJSON());
+      try {
+        const request = createMembershipRequest(store, org, str(req.body?.userId) ?? "");
+        sendJson(res, 200, { id: request.id, status: request.status });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        sendJson(res, error.status, error.toJSON());
+      }
+    });
     // A signed-in browser without going through the sign-in screens: the
     // cookies a real sign-in would leave, for tests and demos.
     control.post("/sessions", (req, res) => {
@@ -230,9 +252,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
           userId: user.id,
           name: fullName(user),
           imageUrl: null,
-          org: org
-            ? { id: org.id, slug: org.slug, role: store.membership(org.id, user.id)?.role ?? "org:member" }
-            : null,
+          org: org ? activeOrgClaim(org, store.membership(org.id, user.id)?.role ?? "org:member") : null,
           ttlSeconds: tokenTtlSeconds,
           version: sessionTokenVersion,
         }),

@@ -29,6 +29,27 @@ export function parseEmail(value: unknown, param = "email_address"): string {
  */
 export type InvitationLink = ((ticket: string) => string) | null;
 
+/** Clerk's refusals of an invitation: the address is a member already, or invited and pending. */
+export function refuseReinvitation(store: Store, org: OrgRecord, email: string): void {
+  const existingUser = store.userByEmail(email);
+  if (existingUser && store.membership(org.id, existingUser.id)) {
+    throw new ApiError(
+      400,
+      "already_a_member_in_organization",
+      `${email} is already a member of the organization.`,
+      "email_address",
+    );
+  }
+  if (pendingInvitations(store, org.id).some((i) => i.email === email)) {
+    throw new ApiError(
+      400,
+      "organization_invitation_not_unique",
+      `${email} has already been invited. Organizations cannot have duplicate pending invitations for an email address.`,
+      "email_address",
+    );
+  }
+}
+
 /**
  * Invites an address, with Clerk's refusals: already a member, or already
  * invited and pending. Clerk emails the invitation (`email.created`, slug
@@ -46,23 +67,7 @@ export function createInvitation(
     link: InvitationLink;
   },
 ): InvitationRecord {
-  const existingUser = store.userByEmail(input.email);
-  if (existingUser && store.membership(org.id, existingUser.id)) {
-    throw new ApiError(
-      400,
-      "already_a_member_in_organization",
-      `${input.email} is already a member of the organization.`,
-      "email_address",
-    );
-  }
-  if (pendingInvitations(store, org.id).some((i) => i.email === input.email)) {
-    throw new ApiError(
-      400,
-      "organization_invitation_not_unique",
-      `${input.email} has already been invited. Organizations cannot have duplicate pending invitations for an email address.`,
-      "email_address",
-    );
-  }
+  refuseReinvitation(store, org, input.email);
   const t = Date.now();
   const invitation: InvitationRecord = {
     id: newId("orginv"),
@@ -85,6 +90,20 @@ export function createInvitation(
   return invitation;
 }
 
+/** Clerk's refusals of an invitation to the application: the address has an account, or a pending invitation. */
+export function refuseInstanceReinvitation(store: Store, email: string, ignoreExisting: boolean): void {
+  if (store.emailTaken(email)) {
+    throw new ApiError(422, "form_identifier_exists", `${email} already has an account.`, "email_address");
+  }
+  const pending = store.state.invitations.some(
+    (i) => i.orgId === null && i.email === email && i.status === "pending" && i.expiresAt > Date.now(),
+  );
+  // `ignore_existing`: another invitation for the address all the same.
+  if (pending && !ignoreExisting) {
+    throw new ApiError(400, "duplicate_record", `${email} has already been invited.`, "email_address");
+  }
+}
+
 /**
  * An invitation to the application (Clerk's `POST /v1/invitations`): its link
  * signs up that address. Emailed (slug `invitation`) unless told not to.
@@ -99,16 +118,7 @@ export function createInstanceInvitation(
     link: InvitationLink;
   },
 ): InvitationRecord {
-  if (store.emailTaken(input.email)) {
-    throw new ApiError(422, "form_identifier_exists", `${input.email} already has an account.`, "email_address");
-  }
-  const pending = store.state.invitations.some(
-    (i) => i.orgId === null && i.email === input.email && i.status === "pending" && i.expiresAt > Date.now(),
-  );
-  // `ignore_existing`: another invitation for the address all the same.
-  if (pending && !input.ignoreExisting) {
-    throw new ApiError(400, "duplicate_record", `${input.email} has already been invited.`, "email_address");
-  }
+  refuseInstanceReinvitation(store, input.email, input.ignoreExisting ?? false);
   const t = Date.now();
   const invitation: InvitationRecord = {
     id: newId("inv"),

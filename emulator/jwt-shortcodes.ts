@@ -1,4 +1,5 @@
-import { fullName, imageUrl, permissionsFor } from "./json";
+import { fullName, imageUrl } from "./json";
+import { permissionKeysOf } from "./roles";
 import type { Metadata, SessionRecord, Store } from "./store";
 
 /**
@@ -67,7 +68,9 @@ function shortcodeScope(store: Store, session: SessionRecord) {
             role: membership.role,
           }
         : {},
-    org_membership: membership ? { permissions: permissionsFor(membership.role), public_metadata: {} } : {},
+    org_membership: membership
+      ? { permissions: permissionKeysOf(store, membership.role), public_metadata: membership.publicMetadata ?? {} }
+      : {},
     session: { actor: session.actor ?? null },
   };
 }

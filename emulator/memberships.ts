@@ -1,13 +1,10 @@
+import { hasPermission, parseRoleKey, requirePermission } from "./roles";
 import { ApiError } from "./routing";
 import type { MembershipRecord, OrgRecord, Role, Store } from "./store";
 
-export const ROLES: Role[] = ["org:admin", "org:member"];
-
-export function parseRole(value: unknown): Role {
-  if (!ROLES.includes(value as Role)) {
-    throw new ApiError(422, "form_param_value_invalid", "role must be org:admin or org:member.", "role");
-  }
-  return value as Role;
+/** A role the instance has (its default roles or a custom one), or Clerk's 422. */
+export function parseRole(store: Store, value: unknown): Role {
+  return parseRoleKey(store, value);
 }
 
 /** Clerk's answer when a change would leave an organization without an admin. */
@@ -18,8 +15,10 @@ export const lastAdminError = () =>
     "There has to be at least one organization member with the minimum required permissions",
   );
 
+/** Whether this member is the organization's last one who may manage members (`org:sys_memberships:manage`). */
 function isLastAdmin(store: Store, m: MembershipRecord): boolean {
-  return m.role === "org:admin" && !store.membershipsOfOrg(m.orgId).some((o) => o !== m && o.role === "org:admin");
+  const manages = (o: MembershipRecord) => hasPermission(store, o, "org:sys_memberships:manage");
+  return manages(m) && !store.membershipsOfOrg(m.orgId).some((o) => o !== m && manages(o));
 }
 
 /** The organizations whose only admin this user is. */
@@ -36,17 +35,20 @@ export function membershipOf(store: Store, org: OrgRecord, userId: string): Memb
   return m;
 }
 
-/** The caller may manage members only as an admin of the organization (Clerk's `org:sys_memberships:manage`). */
-export function requireAdmin(m: MembershipRecord): void {
-  if (m.role !== "org:admin") {
-    throw new ApiError(403, "missing_organization_permission", "Current user is missing an organization permission.");
-  }
+/** The caller may manage members only with a role that has Clerk's `org:sys_memberships:manage`. */
+export function requireAdmin(store: Store, m: MembershipRecord): void {
+  requirePermission(store, m, "org:sys_memberships:manage");
 }
 
 export function changeRole(store: Store, m: MembershipRecord, role: Role): MembershipRecord {
   if (m.role === role) return m;
-  if (isLastAdmin(store, m)) throw lastAdminError();
+  const before = m.role;
   m.role = role;
+  // The new role may lack what the last admin needs: then nothing changes.
+  if (!store.membershipsOfOrg(m.orgId).some((o) => hasPermission(store, o, "org:sys_memberships:manage"))) {
+    m.role = before;
+    throw lastAdminError();
+  }
   m.updatedAt = Date.now();
   store.changed();
   return m;

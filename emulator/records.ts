@@ -51,13 +51,48 @@ export type OrgRecord = {
   updatedAt: number;
 };
 
-export type Role = "org:admin" | "org:member";
+/** A role's key: Clerk's default `org:admin` and `org:member`, or a custom role's (`org:<name>`); see RoleRecord. */
+export type Role = string;
 
 export type MembershipRecord = {
   id: string;
   orgId: string;
   userId: string;
   role: Role;
+  /** Set with the Backend API (`…/memberships/:userId/metadata`); absent in older state files. */
+  publicMetadata?: Metadata;
+  privateMetadata?: Metadata;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** An instance's organization role (Clerk's `/v1/organization_roles`); `permissionIds` name system and custom permissions. */
+export type RoleRecord = {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  permissionIds: string[];
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** A custom organization permission (`org:<feature>:<action>`); Clerk's system ones (`org:sys_…`) are built in (emulator/roles.ts). */
+export type PermissionRecord = {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** Someone asking to join an organization (Clerk makes these from verified domains in "request" mode). */
+export type MembershipRequestRecord = {
+  id: string;
+  orgId: string;
+  userId: string;
+  status: "pending" | "accepted" | "rejected";
   createdAt: number;
   updatedAt: number;
 };
@@ -173,6 +208,10 @@ export type State = {
   jwtTemplates?: JwtTemplateRecord[];
   /** Absent in older state files: none (emulator/actor-tokens.ts). */
   actorTokens?: ActorTokenRecord[];
+  /** The instance's organization roles and custom permissions; absent in older state files (Clerk's defaults then). */
+  roles: RoleRecord[];
+  permissions: PermissionRecord[];
+  membershipRequests: MembershipRequestRecord[];
 };
 
 /** A JWT template (`/v1/jwt_templates`): claims with Clerk's shortcodes, minted for a session by name. */

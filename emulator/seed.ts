@@ -1,6 +1,7 @@
 import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
 import { newId } from "./ids";
 import type { MembershipRecord, OrgRecord, Role, State, UserRecord } from "./records";
+import { defaultRoles } from "./roles";
 
 export function hashPassword(password: string): string {
   const salt = randomBytes(16).toString("hex");
@@ -118,6 +119,9 @@ export function seedState(): State {
     clients: [],
     handshakes: [],
     images: [],
+    roles: defaultRoles(),
+    permissions: [],
+    membershipRequests: [],
   };
 }
 
@@ -144,6 +148,9 @@ export function newOrgFields() {
 export function upgrade(state: State): State {
   state.signInTokens ??= [];
   state.images ??= [];
+  state.roles ??= defaultRoles();
+  state.permissions ??= [];
+  state.membershipRequests ??= [];
   for (const user of state.users) {
     user.emails ??= [
       { id: user.emailId, email: user.email, verified: true, createdAt: user.createdAt, updatedAt: user.updatedAt },

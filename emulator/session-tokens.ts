@@ -1,4 +1,5 @@
 import { fullName } from "./json";
+import { permissionKeysOf } from "./roles";
 import type { SessionRecord, Store } from "./store";
 import { sessionClaims, signJwt, type SessionTokenVersion, type SigningKey } from "./tokens";
 
@@ -35,7 +36,10 @@ export function mintSessionToken(
       userId: session.userId,
       name: user ? fullName(user) : null,
       imageUrl: null,
-      org: org && membership ? { id: org.id, slug: org.slug, role: membership.role } : null,
+      org:
+        org && membership
+          ? { id: org.id, slug: org.slug, role: membership.role, permissions: permissionKeysOf(store, membership.role) }
+          : null,
       ttlSeconds: options.ttlSeconds ?? settings.tokenTtlSeconds,
       version: settings.sessionTokenVersion,
       azp: options.azp,

@@ -14,6 +14,7 @@ import type {
   State,
   UserRecord,
 } from "./records";
+import { creatorRoleKey } from "./roles";
 import { newOrgFields, newUserFields, seedState, upgrade } from "./seed";
 
 export type * from "./records";
@@ -210,7 +211,7 @@ export class Store {
       updatedAt: t,
     };
     this.state.organizations.push(org);
-    if (input.createdBy) this.addMembership(org.id, input.createdBy, "org:admin");
+    if (input.createdBy) this.addMembership(org.id, input.createdBy, creatorRoleKey(this));
     this.changed();
     return org;
   }
@@ -237,6 +238,7 @@ export class Store {
     for (const s of this.state.sessions)
       if (s.userId === user.id && s.status === "active") this.endSession(s, "revoked");
     this.state.memberships = this.state.memberships.filter((m) => m.userId !== user.id);
+    this.state.membershipRequests = this.state.membershipRequests.filter((r) => r.userId !== user.id);
     this.state.users = this.state.users.filter((u) => u !== user);
     this.deleteImage(user.imageId);
     this.changed();
@@ -246,6 +248,7 @@ export class Store {
   deleteOrganization(org: OrgRecord): void {
     this.state.memberships = this.state.memberships.filter((m) => m.orgId !== org.id);
     this.state.invitations = this.state.invitations.filter((i) => i.orgId !== org.id);
+    this.state.membershipRequests = this.state.membershipRequests.filter((r) => r.orgId !== org.id);
     for (const s of this.state.sessions) if (s.lastActiveOrganizationId === org.id) s.lastActiveOrganizationId = null;
     this.state.organizations = this.state.organizations.filter((o) => o !== org);
     this.deleteImage(org.imageId);

@@ -57,3 +57,17 @@ function sniffImageType(bytes: Buffer): string | null {
     return "image/webp";
   return null;
 }
+
+/** A text field of a multipart upload (the Backend API's `uploader_user_id`), or null when absent. */
+export async function uploadFormField(req: Request, name: string): Promise<string | null> {
+  const contentType = req.get("content-type") ?? "";
+  const body: unknown = req.body;
+  if (!contentType.startsWith("multipart/form-data") || !Buffer.isBuffer(body)) return null;
+  try {
+    const form = await new Response(new Uint8Array(body), { headers: { "content-type": contentType } }).formData();
+    const value = form.get(name);
+    return typeof value === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { deletedJSON } from "./json/common";
 import { backendInvitationJSON, membershipJSON, organizationJSON } from "./json/organizations";
+import { permissionJSON, roleJSON } from "./json/roles";
 import { backendSessionJSON } from "./json/sessions";
 import { userJSON } from "./json/users";
 import type { OutgoingMessage } from "./messages";
@@ -46,7 +47,7 @@ export function svixHeaders(secret: string, id: string, body: string, seconds = 
 /** A new Svix signing secret. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
-type Kind = "user" | "organization" | "organizationMembership" | "organizationInvitation";
+type Kind = "user" | "organization" | "organizationMembership" | "organizationInvitation" | "role" | "permission";
 type Snapshot = Map<string, { kind: Kind; signature: string; deleted: () => unknown }>;
 /** Each session's status: only its creation and its end are events (`touch` and new tokens are not). */
 type SessionSnapshot = Map<string, SessionStatus>;
@@ -118,6 +119,13 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
       const deleted = () => backendInvitationJSON(store, inv, null);
       now.set(inv.id, { kind: "organizationInvitation", signature: signatureOf(inv), deleted });
     }
+    // Roles and custom permissions (Clerk's `role.*` and `permission.*`).
+    for (const role of store.state.roles) {
+      now.set(role.id, { kind: "role", signature: signatureOf(role), deleted: () => deletedJSON("role", role.id) });
+    }
+    for (const p of store.state.permissions) {
+      now.set(p.id, { kind: "permission", signature: signatureOf(p), deleted: () => deletedJSON("permission", p.id) });
+    }
     return now;
   }
 
@@ -125,6 +133,13 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
   function dataOf(kind: Kind, id: string): unknown {
     if (kind === "user") return userJSON(store, store.user(id)!, "bapi");
     if (kind === "organization") return organizationJSON(store, store.org(id)!, "bapi");
+    if (kind === "role")
+      return roleJSON(
+        store,
+        store.state.roles.find((r) => r.id === id)!,
+        "bapi",
+      );
+    if (kind === "permission") return permissionJSON(store.state.permissions.find((p) => p.id === id)!);
     if (kind === "organizationMembership") {
       return membershipJSON(
         store,

@@ -91,8 +91,9 @@ export const USER_METADATA_FIELDS: Readonly<Record<string, FieldRule>> = {
   unsafe_metadata: "kept",
 };
 
-const NO_ROLE_SETS = { refused: "The emulator has one set of roles, org:admin and org:member (docs/emulator.md)." };
-const NO_MEMBERSHIP_METADATA = { refused: "The emulator keeps no metadata on memberships." };
+const NO_ROLE_SETS = {
+  refused: "The emulator has no role sets: every organization offers every role of the instance (docs/emulator.md).",
+};
 const NO_INVITATION_METADATA = {
   refused: "The emulator keeps no metadata on invitations (Clerk copies it onto the user who accepts).",
 };
@@ -136,6 +137,38 @@ const SESSION_TOKEN_FIELDS: Record<string, Readonly<Record<string, FieldRule>>> 
   "POST /v1/clients/verify": { token: "kept" },
   "PATCH /v1/sign_ups/:id": { external_id: "kept", custom_action: "kept" },
 };
+/** An invitation to an organization: `POST /v1/organizations/:id/invitations`, and each of a bulk request's. */
+export const ORGANIZATION_INVITATION_FIELDS: Readonly<Record<string, FieldRule>> = {
+  email_address: "kept",
+  role: "kept",
+  inviter_user_id: "kept",
+  redirect_url: "kept",
+  expires_in_days: "kept",
+  // `false`: no invitation email, so no `email.created` webhook (the link is in the answer's `url` all the same).
+  notify: "flag",
+  public_metadata: NO_INVITATION_METADATA,
+  private_metadata: NO_INVITATION_METADATA,
+};
+
+/** An invitation to the application: `POST /v1/invitations`, and each of a bulk request's. */
+export const INVITATION_FIELDS: Readonly<Record<string, FieldRule>> = {
+  email_address: "kept",
+  redirect_url: "kept",
+  expires_in_days: "kept",
+  ignore_existing: "flag",
+  // `false`: no invitation email, so no `email.created` webhook. The template is always Clerk's `invitation`.
+  notify: "flag",
+  template_slug: "flag",
+  public_metadata: NO_INVITATION_METADATA,
+};
+
+const ROLE_FIELDS: Record<string, FieldRule> = {
+  name: "kept",
+  key: "kept",
+  description: "kept",
+  permissions: "kept",
+};
+const PERMISSION_FIELDS: Record<string, FieldRule> = { name: "kept", key: "kept", description: "kept" };
 
 /**
  * Every Backend API write the emulator answers (`METHOD pattern`), and the
@@ -170,36 +203,36 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
   "POST /v1/organizations/:id/memberships": {
     user_id: "kept",
     role: "kept",
-    public_metadata: NO_MEMBERSHIP_METADATA,
-    private_metadata: NO_MEMBERSHIP_METADATA,
+    ...METADATA,
   },
   "PATCH /v1/organizations/:id/memberships/:userId": { role: "kept" },
   "DELETE /v1/organizations/:id/memberships/:userId": {},
-  "POST /v1/organizations/:id/invitations": {
-    email_address: "kept",
-    role: "kept",
-    inviter_user_id: "kept",
-    redirect_url: "kept",
-    expires_in_days: "kept",
-    // `false`: no invitation email, so no `email.created` webhook (the link is in the answer's `url` all the same).
-    notify: "flag",
-    public_metadata: NO_INVITATION_METADATA,
-    private_metadata: NO_INVITATION_METADATA,
+  "PATCH /v1/organizations/:id/memberships/:userId/metadata": METADATA,
+  // A multipart form (emulator/uploads.ts reads it): the image, and who is credited with it.
+  "PUT /v1/organizations/:id/logo": { file: "kept", uploader_user_id: "kept" },
+  "DELETE /v1/organizations/:id/logo": {},
+  "POST /v1/organization_roles": {
+    ...ROLE_FIELDS,
+    // The emulator has no role sets: every role is offered everywhere, so `false` is refused by the endpoint.
+    include_in_initial_role_set: "kept",
   },
+  "PATCH /v1/organization_roles/:roleId": ROLE_FIELDS,
+  "DELETE /v1/organization_roles/:roleId": {},
+  "POST /v1/organization_roles/:roleId/permissions/:permissionId": {},
+  "DELETE /v1/organization_roles/:roleId/permissions/:permissionId": {},
+  "POST /v1/organization_permissions": PERMISSION_FIELDS,
+  "PATCH /v1/organization_permissions/:permissionId": PERMISSION_FIELDS,
+  "DELETE /v1/organization_permissions/:permissionId": {},
+  "POST /v1/organizations/:id/invitations": ORGANIZATION_INVITATION_FIELDS,
+  // The body is a list of invitations, each checked against ORGANIZATION_INVITATION_FIELDS by the endpoint.
+  "POST /v1/organizations/:id/invitations/bulk": {},
   "POST /v1/organizations/:id/invitations/:invitationId/revoke": {
     // Who asks: the Backend API (the secret key) may revoke any invitation, so it changes nothing here.
     requesting_user_id: "flag",
   },
-  "POST /v1/invitations": {
-    email_address: "kept",
-    redirect_url: "kept",
-    expires_in_days: "kept",
-    ignore_existing: "flag",
-    // `false`: no invitation email, so no `email.created` webhook. The template is always Clerk's `invitation`.
-    notify: "flag",
-    template_slug: "flag",
-    public_metadata: NO_INVITATION_METADATA,
-  },
+  "POST /v1/invitations": INVITATION_FIELDS,
+  // A list of invitations, each checked against INVITATION_FIELDS by the endpoint.
+  "POST /v1/invitations/bulk": {},
   "POST /v1/invitations/:id/revoke": {},
   "POST /v1/sign_in_tokens": {
     user_id: "kept",
@@ -233,8 +266,11 @@ export function withDeclaredBodyFields(
   };
 }
 
+/** A JSON or form body's fields; an array (a bulk request) or an upload's bytes have none. */
 export const bodyOf = (body: unknown): Record<string, unknown> =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  typeof body === "object" && body !== null && !Array.isArray(body) && !Buffer.isBuffer(body)
+    ? (body as Record<string, unknown>)
+    : {};
 
 /** A boolean as JSON sends it, or as a form does. */
 export const isTrue = (value: unknown) => value === true || value === "true";

@@ -4,7 +4,10 @@ import { ApiError, createRegistrar, notImplemented } from "../routing";
 import type { Store } from "../store";
 import { jwks, type SigningKey } from "../tokens";
 import { createBackendContext } from "./context";
+import { rawUploadBody } from "../uploads";
 import { registerInvitationRoutes } from "./invitations";
+import { registerMembershipRoutes } from "./organization-members";
+import { registerOrganizationRoleRoutes } from "./organization-roles";
 import { registerOrganizationRoutes } from "./organizations";
 import { withDeclaredBodyFields } from "./body-params";
 import { withDeclaredQueryParams } from "./query-params";
@@ -31,6 +34,8 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   const router = express.Router();
   router.use(express.json({ limit: "64kb" }));
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
+  // Logos are uploaded as multipart forms (only there: bodies elsewhere are JSON or forms).
+  router.use("/v1/organizations/:id/logo", rawUploadBody);
   router.use((req, res, next) => {
     if (req.get("authorization") === `Bearer ${secretKey}`) return next();
     res
@@ -47,6 +52,8 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   registerUserRoutes(route, bapi);
   registerOrganizationRoutes(route, bapi);
   registerInvitationRoutes(route, bapi);
+  registerMembershipRoutes(route, bapi);
+  registerOrganizationRoleRoutes(route, bapi);
   registerSessionRoutes(route, bapi);
   registerSessionTokenRoutes(route, bapi, { ...tokens, store, key });
   registerJwtTemplateRoutes(route, bapi);

@@ -1,12 +1,28 @@
 import type { Request } from "express";
-import { createInstanceInvitation, createInvitation, parseEmail, revokeInvitation, ticketUrl } from "../invitations";
-import { backendInvitationJSON, instanceInvitationJSON } from "../json";
+import {
+  createInstanceInvitation,
+  createInvitation,
+  parseEmail,
+  pendingInvitations,
+  refuseInstanceReinvitation,
+  refuseReinvitation,
+  revokeInvitation,
+  ticketUrl,
+} from "../invitations";
+import { backendInvitationJSON, instanceInvitationJSON, publicOrganizationDataJSON } from "../json";
 import { parseRole } from "../memberships";
 import { ApiError, clampInt, paginate, str } from "../routing";
-import type { InvitationRecord } from "../store";
-import { isTrue } from "./body-params";
+import type { InvitationRecord, OrgRecord } from "../store";
+import { bodyOf, INVITATION_FIELDS, isTrue, ORGANIZATION_INVITATION_FIELDS, refuseUnkeptFields } from "./body-params";
 import type { BackendContext, Route } from "./context";
-import { filterList, INSTANCE_INVITATION_LIST, orderBy, ORGANIZATION_INVITATION_LIST, page } from "./query-params";
+import {
+  filterList,
+  INSTANCE_INVITATION_LIST,
+  INSTANCE_ORGANIZATION_INVITATION_LIST,
+  orderBy,
+  ORGANIZATION_INVITATION_LIST,
+  page,
+} from "./query-params";
 
 /** Clerk's orders for invitation lists (`order_by`). */
 const invitationOrders: Record<string, (i: InvitationRecord) => string | number> = {
@@ -14,15 +30,48 @@ const invitationOrders: Record<string, (i: InvitationRecord) => string | number>
   email_address: (i) => i.email,
 };
 
+/** A bulk request's body: a non-empty list of invitations, each with only the fields one invitation takes. */
+function bulkItems(body: unknown, fields: Parameters<typeof refuseUnkeptFields>[1]): Record<string, unknown>[] {
+  if (!Array.isArray(body) || body.length === 0) {
+    throw new ApiError(422, "form_param_missing", "Send a list of invitations.", "email_address");
+  }
+  return body.map((item) => {
+    const fieldsOfItem = bodyOf(item);
+    refuseUnkeptFields(fieldsOfItem, fields);
+    return fieldsOfItem;
+  });
+}
+
 /** Invitations to an organization, and to the application. */
 export function registerInvitationRoutes(route: Route, { store, org, frontendApiUrl }: BackendContext): void {
   /** Clerk emails an invitation unless the request says `notify: false`. */
-  const emailLink = (req: Request) =>
-    req.body?.notify === false || req.body?.notify === "false"
+  const emailLink = (req: Request, body: Record<string, unknown> = bodyOf(req.body)) =>
+    body.notify === false || body.notify === "false"
       ? null
       : (ticket: string) => ticketUrl(frontendApiUrl(req), ticket);
   const invitationOut = (req: Request) => (inv: InvitationRecord) =>
     backendInvitationJSON(store, inv, ticketUrl(frontendApiUrl(req), inv.ticket));
+
+  /** One invitation to an organization, its fields checked (a bulk request checks them all before making any). */
+  const organizationInvitation = (req: Request, found: OrgRecord, body: Record<string, unknown>) => ({
+    email: parseEmail(body.email_address),
+    role: parseRole(store, body.role),
+    inviterUserId: str(body.inviter_user_id),
+    redirectUrl: str(body.redirect_url),
+    expiresInDays: clampInt(body.expires_in_days, 0, 0, 365),
+    link: emailLink(req, body),
+  });
+
+  // Every organization's invitations, each with its organization (Clerk's `/v1/organization_invitations`).
+  route("GET", "/v1/organization_invitations", (req) => {
+    const mine = store.state.invitations.filter((i) => i.orgId !== null && store.org(i.orgId));
+    const found = filterList(INSTANCE_ORGANIZATION_INVITATION_LIST, req, store, mine);
+    const list = orderBy(req, found, invitationOrders, "-created_at").map((i) => ({
+      ...invitationOut(req)(i),
+      public_organization_data: publicOrganizationDataJSON(store, store.org(i.orgId!)!),
+    }));
+    return paginate(list, req.query);
+  });
 
   route("GET", "/v1/organizations/:id/invitations", (req) => {
     const found = org(req);
@@ -36,16 +85,28 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
     );
     return paginate(list.map(invitationOut(req)), req.query);
   });
+  // Clerk's older form of `?status=pending` (deprecated, still answered); registered before `:invitationId`.
+  route("GET", "/v1/organizations/:id/invitations/pending", (req) =>
+    paginate(pendingInvitations(store, org(req).id).map(invitationOut(req)), req.query),
+  );
   route("POST", "/v1/organizations/:id/invitations", (req) => {
-    const invitation = createInvitation(store, org(req), {
-      email: parseEmail(req.body?.email_address),
-      role: parseRole(req.body?.role),
-      inviterUserId: str(req.body?.inviter_user_id),
-      redirectUrl: str(req.body?.redirect_url),
-      expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
-      link: emailLink(req),
+    const found = org(req);
+    return invitationOut(req)(createInvitation(store, found, organizationInvitation(req, found, bodyOf(req.body))));
+  });
+  // All or nothing: every invitation is checked (its fields, the address not a member nor invited) before any is made.
+  route("POST", "/v1/organizations/:id/invitations/bulk", (req) => {
+    const found = org(req);
+    const inputs = bulkItems(req.body, ORGANIZATION_INVITATION_FIELDS).map((body) =>
+      organizationInvitation(req, found, body),
+    );
+    inputs.forEach((input, i) => {
+      refuseReinvitation(store, found, input.email);
+      if (inputs.findIndex((other) => other.email === input.email) !== i) {
+        throw new ApiError(400, "duplicate_record", `${input.email} is in the list more than once.`, "email_address");
+      }
     });
-    return invitationOut(req)(invitation);
+    const list = inputs.map((input) => invitationOut(req)(createInvitation(store, found, input)));
+    return { data: list, total_count: list.length };
   });
   route("GET", "/v1/organizations/:id/invitations/:invitationId", (req) => {
     const found = org(req);
@@ -60,20 +121,30 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
   // Invitations to the application: the link signs up the invited address.
   const instanceInvitationOut = (req: Request) => (inv: InvitationRecord) =>
     instanceInvitationJSON(inv, ticketUrl(frontendApiUrl(req), inv.ticket));
+  const instanceInvitation = (req: Request, body: Record<string, unknown>) => ({
+    email: parseEmail(body.email_address),
+    redirectUrl: str(body.redirect_url),
+    expiresInDays: clampInt(body.expires_in_days, 0, 0, 365),
+    ignoreExisting: isTrue(body.ignore_existing),
+    link: emailLink(req, body),
+  });
   route("GET", "/v1/invitations", (req) => {
     const mine = store.state.invitations.filter((i) => i.orgId === null);
     const list = orderBy(req, filterList(INSTANCE_INVITATION_LIST, req, store, mine), invitationOrders, "-created_at");
     return page(req, list).map(instanceInvitationOut(req));
   });
-  route("POST", "/v1/invitations", (req) => {
-    const invitation = createInstanceInvitation(store, {
-      email: parseEmail(req.body?.email_address),
-      redirectUrl: str(req.body?.redirect_url),
-      expiresInDays: clampInt(req.body?.expires_in_days, 0, 0, 365),
-      ignoreExisting: isTrue(req.body?.ignore_existing),
-      link: emailLink(req),
+  route("POST", "/v1/invitations", (req) =>
+    instanceInvitationOut(req)(createInstanceInvitation(store, instanceInvitation(req, bodyOf(req.body)))),
+  );
+  route("POST", "/v1/invitations/bulk", (req) => {
+    const inputs = bulkItems(req.body, INVITATION_FIELDS).map((body) => instanceInvitation(req, body));
+    inputs.forEach((input, i) => {
+      refuseInstanceReinvitation(store, input.email, input.ignoreExisting);
+      if (!input.ignoreExisting && inputs.findIndex((other) => other.email === input.email) !== i) {
+        throw new ApiError(400, "duplicate_record", `${input.email} is in the list more than once.`, "email_address");
+      }
     });
-    return instanceInvitationOut(req)(invitation);
+    return inputs.map((input) => instanceInvitationOut(req)(createInstanceInvitation(store, input)));
   });
   route("POST", "/v1/invitations/:id/revoke", (req) => {
     const invitation = store.state.invitations.find((i) => i.orgId === null && i.id === req.params.id);

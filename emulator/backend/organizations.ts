@@ -3,6 +3,7 @@ import { changeRole, membershipOf, parseRole, removeMember } from "../membership
 import { mergeMetadata, parseMetadata } from "../metadata";
 import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
 import { ApiError, paginate, str } from "../routing";
+import { readImageUpload, uploadFormField } from "../uploads";
 import type { MembershipRecord, OrgRecord, Store } from "../store";
 import { bodyOf, timeOf } from "./body-params";
 import type { BackendContext, Route } from "./context";
@@ -16,7 +17,7 @@ const organizationOrders = (store: Store): Record<string, (o: OrgRecord) => stri
 });
 
 /** Clerk's orders for an organization's memberships (`order_by`), by the member's details or the membership's age. */
-const membershipOrders = (store: Store): Record<string, (m: MembershipRecord) => string | number | null> => {
+export const membershipOrders = (store: Store): Record<string, (m: MembershipRecord) => string | number | null> => {
   const user = (m: MembershipRecord) => store.user(m.userId);
   return {
     created_at: (m) => m.createdAt,
@@ -48,6 +49,16 @@ function organizationFields(body: Record<string, unknown>): Partial<OrgRecord> {
     out.maxAllowedMemberships = Math.min(max, 1_000_000);
   }
   if (body.created_at !== undefined) out.createdAt = timeOf(body.created_at, "created_at");
+  return out;
+}
+
+/** A membership's metadata as given at its creation (checked before anything changes). */
+function membershipMetadata(body: Record<string, unknown>): Partial<MembershipRecord> {
+  const out: Partial<MembershipRecord> = {};
+  for (const kind of ["public", "private"] as const) {
+    const value = body[`${kind}_metadata`];
+    if (value !== undefined) out[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
+  }
   return out;
 }
 
@@ -100,6 +111,28 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
   };
   route("PATCH", "/v1/organizations/:id/metadata", setMetadata(true));
   route("PUT", "/v1/organizations/:id/metadata", setMetadata(false));
+  route("PUT", "/v1/organizations/:id/logo", async (req) => {
+    const found = org(req);
+    const uploader = await uploadFormField(req, "uploader_user_id");
+    if (uploader !== null && !store.user(uploader)) {
+      throw new ApiError(404, "resource_not_found", "User not found", "uploader_user_id");
+    }
+    const image = store.saveImage(await readImageUpload(req));
+    store.deleteImage(found.imageId);
+    found.imageId = image.id;
+    found.updatedAt = Date.now();
+    store.changed();
+    return organizationJSON(store, found, "bapi");
+  });
+  route("DELETE", "/v1/organizations/:id/logo", (req) => {
+    const found = org(req);
+    if (!found.imageId) throw new ApiError(404, "resource_not_found", "This organization has no logo.");
+    store.deleteImage(found.imageId);
+    found.imageId = null;
+    found.updatedAt = Date.now();
+    store.changed();
+    return organizationJSON(store, found, "bapi");
+  });
   route("DELETE", "/v1/organizations/:id", (req) => {
     const found = org(req);
     store.deleteOrganization(found);
@@ -118,15 +151,17 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
   route("POST", "/v1/organizations/:id/memberships", (req) => {
     const found = org(req);
     const userId = str(req.body?.user_id) ?? "";
-    const role = parseRole(req.body?.role);
+    const role = parseRole(store, req.body?.role);
+    const metadata = membershipMetadata(bodyOf(req.body));
     if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
     if (store.membership(found.id, userId))
       throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
-    return membershipJSON(store, store.addMembership(found.id, userId, role), "bapi");
+    const m = Object.assign(store.addMembership(found.id, userId, role), metadata);
+    return membershipJSON(store, m, "bapi");
   });
   route("PATCH", "/v1/organizations/:id/memberships/:userId", (req) => {
     const m = membershipOf(store, org(req), String(req.params.userId));
-    return membershipJSON(store, changeRole(store, m, parseRole(req.body?.role)), "bapi");
+    return membershipJSON(store, changeRole(store, m, parseRole(store, req.body?.role)), "bapi");
   });
   route("DELETE", "/v1/organizations/:id/memberships/:userId", (req) => {
     const m = membershipOf(store, org(req), String(req.params.userId));

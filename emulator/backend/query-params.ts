@@ -1,7 +1,16 @@
 import type { Request } from "express";
 import { fullName } from "../json";
 import { ApiError, clampInt, str, type Route } from "../routing";
-import type { InvitationRecord, MembershipRecord, OrgRecord, SessionRecord, Store, UserRecord } from "../store";
+import type {
+  InvitationRecord,
+  MembershipRecord,
+  OrgRecord,
+  PermissionRecord,
+  RoleRecord,
+  SessionRecord,
+  Store,
+  UserRecord,
+} from "../store";
 
 /**
  * The one rule for the Backend API's query parameters: every GET the emulator
@@ -229,6 +238,37 @@ export const INSTANCE_INVITATION_LIST: ListSpec<InvitationRecord> = {
   options: ["order_by", "paginated", "limit", "offset"],
 };
 
+/** `GET /v1/organization_invitations`: every organization's invitations. */
+export const INSTANCE_ORGANIZATION_INVITATION_LIST: ListSpec<InvitationRecord> = {
+  filters: {
+    status: (values) => (i) => values.includes(invitationStatus(i)),
+    query: partial((i) => [i.email, i.id]),
+  },
+  options: ["order_by", "limit", "offset"],
+};
+
+/** Clerk's `query` on roles and permissions: the id exactly, the name or key in part. */
+const idNameOrKey =
+  <T extends { id: string; name: string; key: string }>(): Filter<T> =>
+  (values) => {
+    const wanted = (values[values.length - 1] ?? "").trim();
+    const text = wanted.toLowerCase();
+    return (item) =>
+      !wanted || item.id === wanted || item.name.toLowerCase().includes(text) || item.key.toLowerCase().includes(text);
+  };
+
+/** `GET /v1/organization_roles`. */
+export const ROLE_LIST: ListSpec<RoleRecord> = {
+  filters: { query: idNameOrKey() },
+  options: ["order_by", "limit", "offset"],
+};
+
+/** `GET /v1/organization_permissions`. */
+export const PERMISSION_LIST: ListSpec<PermissionRecord> = {
+  filters: { query: idNameOrKey() },
+  options: ["order_by", "limit", "offset"],
+};
+
 /** `GET /v1/sessions`. */
 export const SESSION_LIST: ListSpec<SessionRecord> = {
   filters: {
@@ -258,6 +298,13 @@ export const BACKEND_QUERY_PARAMS: Readonly<Record<string, readonly string[]>> =
   "/v1/organizations/:id/invitations": namesIn(ORGANIZATION_INVITATION_LIST as ListSpec<unknown>),
   "/v1/organizations/:id/invitations/:invitationId": [],
   "/v1/invitations": namesIn(INSTANCE_INVITATION_LIST as ListSpec<unknown>),
+  "/v1/organization_memberships": ["order_by", "limit", "offset"],
+  "/v1/organization_invitations": namesIn(INSTANCE_ORGANIZATION_INVITATION_LIST as ListSpec<unknown>),
+  "/v1/organizations/:id/invitations/pending": ["limit", "offset"],
+  "/v1/organization_roles": namesIn(ROLE_LIST as ListSpec<unknown>),
+  "/v1/organization_roles/:roleId": [],
+  "/v1/organization_permissions": namesIn(PERMISSION_LIST as ListSpec<unknown>),
+  "/v1/organization_permissions/:permissionId": [],
   "/v1/sessions": namesIn(SESSION_LIST as ListSpec<unknown>),
   "/v1/sessions/:id": [],
   // Not in Clerk's description (tests/contract/allowlist.ts); @clerk/backend sends the nonce.

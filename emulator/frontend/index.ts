@@ -7,6 +7,7 @@ import { createFrontendContext, type FrontendApiOptions } from "./context";
 import { registerEmailRoutes } from "./me-emails";
 import { registerMeRoutes } from "./me";
 import { registerMemberRoutes } from "./organization-members";
+import { registerOrganizationRoleRoutes } from "./organization-roles";
 import { registerOrganizationRoutes } from "./organizations";
 import { registerSignInRoutes } from "./sign-ins";
 import { registerSignUpRoutes } from "./sign-ups";
@@ -36,6 +37,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerEmailRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);
   registerMemberRoutes(route, fapi);
+  registerOrganizationRoleRoutes(route, fapi);
 
   router.use(notImplemented);
   return router;

@@ -1,25 +1,55 @@
 import type { Request } from "express";
 import { createInvitation, parseEmail, pendingInvitations, revokeInvitation, ticketUrl } from "../invitations";
-import { frontendInvitationJSON, membershipJSON } from "../json";
+import { frontendInvitationJSON, fullName, membershipJSON } from "../json";
 import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
-import { paginate } from "../routing";
+import { ApiError, paginate, str } from "../routing";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
 
-/** An organization's members and invitations, as OrganizationProfile manages them: admins only, and the last admin stays. */
+/**
+ * An organization's members and invitations, as OrganizationProfile manages
+ * them: reading takes `org:sys_memberships:read`, changing
+ * `org:sys_memberships:manage` (Clerk's system permissions, whatever the role),
+ * and the last member who can manage stays.
+ */
 export function registerMemberRoutes(route: Route, fapi: FrontendContext): void {
   const { store, reply, frontendApiUrl } = fapi;
-  const { memberOrg, adminOrg } = orgAccess(fapi);
+  const { orgWith, adminOrg } = orgAccess(fapi);
 
+  // OrganizationProfile's member search (`query`: part of an address, a name or the user id) and role filter.
   route("GET", "/v1/organizations/:id/memberships", (req, res) => {
-    const { org } = memberOrg(req);
-    const list = store.membershipsOfOrg(org.id).map((m) => membershipJSON(store, m, "fapi"));
+    const { org } = orgWith(req, "org:sys_memberships:read");
+    const roles = [req.query.role].flat().filter((r): r is string => typeof r === "string");
+    const wanted = (str(req.query.query) ?? "").trim().toLowerCase();
+    const matches = (userId: string) => {
+      const user = store.user(userId);
+      const texts = user ? [user.id, fullName(user), ...user.emails.map((e) => e.email)] : [];
+      return texts.some((t) => (t ?? "").toLowerCase().includes(wanted));
+    };
+    const list = store
+      .membershipsOfOrg(org.id)
+      .filter((m) => roles.length === 0 || roles.includes(m.role))
+      .filter((m) => !wanted || matches(m.userId))
+      .map((m) => membershipJSON(store, m, "fapi"));
     return reply(req, res, paginate(list, req.query));
+  });
+
+  // Adding someone of the instance directly, without an invitation (clerk-js's `organization.addMember`).
+  route("POST", "/v1/organizations/:id/memberships", (req, res) => {
+    const { org } = adminOrg(req);
+    const userId = str(req.body?.user_id) ?? "";
+    const role = parseRole(store, req.body?.role);
+    if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
+    if (store.membership(org.id, userId)) {
+      throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
+    }
+    return reply(req, res, membershipJSON(store, store.addMembership(org.id, userId, role), "fapi"));
   });
 
   route("PATCH", "/v1/organizations/:id/memberships/:userId", (req, res) => {
     const { org } = adminOrg(req);
-    const m = changeRole(store, membershipOf(store, org, String(req.params.userId)), parseRole(req.body?.role));
+    const role = parseRole(store, req.body?.role);
+    const m = changeRole(store, membershipOf(store, org, String(req.params.userId)), role);
     return reply(req, res, membershipJSON(store, m, "fapi"));
   });
 
@@ -31,17 +61,22 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
     return reply(req, res, json);
   });
 
-  route("GET", "/v1/organizations/:id/invitations", (req, res) => {
+  const pendingList = (req: Request) => {
     const { org } = adminOrg(req);
-    const list = pendingInvitations(store, org.id).map((i) => frontendInvitationJSON(store, i));
-    return reply(req, res, paginate(list, req.query));
-  });
+    return paginate(
+      pendingInvitations(store, org.id).map((i) => frontendInvitationJSON(store, i)),
+      req.query,
+    );
+  };
+  route("GET", "/v1/organizations/:id/invitations", (req, res) => reply(req, res, pendingList(req)));
+  // Clerk's older form of `?status=pending`, still answered.
+  route("GET", "/v1/organizations/:id/invitations/pending", (req, res) => reply(req, res, pendingList(req)));
 
   const invite = (req: Request, email: unknown) => {
     const { org, user } = adminOrg(req);
     return createInvitation(store, org, {
       email: parseEmail(email),
-      role: parseRole(req.body?.role),
+      role: parseRole(store, req.body?.role),
       inviterUserId: user.id,
       redirectUrl: null,
       link: (ticket) => ticketUrl(frontendApiUrl(req), ticket),
@@ -55,8 +90,10 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
   route("POST", "/v1/organizations/:id/invitations/bulk", (req, res) => {
     const raw: unknown = req.body?.email_address;
     const emails = Array.isArray(raw) ? raw : [raw];
-    // Every address is checked for its form before any invitation is made.
+    // Every address and the role are checked before any invitation is made.
+    adminOrg(req);
     emails.forEach((email) => parseEmail(email));
+    parseRole(store, req.body?.role);
     const created = emails.map((email) => frontendInvitationJSON(store, invite(req, email)));
     return reply(req, res, created);
   });

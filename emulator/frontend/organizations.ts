@@ -1,8 +1,9 @@
 import type { Request } from "express";
 import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
 import { invitationsTo, redeemTicket } from "../invitations";
-import { deletedJSON, frontendInvitationJSON, membershipJSON, organizationJSON, roleJSON } from "../json";
-import { removeMember, requireAdmin, ROLES } from "../memberships";
+import { deletedJSON, frontendInvitationJSON, membershipJSON, organizationJSON } from "../json";
+import { removeMember } from "../memberships";
+import { requirePermission } from "../roles";
 import { ApiError, paginate, str } from "../routing";
 import type { UserRecord } from "../store";
 import { readImageUpload } from "../uploads";
@@ -18,19 +19,21 @@ export function orgAccess(fapi: FrontendContext) {
     if (!org || !membership) throw new ApiError(404, "resource_not_found", "Organization not found");
     return { org, membership, user };
   };
-  /** Managing an organization, as Clerk's OrganizationProfile does it: admins only. */
-  const adminOrg = (req: Request) => {
+  /** What the signed-in member's role must allow (Clerk's system permission `org:sys_…`), or Clerk's 403. */
+  const orgWith = (req: Request, permission: string) => {
     const found = memberOrg(req);
-    requireAdmin(found.membership);
+    requirePermission(store, found.membership, permission);
     return found;
   };
-  return { memberOrg, adminOrg };
+  /** Managing members, as Clerk's OrganizationProfile does it: `org:sys_memberships:manage` (an admin's). */
+  const adminOrg = (req: Request) => orgWith(req, "org:sys_memberships:manage");
+  return { memberOrg, orgWith, adminOrg };
 }
 
 /** Organizations: the person's own, creating, renaming, logos, deleting; roles; the person's memberships and invitations. */
 export function registerOrganizationRoutes(route: Route, fapi: FrontendContext): void {
   const { store, me, reply } = fapi;
-  const { memberOrg, adminOrg } = orgAccess(fapi);
+  const { memberOrg, orgWith } = orgAccess(fapi);
 
   route("GET", "/v1/me/organization_memberships", (req, res) => {
     const { user } = me(req);
@@ -91,19 +94,19 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
   );
 
   route("PATCH", "/v1/organizations/:id", (req, res) => {
-    const { org } = adminOrg(req);
+    const { org } = orgWith(req, "org:sys_profile:manage");
     updateOrganization(store, org, { name: str(req.body?.name), slug: str(req.body?.slug) });
     return reply(req, res, organizationJSON(store, org, "fapi"));
   });
 
   route("DELETE", "/v1/organizations/:id", (req, res) => {
-    const { org } = adminOrg(req);
+    const { org } = orgWith(req, "org:sys_profile:delete");
     store.deleteOrganization(org);
     return reply(req, res, deletedJSON("organization", org.id, org.slug ? { slug: org.slug } : {}));
   });
 
   route("PUT", "/v1/organizations/:id/logo", async (req, res) => {
-    const { org } = adminOrg(req);
+    const { org } = orgWith(req, "org:sys_profile:manage");
     const image = store.saveImage(await readImageUpload(req));
     store.deleteImage(org.imageId);
     org.imageId = image.id;
@@ -113,7 +116,7 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
   });
 
   route("DELETE", "/v1/organizations/:id/logo", (req, res) => {
-    const { org } = adminOrg(req);
+    const { org } = orgWith(req, "org:sys_profile:manage");
     if (!org.imageId) throw new ApiError(404, "resource_not_found", "This organization has no logo.");
     const id = org.imageId;
     store.deleteImage(id);
@@ -123,19 +126,8 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
     return reply(req, res, deletedJSON("image", id));
   });
 
-  route("GET", "/v1/organizations/:id/membership_requests", (req, res) => {
-    memberOrg(req);
-    return reply(req, res, { data: [], total_count: 0 });
-  });
-
   route("GET", "/v1/organizations/:id/domains", (req, res) => {
     memberOrg(req);
     return reply(req, res, { data: [], total_count: 0 });
-  });
-
-  route("GET", "/v1/organizations/:id/roles", (req, res) => {
-    memberOrg(req);
-    const roles = ROLES.map(roleJSON);
-    return reply(req, res, { data: roles, total_count: roles.length });
   });
 }

@@ -5,6 +5,7 @@
  */
 export * from "./common";
 export * from "./organizations";
+export * from "./roles";
 export * from "./sessions";
 export * from "./users";
 export * from "./clients";

@@ -1,5 +1,6 @@
 import type { InvitationRecord, MembershipRecord, OrgRecord, Store } from "../store";
-import { imageUrl, permissionsFor, ROLE_NAMES, type Api } from "./common";
+import { permissionKeysOf, roleName } from "../roles";
+import { imageUrl, type Api } from "./common";
 import { publicUserDataJSON } from "./users";
 
 /**
@@ -55,10 +56,10 @@ export function membershipJSON(store: Store, m: MembershipRecord, api: Api) {
     object: "organization_membership",
     id: m.id,
     role: m.role,
-    role_name: ROLE_NAMES[m.role] ?? m.role,
-    permissions: permissionsFor(m.role),
-    public_metadata: {},
-    ...(api === "bapi" ? { private_metadata: {} } : {}),
+    role_name: roleName(store, m.role),
+    permissions: permissionKeysOf(store, m.role),
+    public_metadata: m.publicMetadata ?? {},
+    ...(api === "bapi" ? { private_metadata: m.privateMetadata ?? {} } : {}),
     organization: org ? organizationJSON(store, org, api) : null,
     public_user_data: user ? publicUserDataJSON(store, user) : null,
     created_at: m.createdAt,
@@ -66,14 +67,14 @@ export function membershipJSON(store: Store, m: MembershipRecord, api: Api) {
   };
 }
 
-function invitationCommon(inv: InvitationRecord) {
+function invitationCommon(store: Store, inv: InvitationRecord) {
   return {
     object: "organization_invitation",
     id: inv.id,
     email_address: inv.email,
     organization_id: inv.orgId,
     role: inv.role,
-    role_name: ROLE_NAMES[inv.role] ?? inv.role,
+    role_name: roleName(store, inv.role),
     status: inv.status,
     public_metadata: {},
     expires_at: inv.expiresAt,
@@ -86,7 +87,7 @@ function invitationCommon(inv: InvitationRecord) {
 export function frontendInvitationJSON(store: Store, inv: InvitationRecord) {
   const org = inv.orgId ? store.org(inv.orgId) : null;
   return {
-    ...invitationCommon(inv),
+    ...invitationCommon(store, inv),
     url: null,
     ...(org ? { public_organization_data: publicOrganizationDataJSON(store, org) } : {}),
   };
@@ -96,7 +97,7 @@ export function frontendInvitationJSON(store: Store, inv: InvitationRecord) {
 export function backendInvitationJSON(store: Store, inv: InvitationRecord, url: string | null) {
   const inviter = inv.inviterUserId ? store.user(inv.inviterUserId) : null;
   return {
-    ...invitationCommon(inv),
+    ...invitationCommon(store, inv),
     private_metadata: {},
     url,
     inviter_id: inv.inviterUserId,

@@ -200,7 +200,8 @@ describe("the other Backend API writes", () => {
     const refusals: [string, string, Record<string, unknown>][] = [
       ["PATCH", engines, { name: "Changed", admin_delete_enabled: true }],
       ["PATCH", engines, { name: "Changed", colour: "teal" }],
-      ["POST", `${engines}/memberships`, { user_id: "user_seed_grace", role: "org:member", public_metadata: { a: 1 } }],
+      // The emulator has no role sets: a role left out of the initial one is what it cannot do.
+      ["POST", "/v1/organization_roles", { name: "Left out", key: "org:left_out", include_in_initial_role_set: false }],
       [
         "POST",
         `${engines}/invitations`,
@@ -218,6 +219,7 @@ describe("the other Backend API writes", () => {
       ]);
     }
     expect((await emu.bapi("GET", engines)).body.name).toBe("Analytical Engines");
+    expect((await emu.bapi("GET", "/v1/organization_roles?query=org:left_out")).body.data).toEqual([]);
     const invited = await emu.bapi("GET", `${engines}/invitations?email_address=meta%40example.com`);
     expect(invited.body.data).toEqual([]);
   });

@@ -1,0 +1,37 @@
+import { membershipJSON } from "../json";
+import { membershipOf } from "../memberships";
+import { mergeMetadata, parseMetadata } from "../metadata";
+import { paginate } from "../routing";
+import type { Metadata } from "../store";
+import type { BackendContext, Route } from "./context";
+import { membershipOrders } from "./organizations";
+import { orderBy } from "./query-params";
+
+/** Memberships across the instance, and a membership's metadata. */
+export function registerMembershipRoutes(route: Route, { store, org }: BackendContext): void {
+  // Every organization's memberships, newest first unless asked otherwise.
+  route("GET", "/v1/organization_memberships", (req) => {
+    const list = orderBy(req, store.state.memberships, membershipOrders(store), "-created_at");
+    return paginate(
+      list.map((m) => membershipJSON(store, m, "bapi")),
+      req.query,
+    );
+  });
+
+  // Clerk's deep merge, as for a user's or an organization's metadata: a key set to null is removed.
+  route("PATCH", "/v1/organizations/:id/memberships/:userId/metadata", (req) => {
+    const m = membershipOf(store, org(req), String(req.params.userId));
+    const given: Partial<Record<"public" | "private", Metadata>> = {};
+    for (const kind of ["public", "private"] as const) {
+      const value: unknown = req.body?.[`${kind}_metadata`];
+      if (value !== undefined) given[kind] = parseMetadata(value, `${kind}_metadata`);
+    }
+    for (const kind of ["public", "private"] as const) {
+      const patch = given[kind];
+      if (patch) m[`${kind}Metadata`] = mergeMetadata(m[`${kind}Metadata`] ?? {}, patch);
+    }
+    m.updatedAt = Date.now();
+    store.changed();
+    return membershipJSON(store, m, "bapi");
+  });
+}

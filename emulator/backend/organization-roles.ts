@@ -1,0 +1,98 @@
+import { deletedJSON, permissionJSON, roleJSON } from "../json";
+import {
+  assignPermission,
+  createPermission,
+  createRole,
+  customPermission,
+  deletePermission,
+  deleteRole,
+  removePermission,
+  updatePermission,
+  updateRole,
+} from "../role-changes";
+import { permissionById, SYSTEM_PERMISSIONS } from "../roles";
+import { ApiError, paginate } from "../routing";
+import type { PermissionRecord, RoleRecord } from "../store";
+import { bodyOf } from "./body-params";
+import type { BackendContext, Route } from "./context";
+import { filterList, orderBy, PERMISSION_LIST, ROLE_LIST, unknownParameter } from "./query-params";
+
+/** Clerk's orders for roles and permissions (`order_by`, `-created_at` unless asked). */
+const orders = {
+  created_at: (x: { createdAt: number }) => x.createdAt,
+  name: (x: { name: string }) => x.name.toLowerCase(),
+  key: (x: { key: string }) => x.key,
+};
+
+/** The instance's organization roles and permissions (Clerk's `/v1/organization_roles`, `/v1/organization_permissions`). */
+export function registerOrganizationRoleRoutes(route: Route, { store }: BackendContext): void {
+  const roleOf = (id: unknown): RoleRecord => {
+    const role = store.state.roles.find((r) => r.id === id);
+    if (!role) throw new ApiError(404, "resource_not_found", `No organization role found with id ${String(id)}.`);
+    return role;
+  };
+  const permissionOf = (id: unknown): PermissionRecord => {
+    const permission = permissionById(store, String(id));
+    if (!permission) throw new ApiError(404, "resource_not_found", `No permission found with id ${String(id)}.`);
+    return permission;
+  };
+  const changed = <T>(value: T): T => {
+    store.changed();
+    return value;
+  };
+
+  route("GET", "/v1/organization_roles", (req) => {
+    const found = filterList(ROLE_LIST, req, store, store.state.roles);
+    const list = orderBy(req, found, orders, "-created_at").map((r) => roleJSON(store, r, "bapi"));
+    return paginate(list, req.query);
+  });
+  route("POST", "/v1/organization_roles", (req) => {
+    const body = bodyOf(req.body);
+    if (body.include_in_initial_role_set === false || body.include_in_initial_role_set === "false") {
+      throw unknownParameter(
+        "include_in_initial_role_set",
+        "The emulator has no role sets: every role is offered in every organization.",
+      );
+    }
+    return roleJSON(store, changed(createRole(store, body)), "bapi");
+  });
+  route("GET", "/v1/organization_roles/:roleId", (req) => roleJSON(store, roleOf(req.params.roleId), "bapi"));
+  route("PATCH", "/v1/organization_roles/:roleId", (req) =>
+    roleJSON(store, changed(updateRole(store, roleOf(req.params.roleId), bodyOf(req.body))), "bapi"),
+  );
+  route("DELETE", "/v1/organization_roles/:roleId", (req) => {
+    const role = roleOf(req.params.roleId);
+    deleteRole(store, role);
+    return changed(deletedJSON("role", role.id));
+  });
+  route("POST", "/v1/organization_roles/:roleId/permissions/:permissionId", (req) => {
+    const role = assignPermission(store, roleOf(req.params.roleId), permissionOf(req.params.permissionId));
+    return roleJSON(store, changed(role), "bapi");
+  });
+  route("DELETE", "/v1/organization_roles/:roleId/permissions/:permissionId", (req) => {
+    const role = removePermission(store, roleOf(req.params.roleId), permissionOf(req.params.permissionId));
+    return roleJSON(store, changed(role), "bapi");
+  });
+
+  // Clerk's system permissions are listed with the instance's own.
+  route("GET", "/v1/organization_permissions", (req) => {
+    const found = filterList(PERMISSION_LIST, req, store, [...SYSTEM_PERMISSIONS, ...store.state.permissions]);
+    const list = orderBy(req, found, orders, "-created_at").map(permissionJSON);
+    return paginate(list, req.query);
+  });
+  route("POST", "/v1/organization_permissions", (req) =>
+    permissionJSON(changed(createPermission(store, bodyOf(req.body)))),
+  );
+  route("GET", "/v1/organization_permissions/:permissionId", (req) =>
+    permissionJSON(permissionOf(req.params.permissionId)),
+  );
+  route("PATCH", "/v1/organization_permissions/:permissionId", (req) => {
+    const permission = customPermission(store, String(req.params.permissionId));
+    return permissionJSON(changed(updatePermission(store, permission, bodyOf(req.body))));
+  });
+  route("DELETE", "/v1/organization_permissions/:permissionId", (req) => {
+    const permission = customPermission(store, String(req.params.permissionId));
+    deletePermission(store, permission);
+    return changed(deletedJSON("permission", permission.id));
+  });
+}

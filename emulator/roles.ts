@@ -1,0 +1,136 @@
+import type { MembershipRecord, PermissionRecord, RoleRecord, State } from "./records";
+import { ApiError } from "./routing";
+
+/**
+ * Clerk's organization roles and permissions. System permissions
+ * (`org:sys_…`) are built in and cannot be changed; custom ones
+ * (`org:<feature>:<action>`) are the instance's. Roles are the instance's too:
+ * Clerk starts every instance with `org:admin` (every system permission) and
+ * `org:member` (reading members), which can be edited like any other.
+ */
+export type PermissionType = "system" | "user";
+
+const SEEDED_AT = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+const system = (key: string, name: string, description: string): PermissionRecord => ({
+  id: `perm_${key.slice(4).replace(/:/g, "_")}`,
+  key,
+  name,
+  description,
+  createdAt: SEEDED_AT,
+  updatedAt: SEEDED_AT,
+});
+
+/** Clerk's system permissions, as its dashboard names them (billing's are left out: the emulator has no billing). */
+export const SYSTEM_PERMISSIONS: readonly PermissionRecord[] = [
+  system("org:sys_profile:manage", "Manage organization", "Permission to manage an organization."),
+  system("org:sys_profile:delete", "Delete organization", "Permission to delete an organization."),
+  system("org:sys_memberships:read", "Read members", "Permission to read the members of an organization."),
+  system("org:sys_memberships:manage", "Manage members", "Permission to manage the members of an organization."),
+  system("org:sys_domains:read", "Read domains", "Permission to read the domains of an organization."),
+  system("org:sys_domains:manage", "Manage domains", "Permission to manage the domains of an organization."),
+];
+
+/** What a role needs to be an organization's creator role (Clerk's docs, "Reassign the Creator role"). */
+const CREATOR_PERMISSIONS = ["org:sys_memberships:manage", "org:sys_memberships:read", "org:sys_profile:delete"];
+
+/** The creator role's id: whoever creates an organization gets it (Clerk's default, `org:admin`). */
+export const CREATOR_ROLE_ID = "role_admin";
+
+/** The key of the role an organization's creator gets. */
+export function creatorRoleKey(store: Holder): string {
+  return findRole(store, CREATOR_ROLE_ID)?.key ?? "org:admin";
+}
+
+/** The default role's id: what someone joining without a chosen role gets (Clerk's "default role for members", `org:member`). */
+export const DEFAULT_ROLE_ID = "role_member";
+
+/** The key of the role a member joining without a chosen role gets (an accepted membership request). */
+export function defaultRoleKey(store: Holder): string {
+  return findRole(store, DEFAULT_ROLE_ID)?.key ?? "org:member";
+}
+
+/** Clerk's default roles, as every instance starts with them. */
+export function defaultRoles(): RoleRecord[] {
+  const idOf = (key: string) => SYSTEM_PERMISSIONS.find((p) => p.key === key)!.id;
+  return [
+    {
+      id: CREATOR_ROLE_ID,
+      key: "org:admin",
+      name: "Admin",
+      description: "Role with elevated permissions",
+      permissionIds: SYSTEM_PERMISSIONS.map((p) => p.id),
+      createdAt: SEEDED_AT,
+      updatedAt: SEEDED_AT,
+    },
+    {
+      id: DEFAULT_ROLE_ID,
+      key: "org:member",
+      name: "Member",
+      description: "Role with non-elevated permissions",
+      permissionIds: [idOf("org:sys_memberships:read")],
+      createdAt: SEEDED_AT,
+      updatedAt: SEEDED_AT,
+    },
+  ];
+}
+
+export type Holder = { state: Pick<State, "roles" | "permissions" | "memberships" | "invitations"> };
+
+export const permissionType = (p: PermissionRecord): PermissionType =>
+  p.key.startsWith("org:sys_") ? "system" : "user";
+
+export function permissionById(store: Holder, id: string): PermissionRecord | null {
+  return SYSTEM_PERMISSIONS.find((p) => p.id === id) ?? store.state.permissions.find((p) => p.id === id) ?? null;
+}
+
+/** A role by its id or its key. */
+export function findRole(store: Holder, idOrKey: string): RoleRecord | null {
+  return store.state.roles.find((r) => r.id === idOrKey || r.key === idOrKey) ?? null;
+}
+
+/** A role's permissions, system ones first as Clerk lists them. */
+export function permissionsOfRole(store: Holder, role: RoleRecord): PermissionRecord[] {
+  const found = role.permissionIds.map((id) => permissionById(store, id)).filter((p) => p !== null);
+  return [...found.filter((p) => permissionType(p) === "system"), ...found.filter((p) => permissionType(p) === "user")];
+}
+
+/** The permission keys a role key grants (none for a role that no longer exists). */
+export function permissionKeysOf(store: Holder, roleKey: string): string[] {
+  const role = findRole(store, roleKey);
+  return role ? permissionsOfRole(store, role).map((p) => p.key) : [];
+}
+
+export function roleName(store: Holder, roleKey: string): string {
+  return findRole(store, roleKey)?.name ?? roleKey;
+}
+
+export function isCreatorEligible(store: Holder, role: RoleRecord): boolean {
+  const keys = permissionsOfRole(store, role).map((p) => p.key);
+  return CREATOR_PERMISSIONS.every((k) => keys.includes(k));
+}
+
+export function hasPermission(store: Holder, m: MembershipRecord, key: string): boolean {
+  return permissionKeysOf(store, m.role).includes(key);
+}
+
+/** Clerk's 403 when the signed-in member's role lacks a permission the Frontend API asks for. */
+export function requirePermission(store: Holder, m: MembershipRecord, key: string): void {
+  if (!hasPermission(store, m, key)) {
+    throw new ApiError(403, "missing_organization_permission", "Current user is missing an organization permission.");
+  }
+}
+
+/** A role key the instance has, or Clerk's 422 naming the parameter. */
+export function parseRoleKey(store: Holder, value: unknown, param = "role"): string {
+  if (typeof value !== "string" || !findRole(store, value) || !value.startsWith("org:")) {
+    throw new ApiError(
+      422,
+      "form_param_value_invalid",
+      `${param} must be one of the instance's organization roles.`,
+      param,
+      `${typeof value === "string" ? value : "The value"} is not an organization role of this instance (${store.state.roles.map((r) => r.key).join(", ")}).`,
+    );
+  }
+  return value;
+}
