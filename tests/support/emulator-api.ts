@@ -169,6 +169,9 @@ export async function startInProcessEmulator(
   app.use("/__clerk/_emulator", emulator.control);
   app.use("/__clerk", emulator.router);
   const server = createServer(app);
+  // Longer than any pause between a test's calls on a busy machine: Node's 5 s default can close an idle
+  // kept-alive socket just as fetch reuses it (ECONNRESET). close() ends every connection anyway.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const bapi = async (method: string, path: string, body?: Record<string, unknown>) =>
