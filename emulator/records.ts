@@ -121,7 +121,7 @@ export type SignInRecord = {
   status: "needs_identifier" | "needs_first_factor" | "complete";
   createdSessionId: string | null;
   firstFactorStrategy: string | null;
-  firstFactorStatus: "unverified" | "verified" | "failed" | null;
+  firstFactorStatus: "unverified" | "verified" | "failed" | "expired" | null;
   createdAt: number;
 };
 
@@ -131,7 +131,9 @@ export type SignUpRecord = {
   passwordHash: string | null;
   firstName: string | null;
   lastName: string | null;
-  emailVerification: "none" | "unverified" | "verified";
+  emailVerification: "none" | "unverified" | "verified" | "expired";
+  /** How the address is being verified: a code (the default) or an emailed link. */
+  emailVerificationStrategy?: "email_code" | "email_link";
   /** The invitation ticket the sign-up started with: it verifies the email and is redeemed on completion. */
   ticket?: string | null;
   status: "missing_requirements" | "complete";
@@ -150,6 +152,27 @@ export type ClientRecord = {
   updatedAt: number;
 };
 
+/**
+ * A link Clerk emailed (strategy `email_link`): opening it (`GET /v1/verify?token=…`)
+ * verifies the address for a sign-in, a sign-up or the signed-in person's new address.
+ */
+export type EmailLinkRecord = {
+  token: string;
+  flow: "sign_in" | "sign_up" | "email_address";
+  /** The client whose sign-in or sign-up asked for the link (null for a profile's address). */
+  clientId: string | null;
+  /** The sign-in's, sign-up's or email address's id. */
+  attemptId: string;
+  userId: string | null;
+  emailAddressId: string | null;
+  /** The address the link was sent to: it verifies that address only. */
+  address: string;
+  /** Where the link lands once opened (an allowed origin), or null for the Frontend API's own page. */
+  redirectUrl: string | null;
+  expiresAt: number;
+  usedAt: number | null;
+};
+
 export type HandshakeRecord = { nonce: string; directives: string[]; expiresAt: number };
 
 export type State = {
@@ -164,6 +187,8 @@ export type State = {
   handshakes: HandshakeRecord[];
   /** Uploaded profile images and logos; their bytes are files beside the state file. */
   images: ImageRecord[];
+  /** Emailed sign-in and verification links; absent in state files from before they existed. */
+  emailLinks?: EmailLinkRecord[];
 };
 
 export type ImageRecord = { id: string; name: string; contentType: string; size: number; createdAt: number };

@@ -4,6 +4,7 @@ import { ApiError, createRegistrar, notImplemented, sendJson } from "../routing"
 import { rawUploadBody } from "../uploads";
 import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";
+import { registerEmailLinkRoutes } from "./email-links";
 import { registerInfrastructureRoutes } from "./infrastructure";
 import { registerEmailRoutes } from "./me-emails";
 import { registerMeRoutes } from "./me";
@@ -35,7 +36,8 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerClientRoutes(route, fapi);
   registerSessionRoutes(route, fapi);
   registerSignInRoutes(route, fapi);
-  registerSignUpRoutes(route, fapi);
+  const signUps = registerSignUpRoutes(route, fapi);
+  registerEmailLinkRoutes(route, fapi, signUps.completeSignUpIfReady);
   registerMeRoutes(route, fapi);
   registerEmailRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);

@@ -6,12 +6,13 @@ import { ApiError, str } from "../routing";
 import { verificationCodeEmail } from "../messages";
 import { verifyPassword, type ClientRecord, type UserRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
+import { prepareSignInEmailLink } from "./email-links";
 
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
 export const TEST_EMAIL_CODE = "424242";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
-const SIGN_IN_STRATEGIES = ["password", "email_code", "ticket"];
+const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "ticket"];
 
 /** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
@@ -102,6 +103,9 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         client.signIn.firstFactorStrategy = "email_code";
         client.signIn.firstFactorStatus = "unverified";
         emailCode(req, user);
+      } else if (strategy === "email_link") {
+        // Clerk sends the link as it creates the sign-in (emulator/frontend/email-links.ts).
+        prepareSignInEmailLink(fapi, req, client, client.signIn);
       }
     }
     client.updatedAt = now;
@@ -124,6 +128,10 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
 
   route("POST", "/v1/client/sign_ins/:id/prepare_first_factor", (req, res) => {
     const { client, signIn } = currentSignIn(req, res);
+    if (str(req.body?.strategy) === "email_link") {
+      prepareSignInEmailLink(fapi, req, client, signIn);
+      return envelope(req, res, client, signInJSON(store, signIn));
+    }
     signIn.firstFactorStrategy = str(req.body?.strategy) ?? "email_code";
     signIn.firstFactorStatus = "unverified";
     const user = signIn.userId ? store.user(signIn.userId) : null;

@@ -32,9 +32,11 @@ export function verificationJSON(status: string, strategy: string, extra: Record
   const object =
     strategy === "ticket"
       ? "verification_ticket"
-      : strategy === "password"
-        ? "verification_password"
-        : "verification_otp";
+      : strategy === "email_link"
+        ? "verification_email_link"
+        : strategy === "password"
+          ? "verification_password"
+          : "verification_otp";
   return {
     object,
     status,
@@ -61,5 +63,23 @@ export function roleJSON(key: "org:admin" | "org:member") {
     permissions: [],
     created_at: 0,
     updated_at: 0,
+  };
+}
+
+/**
+ * An emailed link's verification (`verification_email_link`): its `expire_at`
+ * is the newest link's for that sign-in, sign-up or address, and a link nobody
+ * opened in time reads `expired` (what clerk-js's email link flows poll for).
+ */
+export function emailLinkVerificationJSON(store: Store, attemptId: string, status: string) {
+  const link = (store.state.emailLinks ?? []).filter((l) => l.attemptId === attemptId).at(-1);
+  const expireAt = link?.expiresAt ?? Date.now();
+  const lapsed = status === "unverified" && expireAt <= Date.now();
+  return {
+    object: "verification_email_link",
+    status: lapsed ? "expired" : status,
+    strategy: "email_link",
+    attempts: null,
+    expire_at: expireAt,
   };
 }

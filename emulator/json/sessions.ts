@@ -1,5 +1,5 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../store";
-import { imageUrl, verificationJSON } from "./common";
+import { emailLinkVerificationJSON, imageUrl, verificationJSON } from "./common";
 import { publicUserDataJSON, userJSON } from "./users";
 
 function sessionBase(session: SessionRecord) {
@@ -66,6 +66,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     ? [
         { strategy: "password" },
         { strategy: "email_code", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
+        { strategy: "email_link", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
       ]
     : [];
   const image = user ? imageUrl(store, user.imageId) : "";
@@ -77,9 +78,12 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     supported_identifiers: ["email_address"],
     supported_first_factors: factors,
     supported_second_factors: [],
-    first_factor_verification: signIn.firstFactorStrategy
-      ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
-      : null,
+    first_factor_verification:
+      signIn.firstFactorStrategy === "email_link"
+        ? emailLinkVerificationJSON(store, signIn.id, signIn.firstFactorStatus ?? "unverified")
+        : signIn.firstFactorStrategy
+          ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
+          : null,
     second_factor_verification: null,
     user_data: user
       ? {
@@ -95,18 +99,21 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
   };
 }
 
-export function signUpJSON(signUp: SignUpRecord) {
+export function signUpJSON(signUp: SignUpRecord, store: Store) {
   const missing: string[] = [];
   if (!signUp.email) missing.push("email_address");
   if (!signUp.passwordHash) missing.push("password");
   const unverified = signUp.email && signUp.emailVerification !== "verified" ? ["email_address"] : [];
+  const byLink = !signUp.ticket && signUp.emailVerificationStrategy === "email_link";
   const emailVerification =
     signUp.emailVerification === "none"
       ? null
       : {
-          ...verificationJSON(signUp.emailVerification, signUp.ticket ? "ticket" : "email_code"),
+          ...(byLink
+            ? emailLinkVerificationJSON(store, signUp.id, signUp.emailVerification)
+            : verificationJSON(signUp.emailVerification, signUp.ticket ? "ticket" : "email_code")),
           next_action: signUp.emailVerification === "verified" ? "" : "needs_attempt",
-          supported_strategies: ["email_code"],
+          supported_strategies: store.settings.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"],
         };
   return {
     object: "sign_up_attempt",
@@ -153,7 +160,7 @@ export function clientJSON(
     id: client.id,
     sessions: sessions.map((s) => sessionJSON(store, s, tokenFor(s))),
     sign_in: client.signIn ? signInJSON(store, client.signIn) : null,
-    sign_up: client.signUp ? signUpJSON(client.signUp) : null,
+    sign_up: client.signUp ? signUpJSON(client.signUp, store) : null,
     last_active_session_id: sessions.some((s) => s.id === client.lastActiveSessionId)
       ? client.lastActiveSessionId
       : null,
