@@ -29,7 +29,7 @@ const off = { enabled: false };
 
 export function environmentJSON(
   applicationName: string,
-  settings: { organizationSlugs: boolean; emailLinkVerification?: boolean },
+  settings: { organizationSlugs: boolean; emailLinkVerification?: boolean; passkeys?: boolean },
 ) {
   // Email links sign in always; verifying an address by link is an instance setting (off: codes only),
   // because clerk-js's <SignUp/> and <UserProfile/> use links instead of codes once it is listed.
@@ -47,7 +47,7 @@ export function environmentJSON(
       identification_requirements: [["email_address"]],
       identification_strategies: ["email_address"],
       // `ticket` is how invitation links sign in and sign up.
-      first_factors: ["email_code", "email_link", "password", "ticket"],
+      first_factors: ["email_code", "email_link", "password", "ticket", ...(settings.passkeys ? ["passkey"] : [])],
       second_factors: [],
       email_address_verification_strategies: emailVerifications,
       single_session_mode: true,
@@ -143,7 +143,10 @@ export function environmentJSON(
         // Invitation tickets work, but a ticket is not an identifier to type in.
         ticket: attribute(true),
         backup_code: attribute(false),
-        passkey: attribute(false),
+        // Passkeys sign in on their own (a first factor), registered in the profile.
+        passkey: settings.passkeys
+          ? attribute(true, { used_for_first_factor: true, first_factors: ["passkey"], verifications: ["passkey"] })
+          : attribute(false),
       },
       social: {},
       saml: off,
@@ -193,7 +196,11 @@ export function environmentJSON(
         email_link: { require_same_client: false },
         enumeration_protection: off,
       },
-      passkey_settings: { allow_autofill: false, show_sign_in_button: false, satisfies_second_factor: false },
+      passkey_settings: {
+        allow_autofill: false,
+        show_sign_in_button: Boolean(settings.passkeys),
+        satisfies_second_factor: false,
+      },
     },
     organization_settings: {
       enabled: true,

@@ -122,6 +122,8 @@ export type SignInRecord = {
   createdSessionId: string | null;
   firstFactorStrategy: string | null;
   firstFactorStatus: "unverified" | "verified" | "failed" | "expired" | null;
+  /** The WebAuthn request options (JSON, its challenge inside) a `passkey` first factor was prepared with. */
+  passkeyNonce?: string | null;
   createdAt: number;
 };
 
@@ -173,6 +175,24 @@ export type EmailLinkRecord = {
   usedAt: number | null;
 };
 
+/** A passkey (a WebAuthn credential) of a user; unverified until its registration is attempted. */
+export type PasskeyRecord = {
+  id: string;
+  userId: string;
+  name: string;
+  /** The credential's id (base64url), its public key (a JWK) and COSE algorithm, once registered. */
+  credentialId: string | null;
+  publicKey: Record<string, unknown> | null;
+  alg: number | null;
+  signCount: number;
+  /** The registration's challenge (base64url) while it is pending. */
+  challenge: string | null;
+  verified: boolean;
+  lastUsedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
 export type HandshakeRecord = { nonce: string; directives: string[]; expiresAt: number };
 
 export type State = {
@@ -189,6 +209,8 @@ export type State = {
   images: ImageRecord[];
   /** Emailed sign-in and verification links; absent in state files from before they existed. */
   emailLinks?: EmailLinkRecord[];
+  /** Users' passkeys; absent in state files from before they existed. */
+  passkeys?: PasskeyRecord[];
 };
 
 export type ImageRecord = { id: string; name: string; contentType: string; size: number; createdAt: number };

@@ -10,6 +10,7 @@ import { registerEmailRoutes } from "./me-emails";
 import { registerMeRoutes } from "./me";
 import { registerMultiDomainRoutes } from "./multi-domain";
 import { registerMemberRoutes } from "./organization-members";
+import { registerPasskeyRoutes } from "./passkeys";
 import { registerOrganizationRoutes } from "./organizations";
 import { registerSignInRoutes } from "./sign-ins";
 import { registerSignUpRoutes } from "./sign-ups";
@@ -40,6 +41,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerEmailLinkRoutes(route, fapi, signUps.completeSignUpIfReady);
   registerMeRoutes(route, fapi);
   registerEmailRoutes(route, fapi);
+  registerPasskeyRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);
   registerMemberRoutes(route, fapi);
   registerWellKnownRoutes(route, fapi);

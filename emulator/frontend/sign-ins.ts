@@ -7,12 +7,13 @@ import { verificationCodeEmail } from "../messages";
 import { verifyPassword, type ClientRecord, type UserRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
 import { prepareSignInEmailLink } from "./email-links";
+import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
 export const TEST_EMAIL_CODE = "424242";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
-const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "ticket"];
+const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "ticket", "passkey"];
 
 /** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
@@ -91,6 +92,9 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         firstFactorStatus: "verified",
         createdSessionId: session.id,
       });
+    } else if (strategy === "passkey" && !identifier) {
+      // clerk-js's discoverable passkey flow: no identifier, the authenticator picks the account.
+      preparePasskeySignIn(fapi, req, client.signIn);
     } else if (identifier) {
       const user = store.userByEmail(identifier);
       if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
@@ -132,6 +136,10 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       prepareSignInEmailLink(fapi, req, client, signIn);
       return envelope(req, res, client, signInJSON(store, signIn));
     }
+    if (str(req.body?.strategy) === "passkey") {
+      preparePasskeySignIn(fapi, req, signIn);
+      return envelope(req, res, client, signInJSON(store, signIn));
+    }
     signIn.firstFactorStrategy = str(req.body?.strategy) ?? "email_code";
     signIn.firstFactorStatus = "unverified";
     const user = signIn.userId ? store.user(signIn.userId) : null;
@@ -152,6 +160,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       signIn.status = "complete";
       signIn.firstFactorStatus = "verified";
       signIn.createdSessionId = session.id;
+    } else if (strategy === "passkey") {
+      attemptPasskeySignIn(fapi, req, client, signIn);
     } else {
       throw new ApiError(422, "strategy_for_user_invalid", "That sign-in method is not available.", "strategy");
     }

@@ -1,6 +1,7 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../store";
 import { emailLinkVerificationJSON, imageUrl, verificationJSON } from "./common";
 import { publicUserDataJSON, userJSON } from "./users";
+import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";
 
 function sessionBase(session: SessionRecord) {
   return {
@@ -60,6 +61,18 @@ export function backendSessionJSON(session: SessionRecord) {
   };
 }
 
+/** A sign-in's passkey factor: its WebAuthn request options in `nonce` while it waits (clerk-js parses them). */
+function passkeyVerificationJSON(signIn: SignInRecord) {
+  return {
+    object: "verification_passkey",
+    status: signIn.firstFactorStatus ?? "unverified",
+    strategy: "passkey",
+    attempts: null,
+    expire_at: Date.now() + PASSKEY_TIMEOUT_MS,
+    ...(signIn.passkeyNonce ? { nonce: signIn.passkeyNonce } : {}),
+  };
+}
+
 export function signInJSON(store: Store, signIn: SignInRecord) {
   const user = signIn.userId ? store.user(signIn.userId) : null;
   const factors = user
@@ -67,6 +80,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
         { strategy: "password" },
         { strategy: "email_code", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
         { strategy: "email_link", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
+        ...(store.settings.passkeys && passkeysOf(store, user.id).length > 0 ? [{ strategy: "passkey" }] : []),
       ]
     : [];
   const image = user ? imageUrl(store, user.imageId) : "";
@@ -79,11 +93,13 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     supported_first_factors: factors,
     supported_second_factors: [],
     first_factor_verification:
-      signIn.firstFactorStrategy === "email_link"
-        ? emailLinkVerificationJSON(store, signIn.id, signIn.firstFactorStatus ?? "unverified")
-        : signIn.firstFactorStrategy
-          ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
-          : null,
+      signIn.firstFactorStrategy === "passkey"
+        ? passkeyVerificationJSON(signIn)
+        : signIn.firstFactorStrategy === "email_link"
+          ? emailLinkVerificationJSON(store, signIn.id, signIn.firstFactorStatus ?? "unverified")
+          : signIn.firstFactorStrategy
+            ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
+            : null,
     second_factor_verification: null,
     user_data: user
       ? {
