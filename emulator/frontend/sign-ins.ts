@@ -13,7 +13,7 @@ import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 export const TEST_EMAIL_CODE = "424242";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
-const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "ticket", "passkey"];
+const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "ticket"];
 
 /** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
@@ -53,7 +53,9 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     // Clerk's order: the single-session check, then the strategy, then the identifier.
     refuseIfSignedIn(req);
     const strategy = str(req.body?.strategy);
-    if (strategy !== null && !SIGN_IN_STRATEGIES.includes(strategy)) {
+    // Passkeys are a first factor only on an instance that has them (emulator/frontend/passkeys.ts).
+    const strategies = store.settings.passkeys ? [...SIGN_IN_STRATEGIES, "passkey"] : SIGN_IN_STRATEGIES;
+    if (strategy !== null && !strategies.includes(strategy)) {
       throw new ApiError(
         422,
         "form_param_value_invalid",
@@ -110,6 +112,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       } else if (strategy === "email_link") {
         // Clerk sends the link as it creates the sign-in (emulator/frontend/email-links.ts).
         prepareSignInEmailLink(fapi, req, client, client.signIn);
+      } else if (strategy === "passkey") {
+        preparePasskeySignIn(fapi, req, client.signIn);
       }
     }
     client.updatedAt = now;
