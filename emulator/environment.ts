@@ -1,6 +1,7 @@
 /**
  * What `GET /v1/environment` returns: one production instance with email +
- * password sign-in, email-code verification at sign-up, optional names, and
+ * password, email code or email link sign-in, email-code verification at
+ * sign-up (links too when the instance says so), optional names, and
  * organizations on. The shape is Clerk's Frontend API schema
  * `Client.Environment` (fapi-2025-11-10.yml), which forbids unknown fields:
  * everything the emulator has no concept of is sent as off or empty.
@@ -26,7 +27,13 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 
 const off = { enabled: false };
 
-export function environmentJSON(applicationName: string, settings: { organizationSlugs: boolean }) {
+export function environmentJSON(
+  applicationName: string,
+  settings: { organizationSlugs: boolean; emailLinkVerification?: boolean; passkeys?: boolean },
+) {
+  // Email links sign in always; verifying an address by link is an instance setting (off: codes only),
+  // because clerk-js's <SignUp/> and <UserProfile/> use links instead of codes once it is listed.
+  const emailVerifications = settings.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"];
   return {
     auth_config: {
       object: "auth_config",
@@ -40,9 +47,9 @@ export function environmentJSON(applicationName: string, settings: { organizatio
       identification_requirements: [["email_address"]],
       identification_strategies: ["email_address"],
       // `ticket` is how invitation links sign in and sign up.
-      first_factors: ["email_code", "password", "ticket"],
+      first_factors: ["email_code", "email_link", "password", "ticket", ...(settings.passkeys ? ["passkey"] : [])],
       second_factors: [],
-      email_address_verification_strategies: ["email_code"],
+      email_address_verification_strategies: emailVerifications,
       single_session_mode: true,
       enhanced_email_deliverability: false,
       test_mode: false,
@@ -122,8 +129,8 @@ export function environmentJSON(applicationName: string, settings: { organizatio
         email_address: attribute(true, {
           required: true,
           used_for_first_factor: true,
-          first_factors: ["email_code"],
-          verifications: ["email_code"],
+          first_factors: ["email_code", "email_link"],
+          verifications: emailVerifications,
           verify_at_sign_up: true,
         }),
         phone_number: attribute(false),
@@ -136,7 +143,10 @@ export function environmentJSON(applicationName: string, settings: { organizatio
         // Invitation tickets work, but a ticket is not an identifier to type in.
         ticket: attribute(true),
         backup_code: attribute(false),
-        passkey: attribute(false),
+        // Passkeys sign in on their own (a first factor), registered in the profile.
+        passkey: settings.passkeys
+          ? attribute(true, { used_for_first_factor: true, first_factors: ["passkey"], verifications: ["passkey"] })
+          : attribute(false),
       },
       social: {},
       saml: off,
@@ -186,7 +196,11 @@ export function environmentJSON(applicationName: string, settings: { organizatio
         email_link: { require_same_client: false },
         enumeration_protection: off,
       },
-      passkey_settings: { allow_autofill: false, show_sign_in_button: false, satisfies_second_factor: false },
+      passkey_settings: {
+        allow_autofill: false,
+        show_sign_in_button: Boolean(settings.passkeys),
+        satisfies_second_factor: false,
+      },
     },
     organization_settings: {
       enabled: true,

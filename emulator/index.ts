@@ -41,6 +41,10 @@ export type ClerkEmulatorOptions = {
   applicationName?: string;
   /** Clerk's "organization slugs" instance setting; off means organizations have none. */
   organizationSlugs?: boolean;
+  /** Clerk's "email verification link" setting for sign-up and profile addresses; off (codes only) unless asked for. */
+  emailLinkVerification?: boolean;
+  /** Clerk's passkeys (WebAuthn) for signing in and in profiles; off unless asked for. */
+  passkeys?: boolean;
   /**
    * Where browsers reach the Frontend API (the app's origin plus the mount
    * path), for the links in invitations and sign-in tokens. Without it, the
@@ -100,6 +104,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     organizationSlugs: options.organizationSlugs ?? true,
     publicUrl: options.frontendApiUrl ?? options.mountPath,
     applicationName: options.applicationName ?? "Teamwork",
+    emailLinkVerification: options.emailLinkVerification ?? false,
+    passkeys: options.passkeys ?? false,
   });
   const key = loadSigningKey(options.dataDir);
   const faults = new Faults();

@@ -78,6 +78,10 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     // Clerk's version 2 (the organization in `o`) unless 1 is asked for.
     sessionTokenVersion: sessionTokenVersionOf(env),
     organizationSlugs: env.CLERK_EMULATOR_ORG_SLUGS !== "off",
+    // Addresses verified by emailed link at sign-up and in profiles (codes only unless asked for).
+    emailLinkVerification: env.CLERK_EMULATOR_EMAIL_LINK_VERIFICATION === "on",
+    // Passkeys in <SignIn/> and <UserProfile/> (off unless asked for: they add a section and a button).
+    passkeys: env.CLERK_EMULATOR_PASSKEYS === "on",
     backendLatencyMs: Number.isFinite(latency) ? Math.min(Math.max(latency, 0), 10_000) : 0,
     // Invitation links name the address people open the app at.
     recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,

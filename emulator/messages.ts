@@ -216,3 +216,53 @@ export function verificationCodeSms(
     created_at_ms: Date.now(),
   };
 }
+
+/** Which of Clerk's link emails: signing in, signing up, or verifying an address added to a profile. */
+export type EmailLinkFlow = "sign_in" | "sign_up" | "email_address";
+
+const LINK_SLUGS: Record<EmailLinkFlow, string> = {
+  sign_in: "magic_link_sign_in",
+  sign_up: "magic_link_sign_up",
+  email_address: "magic_link_user_profile",
+};
+
+/**
+ * An email link (`magic_link_sign_in`, `magic_link_sign_up`,
+ * `magic_link_user_profile`, Clerk's template slugs): `data.magic_link` is the
+ * Frontend API's `/v1/verify?token=…`, which an app's tests open.
+ */
+export function emailLinkEmail(
+  store: Store,
+  req: Request | null,
+  to: { address: string; emailAddressId: string | null; userId: string | null },
+  flow: EmailLinkFlow,
+  link: string,
+  ttlMinutes: number,
+): EmailMessage {
+  const at = requestedAt(Date.now());
+  const by = requestedBy(req);
+  const app = store.settings.applicationName;
+  const user = to.userId ? store.user(to.userId) : null;
+  const action = { sign_in: `Sign in to ${app}`, sign_up: `Sign up to ${app}`, email_address: "Verify your email" }[
+    flow
+  ];
+  return email(store, {
+    slug: LINK_SLUGS[flow],
+    to_email_address: to.address,
+    email_address_id: to.emailAddressId,
+    user_id: to.userId,
+    subject: action,
+    paragraphs: [
+      `${action}: ${link}`,
+      `The link expires in ${ttlMinutes} minutes.`,
+      `It was requested by ${by} at ${at}. If you did not request this, please ignore this email.`,
+    ],
+    data: {
+      magic_link: link,
+      ttl_minutes: ttlMinutes,
+      requested_at: at,
+      requested_by: by,
+      user: { public_metadata: user?.publicMetadata ?? {}, public_metadata_fallback: "" },
+    },
+  });
+}

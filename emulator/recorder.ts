@@ -30,7 +30,7 @@ export function recordAnswers(record: (exchange: Exchange) => void): RequestHand
   return (req, res, next) => {
     const bapi = req.path.startsWith("/api/");
     const path = bapi ? req.path.slice(4) : req.path;
-    if (!path.startsWith("/v1/")) return next();
+    if (!path.startsWith("/v1/") && !path.startsWith("/.well-known/")) return next();
     const method = effectiveMethod(req);
     const test = req.get("x-contract-test") ?? null;
     const end = res.end.bind(res) as (...args: unknown[]) => typeof res;

@@ -158,7 +158,9 @@ export type SignInRecord = {
   status: "needs_identifier" | "needs_first_factor" | "complete";
   createdSessionId: string | null;
   firstFactorStrategy: string | null;
-  firstFactorStatus: "unverified" | "verified" | "failed" | null;
+  firstFactorStatus: "unverified" | "verified" | "failed" | "expired" | null;
+  /** The WebAuthn request options (JSON, its challenge inside) a `passkey` first factor was prepared with. */
+  passkeyNonce?: string | null;
   createdAt: number;
 };
 
@@ -168,7 +170,9 @@ export type SignUpRecord = {
   passwordHash: string | null;
   firstName: string | null;
   lastName: string | null;
-  emailVerification: "none" | "unverified" | "verified";
+  emailVerification: "none" | "unverified" | "verified" | "expired";
+  /** How the address is being verified: a code (the default) or an emailed link. */
+  emailVerificationStrategy?: "email_code" | "email_link";
   /** The invitation ticket the sign-up started with: it verifies the email and is redeemed on completion. */
   ticket?: string | null;
   status: "missing_requirements" | "complete";
@@ -186,6 +190,45 @@ export type ClientRecord = {
   lastActiveSessionId: string | null;
   signIn: SignInRecord | null;
   signUp: SignUpRecord | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/**
+ * A link Clerk emailed (strategy `email_link`): opening it (`GET /v1/verify?token=…`)
+ * verifies the address for a sign-in, a sign-up or the signed-in person's new address.
+ */
+export type EmailLinkRecord = {
+  token: string;
+  flow: "sign_in" | "sign_up" | "email_address";
+  /** The client whose sign-in or sign-up asked for the link (null for a profile's address). */
+  clientId: string | null;
+  /** The sign-in's, sign-up's or email address's id. */
+  attemptId: string;
+  userId: string | null;
+  emailAddressId: string | null;
+  /** The address the link was sent to: it verifies that address only. */
+  address: string;
+  /** Where the link lands once opened (an allowed origin), or null for the Frontend API's own page. */
+  redirectUrl: string | null;
+  expiresAt: number;
+  usedAt: number | null;
+};
+
+/** A passkey (a WebAuthn credential) of a user; unverified until its registration is attempted. */
+export type PasskeyRecord = {
+  id: string;
+  userId: string;
+  name: string;
+  /** The credential's id (base64url), its public key (a JWK) and COSE algorithm, once registered. */
+  credentialId: string | null;
+  publicKey: Record<string, unknown> | null;
+  alg: number | null;
+  signCount: number;
+  /** The registration's challenge (base64url) while it is pending. */
+  challenge: string | null;
+  verified: boolean;
+  lastUsedAt: number | null;
   createdAt: number;
   updatedAt: number;
 };
@@ -212,6 +255,10 @@ export type State = {
   roles: RoleRecord[];
   permissions: PermissionRecord[];
   membershipRequests: MembershipRequestRecord[];
+  /** Emailed sign-in and verification links; absent in state files from before they existed. */
+  emailLinks?: EmailLinkRecord[];
+  /** Users' passkeys; absent in state files from before they existed. */
+  passkeys?: PasskeyRecord[];
 };
 
 /** A JWT template (`/v1/jwt_templates`): claims with Clerk's shortcodes, minted for a session by name. */

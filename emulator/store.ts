@@ -27,6 +27,10 @@ export type StoreSettings = {
   publicUrl: string;
   /** The instance's application name, as its emails name it. */
   applicationName: string;
+  /** Whether addresses may be verified by an emailed link at sign-up and in the profile (off: by code only). */
+  emailLinkVerification?: boolean;
+  /** Whether the instance has passkeys (WebAuthn) for signing in; off unless asked for. */
+  passkeys?: boolean;
 };
 
 /**

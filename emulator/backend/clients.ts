@@ -32,7 +32,7 @@ export function registerClientRoutes(route: Route, { store }: BackendContext): v
     if (!found) throw new ApiError(404, "resource_not_found", "Sign-up not found");
     return found;
   };
-  route("GET", "/v1/sign_ups/:id", (req) => signUpJSON(signUpOr404(String(req.params.id))));
+  route("GET", "/v1/sign_ups/:id", (req) => signUpJSON(signUpOr404(String(req.params.id)), store));
   route("PATCH", "/v1/sign_ups/:id", (req) => {
     const signUp = signUpOr404(String(req.params.id));
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -47,6 +47,6 @@ export function registerClientRoutes(route: Route, { store }: BackendContext): v
       signUp.customAction = body.custom_action === true || body.custom_action === "true";
     }
     store.changed();
-    return signUpJSON(signUp);
+    return signUpJSON(signUp, store);
   });
 }

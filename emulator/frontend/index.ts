@@ -4,13 +4,18 @@ import { ApiError, createRegistrar, notImplemented, sendJson } from "../routing"
 import { rawUploadBody } from "../uploads";
 import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";
+import { registerEmailLinkRoutes } from "./email-links";
+import { registerInfrastructureRoutes } from "./infrastructure";
 import { registerEmailRoutes } from "./me-emails";
 import { registerMeRoutes } from "./me";
+import { registerMultiDomainRoutes } from "./multi-domain";
 import { registerMemberRoutes } from "./organization-members";
 import { registerOrganizationRoleRoutes } from "./organization-roles";
+import { registerPasskeyRoutes } from "./passkeys";
 import { registerOrganizationRoutes } from "./organizations";
 import { registerSignInRoutes } from "./sign-ins";
 import { registerSignUpRoutes } from "./sign-ups";
+import { registerWellKnownRoutes } from "./well-known";
 
 export type { FrontendApiOptions } from "./context";
 export { TEST_EMAIL_CODE } from "./sign-ins";
@@ -21,9 +26,10 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   router.use(express.urlencoded({ extended: false, limit: "64kb" }));
   router.use(express.json({ limit: "64kb" }));
   router.use(rawUploadBody);
-  // A proxy that names another instance's secret key is not this instance's proxy.
+  // A proxy that names another instance's secret key is not this instance's proxy
+  // (the proxy check says so in its own words: emulator/frontend/infrastructure.ts).
   router.use((req, res, next) => {
-    if (!wrongProxySecret(req, options.secretKey)) return next();
+    if (!wrongProxySecret(req, options.secretKey) || req.path === "/v1/proxy-health") return next();
     sendJson(res, 401, new ApiError(401, "authentication_invalid", "Clerk-Secret-Key does not match").toJSON());
   });
   const route = createRegistrar(router, "fapi", options.faults);
@@ -32,12 +38,17 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerClientRoutes(route, fapi);
   registerSessionRoutes(route, fapi);
   registerSignInRoutes(route, fapi);
-  registerSignUpRoutes(route, fapi);
+  const signUps = registerSignUpRoutes(route, fapi);
+  registerEmailLinkRoutes(route, fapi, signUps.completeSignUpIfReady);
   registerMeRoutes(route, fapi);
   registerEmailRoutes(route, fapi);
+  registerPasskeyRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);
   registerMemberRoutes(route, fapi);
   registerOrganizationRoleRoutes(route, fapi);
+  registerWellKnownRoutes(route, fapi);
+  registerInfrastructureRoutes(route, fapi);
+  registerMultiDomainRoutes(route, fapi);
 
   router.use(notImplemented);
   return router;

@@ -5,6 +5,7 @@ import { verificationCodeEmail } from "../messages";
 import { ApiError, str } from "../routing";
 import type { UserRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
+import { prepareEmailAddressLink } from "./email-links";
 import { TEST_EMAIL_CODE } from "./sign-ins";
 
 /** The signed-in person's email addresses: add one, verify it with a code, remove it. */
@@ -47,6 +48,10 @@ export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
     const { user } = me(req);
     const email = emailOf(user, req.params.id);
     const strategy = str(req.body?.strategy) ?? "email_code";
+    if (strategy === "email_link") {
+      prepareEmailAddressLink(fapi, req, user, email);
+      return reply(req, res, emailAddressJSON(email));
+    }
     if (strategy !== "email_code") {
       throw new ApiError(422, "form_param_value_invalid", "Only email codes are available.", "strategy");
     }

@@ -7,12 +7,14 @@ import { ApiError, str } from "../routing";
 import { verificationCodeEmail } from "../messages";
 import { verifyPassword, type ClientRecord, type UserRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
+import { prepareSignInEmailLink } from "./email-links";
+import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
 export const TEST_EMAIL_CODE = "424242";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
-const SIGN_IN_STRATEGIES = ["password", "email_code", "ticket"];
+const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "ticket"];
 
 /** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
@@ -52,7 +54,9 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     // Clerk's order: the single-session check, then the strategy, then the identifier.
     refuseIfSignedIn(req);
     const strategy = str(req.body?.strategy);
-    if (strategy !== null && !SIGN_IN_STRATEGIES.includes(strategy)) {
+    // Passkeys are a first factor only on an instance that has them (emulator/frontend/passkeys.ts).
+    const strategies = store.settings.passkeys ? [...SIGN_IN_STRATEGIES, "passkey"] : SIGN_IN_STRATEGIES;
+    if (strategy !== null && !strategies.includes(strategy)) {
       throw new ApiError(
         422,
         "form_param_value_invalid",
@@ -93,6 +97,9 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         firstFactorStatus: "verified",
         createdSessionId: session.id,
       });
+    } else if (strategy === "passkey" && !identifier) {
+      // clerk-js's discoverable passkey flow: no identifier, the authenticator picks the account.
+      preparePasskeySignIn(fapi, req, client.signIn);
     } else if (identifier) {
       const user = store.userByEmail(identifier);
       if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
@@ -105,6 +112,11 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         client.signIn.firstFactorStrategy = "email_code";
         client.signIn.firstFactorStatus = "unverified";
         emailCode(req, user);
+      } else if (strategy === "email_link") {
+        // Clerk sends the link as it creates the sign-in (emulator/frontend/email-links.ts).
+        prepareSignInEmailLink(fapi, req, client, client.signIn);
+      } else if (strategy === "passkey") {
+        preparePasskeySignIn(fapi, req, client.signIn);
       }
     }
     client.updatedAt = now;
@@ -127,6 +139,14 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
 
   route("POST", "/v1/client/sign_ins/:id/prepare_first_factor", (req, res) => {
     const { client, signIn } = currentSignIn(req, res);
+    if (str(req.body?.strategy) === "email_link") {
+      prepareSignInEmailLink(fapi, req, client, signIn);
+      return envelope(req, res, client, signInJSON(store, signIn));
+    }
+    if (str(req.body?.strategy) === "passkey") {
+      preparePasskeySignIn(fapi, req, signIn);
+      return envelope(req, res, client, signInJSON(store, signIn));
+    }
     signIn.firstFactorStrategy = str(req.body?.strategy) ?? "email_code";
     signIn.firstFactorStatus = "unverified";
     const user = signIn.userId ? store.user(signIn.userId) : null;
@@ -147,6 +167,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       signIn.status = "complete";
       signIn.firstFactorStatus = "verified";
       signIn.createdSessionId = session.id;
+    } else if (strategy === "passkey") {
+      attemptPasskeySignIn(fapi, req, client, signIn);
     } else {
       throw new ApiError(422, "strategy_for_user_invalid", "That sign-in method is not available.", "strategy");
     }

@@ -7,10 +7,14 @@ import { ApiError, str } from "../routing";
 import { verificationCodeEmail } from "../messages";
 import { hashPassword, type ClientRecord, type SignUpRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
+import { prepareSignUpEmailLink, type CompleteSignUp } from "./email-links";
 import { TEST_EMAIL_CODE } from "./sign-ins";
 
-/** Signing up: email + password verified by a code, or an invitation's ticket; and the links tickets travel in. */
-export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void {
+/**
+ * Signing up: email + password verified by a code (or an emailed link), or an invitation's ticket;
+ * and the links tickets travel in. Gives back how a sign-up completes, for the email links' landing.
+ */
+export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { completeSignUpIfReady: CompleteSignUp } {
   const { store, ensureClient, envelope, finishSignIn, refuseIfSignedIn } = fapi;
 
   /** Only an invitation's ticket can sign someone up; a sign-in token's cannot. */
@@ -130,7 +134,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
       createdAt: Date.now(),
     };
     applySignUpFields(req, client, req.body ?? {});
-    return envelope(req, res, client, signUpJSON(client.signUp));
+    return envelope(req, res, client, signUpJSON(client.signUp, store));
   });
 
   const currentSignUp = (req: Request, res: Response) => {
@@ -143,25 +147,30 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
 
   route("GET", "/v1/client/sign_ups/:id", (req, res) => {
     const { client, signUp } = currentSignUp(req, res);
-    return envelope(req, res, client, signUpJSON(signUp));
+    return envelope(req, res, client, signUpJSON(signUp, store));
   });
 
   route("PATCH", "/v1/client/sign_ups/:id", (req, res) => {
     const { client, signUp } = currentSignUp(req, res);
     applySignUpFields(req, client, req.body ?? {});
-    return envelope(req, res, client, signUpJSON(signUp));
+    return envelope(req, res, client, signUpJSON(signUp, store));
   });
 
   route("POST", "/v1/client/sign_ups/:id/prepare_verification", (req, res) => {
     const { client, signUp } = currentSignUp(req, res);
+    if (str(req.body?.strategy) === "email_link") {
+      prepareSignUpEmailLink(fapi, req, client, signUp);
+      return envelope(req, res, client, signUpJSON(signUp, store));
+    }
     if (!signUp.email) throw new ApiError(422, "form_param_missing", "Enter your email address.", "email_address");
     if (signUp.emailVerification !== "verified") {
       signUp.emailVerification = "unverified";
+      signUp.emailVerificationStrategy = "email_code";
       // The code Clerk emails (always the test code): an app's tests read it from `email.created`.
       const to = { address: signUp.email, emailAddressId: null, userId: null };
       store.send(verificationCodeEmail(store, req, to, TEST_EMAIL_CODE));
     }
-    return envelope(req, res, client, signUpJSON(signUp));
+    return envelope(req, res, client, signUpJSON(signUp, store));
   });
 
   route("POST", "/v1/client/sign_ups/:id/attempt_verification", (req, res) => {
@@ -172,7 +181,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
     signUp.emailVerification = "verified";
     completeSignUpIfReady(req, client, signUp);
     store.changed();
-    return envelope(req, res, client, signUpJSON(signUp));
+    return envelope(req, res, client, signUpJSON(signUp, store));
   });
 
   // Tickets: the link in an invitation or sign-in token lands on the app's
@@ -188,4 +197,6 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
     res.setHeader("Cache-Control", "no-store");
     res.redirect(303, `${landing}${landing.includes("?") ? "&" : "?"}${params}`);
   });
+
+  return { completeSignUpIfReady };
 }

@@ -16,9 +16,11 @@ export function verificationJSON(status: string, strategy: string, extra: Record
   const object =
     strategy === "ticket"
       ? "verification_ticket"
-      : strategy === "password"
-        ? "verification_password"
-        : "verification_otp";
+      : strategy === "email_link"
+        ? "verification_email_link"
+        : strategy === "password"
+          ? "verification_password"
+          : "verification_otp";
   return {
     object,
     status,
@@ -31,4 +33,22 @@ export function verificationJSON(status: string, strategy: string, extra: Record
 
 export function deletedJSON(object: string, id: string, extra: { slug?: string } = {}) {
   return { object, id, ...extra, deleted: true };
+}
+
+/**
+ * An emailed link's verification (`verification_email_link`): its `expire_at`
+ * is the newest link's for that sign-in, sign-up or address, and a link nobody
+ * opened in time reads `expired` (what clerk-js's email link flows poll for).
+ */
+export function emailLinkVerificationJSON(store: Store, attemptId: string, status: string) {
+  const link = (store.state.emailLinks ?? []).filter((l) => l.attemptId === attemptId).at(-1);
+  const expireAt = link?.expiresAt ?? Date.now();
+  const lapsed = status === "unverified" && expireAt <= Date.now();
+  return {
+    object: "verification_email_link",
+    status: lapsed ? "expired" : status,
+    strategy: "email_link",
+    attempts: null,
+    expire_at: expireAt,
+  };
 }

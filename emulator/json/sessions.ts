@@ -1,6 +1,7 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../store";
-import { imageUrl, verificationJSON } from "./common";
+import { emailLinkVerificationJSON, imageUrl, verificationJSON } from "./common";
 import { publicUserDataJSON, userJSON } from "./users";
+import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";
 
 function sessionBase(session: SessionRecord) {
   return {
@@ -60,12 +61,26 @@ export function backendSessionJSON(session: SessionRecord) {
   };
 }
 
+/** A sign-in's passkey factor: its WebAuthn request options in `nonce` while it waits (clerk-js parses them). */
+function passkeyVerificationJSON(signIn: SignInRecord) {
+  return {
+    object: "verification_passkey",
+    status: signIn.firstFactorStatus ?? "unverified",
+    strategy: "passkey",
+    attempts: null,
+    expire_at: Date.now() + PASSKEY_TIMEOUT_MS,
+    ...(signIn.passkeyNonce ? { nonce: signIn.passkeyNonce } : {}),
+  };
+}
+
 export function signInJSON(store: Store, signIn: SignInRecord) {
   const user = signIn.userId ? store.user(signIn.userId) : null;
   const factors = user
     ? [
         { strategy: "password" },
         { strategy: "email_code", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
+        { strategy: "email_link", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
+        ...(store.settings.passkeys && passkeysOf(store, user.id).length > 0 ? [{ strategy: "passkey" }] : []),
       ]
     : [];
   const image = user ? imageUrl(store, user.imageId) : "";
@@ -77,9 +92,14 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     supported_identifiers: ["email_address"],
     supported_first_factors: factors,
     supported_second_factors: [],
-    first_factor_verification: signIn.firstFactorStrategy
-      ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
-      : null,
+    first_factor_verification:
+      signIn.firstFactorStrategy === "passkey"
+        ? passkeyVerificationJSON(signIn)
+        : signIn.firstFactorStrategy === "email_link"
+          ? emailLinkVerificationJSON(store, signIn.id, signIn.firstFactorStatus ?? "unverified")
+          : signIn.firstFactorStrategy
+            ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
+            : null,
     second_factor_verification: null,
     user_data: user
       ? {
@@ -95,18 +115,21 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
   };
 }
 
-export function signUpJSON(signUp: SignUpRecord) {
+export function signUpJSON(signUp: SignUpRecord, store: Store) {
   const missing: string[] = [];
   if (!signUp.email) missing.push("email_address");
   if (!signUp.passwordHash) missing.push("password");
   const unverified = signUp.email && signUp.emailVerification !== "verified" ? ["email_address"] : [];
+  const byLink = !signUp.ticket && signUp.emailVerificationStrategy === "email_link";
   const emailVerification =
     signUp.emailVerification === "none"
       ? null
       : {
-          ...verificationJSON(signUp.emailVerification, signUp.ticket ? "ticket" : "email_code"),
+          ...(byLink
+            ? emailLinkVerificationJSON(store, signUp.id, signUp.emailVerification)
+            : verificationJSON(signUp.emailVerification, signUp.ticket ? "ticket" : "email_code")),
           next_action: signUp.emailVerification === "verified" ? "" : "needs_attempt",
-          supported_strategies: ["email_code"],
+          supported_strategies: store.settings.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"],
         };
   return {
     object: "sign_up_attempt",
@@ -153,7 +176,7 @@ export function clientJSON(
     id: client.id,
     sessions: sessions.map((s) => sessionJSON(store, s, tokenFor(s))),
     sign_in: client.signIn ? signInJSON(store, client.signIn) : null,
-    sign_up: client.signUp ? signUpJSON(client.signUp) : null,
+    sign_up: client.signUp ? signUpJSON(client.signUp, store) : null,
     last_active_session_id: sessions.some((s) => s.id === client.lastActiveSessionId)
       ? client.lastActiveSessionId
       : null,

@@ -1,6 +1,7 @@
 import type { EmailRecord, Store, UserRecord } from "../store";
 import { imageUrl, verificationJSON, type Api } from "./common";
 import { membershipJSON } from "./organizations";
+import { passkeyJSON, passkeysOf } from "./passkeys";
 
 export function fullName(user: UserRecord): string | null {
   const name = [user.firstName, user.lastName].filter(Boolean).join(" ").trim();
@@ -61,7 +62,7 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     external_accounts: [],
     saml_accounts: [],
     enterprise_accounts: [],
-    passkeys: [],
+    passkeys: passkeysOf(store, user.id).map((p) => passkeyJSON(p, api)),
     password_enabled: Boolean(user.passwordHash),
     password_last_updated_at: user.passwordUpdatedAt,
     totp_enabled: false,

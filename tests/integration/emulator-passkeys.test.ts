@@ -1,0 +1,203 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import express from "express";
+import { chromium, type Browser, type Page } from "playwright";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../emulator";
+import { createScriptCdn } from "../../emulator/cdn";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { isLoopbackUrl } from "../support/guard";
+
+// Issue 49 (stretch): passkeys, registered and used by the real clerk-js 5 in
+// Chromium with a virtual WebAuthn authenticator (Chrome DevTools Protocol),
+// and verified for real by the emulator (emulator/webauthn.ts): the
+// registration's challenge, origin, RP ID and COSE key, the assertion's
+// signature and counter. The page is on `localhost` (an IP address cannot be a
+// WebAuthn RP ID).
+const ROOT = join(import.meta.dirname, "../..");
+const SECRET = "sk_live_emulator_passkeys_test";
+let emulator: ClerkEmulator;
+let server: Server;
+let origin: string;
+let browser: Browser;
+let page: Page;
+const offLoopback: string[] = [];
+
+type PageClerk = {
+  load(): Promise<void>;
+  user: {
+    id: string;
+    passkeys: { id: string }[];
+    createPasskey(): Promise<{ id: string; verification: { status: string } }>;
+  } | null;
+  client: {
+    signIn: {
+      create(p: object): Promise<{ createdSessionId: string; status: string }>;
+      authenticateWithPasskey(p: { flow: string }): Promise<{ createdSessionId: string; status: string }>;
+    };
+  };
+  setActive(p: { session: string }): Promise<void>;
+  signOut(): Promise<void>;
+};
+
+beforeAll(async () => {
+  emulator = createClerkEmulator({
+    dataDir: null,
+    mountPath: "/__clerk",
+    secretKey: SECRET,
+    issuer: EMULATOR_ISSUER,
+    recordDir: process.env.CLERK_EMULATOR_RECORD_DIR || undefined,
+    passkeys: true,
+  });
+  const app = express();
+  app.use("/__clerk", createScriptCdn({ dirs: [join(ROOT, "node_modules")] }));
+  app.use("/__clerk", emulator.router);
+  app.get("/", (_req, res) => {
+    res.type("html").send(`<!DOCTYPE html><html><body>
+<script async crossorigin="anonymous"
+  data-clerk-publishable-key="${emulatorPublishableKey()}"
+  data-clerk-proxy-url="/__clerk"
+  src="/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js"></script>
+</body></html>`);
+  });
+  server = createServer(app);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const context = await browser.newContext();
+  await context.route(
+    (url) => !isLoopbackUrl(url.href),
+    (route) => {
+      offLoopback.push(route.request().url());
+      return route.abort();
+    },
+  );
+  // clerk-js offers passkeys only to a browser that is not automated (@clerk/shared `isValidBrowser`
+  // reads navigator.webdriver); WebAuthn itself is Chromium's own, answered by the virtual authenticator.
+  await context.addInitScript(() => Object.defineProperty(Navigator.prototype, "webdriver", { get: () => false }));
+  page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  server?.closeAllConnections();
+  await new Promise((done) => server?.close(done));
+  emulator?.close();
+});
+
+const bapiUser = async (id: string) =>
+  (await fetch(`${origin}/__clerk/api/v1/users/${id}`, { headers: { Authorization: `Bearer ${SECRET}` } })).json();
+
+describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
+  it("user.createPasskey() registers one; after signing out, authenticateWithPasskey signs the same person in", async () => {
+    await page.goto(origin);
+    await page.waitForFunction(() => "Clerk" in window, null, { timeout: 30_000 });
+    const registered = await page.evaluate(async (password) => {
+      const clerk = (window as unknown as { Clerk: PageClerk }).Clerk;
+      await clerk.load();
+      const signIn = await clerk.client.signIn.create({ identifier: "ada@example.com", password });
+      await clerk.setActive({ session: signIn.createdSessionId });
+      const passkey = await clerk.user!.createPasskey();
+      return { id: passkey.id, status: passkey.verification.status, user: clerk.user!.id };
+    }, DEMO_PASSWORD);
+    expect(registered).toMatchObject({ status: "verified", user: "user_seed_ada" });
+    const stored = emulator.store.state.passkeys!.find((p) => p.id === registered.id)!;
+    expect(stored).toMatchObject({ verified: true, alg: -7, publicKey: { kty: "EC", crv: "P-256" } });
+    expect((await bapiUser("user_seed_ada")).passkeys.map((p: { id: string }) => p.id)).toEqual([registered.id]);
+
+    // Signing out sends the page to the instance's after-sign-out URL: a fresh page, signed out.
+    await Promise.all([
+      page.waitForEvent("load"),
+      page.evaluate(() => (window as unknown as { Clerk: PageClerk }).Clerk.signOut()),
+    ]);
+    await page.waitForFunction(() => "Clerk" in window, null, { timeout: 30_000 });
+    const signedIn = await page.evaluate(async () => {
+      const clerk = (window as unknown as { Clerk: PageClerk }).Clerk;
+      await clerk.load();
+      const before = clerk.user?.id ?? null;
+      const signIn = await clerk.client.signIn.authenticateWithPasskey({ flow: "discoverable" });
+      await clerk.setActive({ session: signIn.createdSessionId });
+      return { before, status: signIn.status, user: clerk.user?.id ?? null };
+    });
+    expect(signedIn).toEqual({ before: null, status: "complete", user: "user_seed_ada" });
+    expect(emulator.store.state.passkeys!.find((p) => p.id === registered.id)!.lastUsedAt).not.toBeNull();
+    expect(offLoopback).toEqual([]);
+  }, 60_000);
+
+  it("an assertion for another challenge is refused, and signs no one in", async () => {
+    const passkey = emulator.store.state.passkeys!.find((p) => p.verified)!;
+    let cookie = "";
+    const call = async (path: string, form: Record<string, string>) => {
+      const res = await fetch(`${origin}/__clerk${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: origin },
+        body: new URLSearchParams(form).toString(),
+      });
+      cookie = /__client=[^;]+/.exec(res.headers.getSetCookie().join(";"))?.[0] ?? cookie;
+      return { status: res.status, body: await res.json() };
+    };
+    const created = await call("/v1/client/sign_ins", { strategy: "passkey" });
+    const nonce = JSON.parse(created.body.response.first_factor_verification.nonce as string);
+    expect(nonce).toMatchObject({ rpId: "localhost", userVerification: "required" });
+    const clientData = Buffer.from(
+      JSON.stringify({ type: "webauthn.get", challenge: "not-the-challenge", origin }),
+    ).toString("base64url");
+    const forged = await call(`/v1/client/sign_ins/${created.body.response.id}/attempt_first_factor`, {
+      strategy: "passkey",
+      public_key_credential: JSON.stringify({
+        id: passkey.credentialId,
+        rawId: passkey.credentialId,
+        type: "public-key",
+        response: { clientDataJSON: clientData, authenticatorData: "AAAA", signature: "AAAA", userHandle: null },
+      }),
+    });
+    expect([forged.status, forged.body.errors[0].code]).toEqual([400, "passkey_invalid"]);
+    expect(forged.body.errors[0].long_message).toMatch(/challenge/);
+  });
+  it("the profile's passkeys: read, renamed and removed by their owner only", async () => {
+    const passkey = emulator.store.state.passkeys!.find((p) => p.verified)!;
+    const browserAs = async (identifier: string) => {
+      let cookie = "";
+      const call = async (method: string, path: string, form?: Record<string, string>) => {
+        const res = await fetch(`${origin}/__clerk${path}`, {
+          method,
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: origin },
+          body: form ? new URLSearchParams(form).toString() : undefined,
+        });
+        cookie = /__client=[^;]+/.exec(res.headers.getSetCookie().join(";"))?.[0] ?? cookie;
+        return { status: res.status, body: await res.json() };
+      };
+      await call("POST", "/v1/client/sign_ins", { identifier, password: DEMO_PASSWORD });
+      return call;
+    };
+    const grace = await browserAs("grace@example.com");
+    expect((await grace("GET", `/v1/me/passkeys/${passkey.id}`)).status).toBe(404);
+    const ada = await browserAs("ada@example.com");
+    expect((await ada("GET", `/v1/me/passkeys/${passkey.id}`)).body.response).toMatchObject({
+      id: passkey.id,
+      verification: { status: "verified", strategy: "passkey" },
+    });
+    const renamed = await ada("PATCH", `/v1/me/passkeys/${passkey.id}`, { name: "Work laptop" });
+    expect(renamed.body.response.name).toBe("Work laptop");
+    const removed = await ada("DELETE", `/v1/me/passkeys/${passkey.id}`);
+    expect(removed.body.response).toMatchObject({ object: "passkey", id: passkey.id, deleted: true });
+    expect((await ada("GET", `/v1/me/passkeys/${passkey.id}`)).status).toBe(404);
+    expect((await bapiUser("user_seed_ada")).passkeys).toEqual([]);
+  });
+});
