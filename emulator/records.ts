@@ -34,6 +34,27 @@ export type UserRecord = {
   createdAt: number;
   updatedAt: number;
   lastSignInAt: number | null;
+  /** Multi-factor authentication as the user's JSON shows it (emulator/mfa.ts); absent in older state files. */
+  mfa?: UserMfaFlags;
+};
+
+/** What the user's JSON says of their second factors; the secrets themselves are in `State.mfaSecrets`. */
+export type UserMfaFlags = {
+  totpEnabled: boolean;
+  backupCodeEnabled: boolean;
+  /** A second factor that is not only backup codes: signing in asks for it. */
+  twoFactorEnabled: boolean;
+  enabledAt: number | null;
+  disabledAt: number | null;
+};
+
+/** A user's TOTP secret and backup codes (kept apart so that using a backup code is no `user.updated`). */
+export type MfaSecretsRecord = {
+  userId: string;
+  /** Base32, as authenticator apps take it; `verified` once a code from it was checked. */
+  totp: { id: string; secret: string; verified: boolean; createdAt: number; updatedAt: number } | null;
+  /** The backup codes still unused. */
+  backupCodes: { id: string; codes: string[]; createdAt: number; updatedAt: number } | null;
 };
 
 export type OrgRecord = {
@@ -112,16 +133,33 @@ export type SessionRecord = {
   updatedAt: number;
   lastActiveAt: number;
   expireAt: number;
+  /** When the person last verified a first and a second factor on this session (`fva`); absent in older state files. */
+  factorsVerifiedAt?: { first: number; second: number | null };
+  /** A reverification in progress or done (`/v1/client/sessions/:id/verify`). */
+  verification?: SessionVerificationRecord | null;
+};
+
+export type FactorStatus = "unverified" | "verified" | "failed";
+
+export type SessionVerificationRecord = {
+  id: string;
+  level: "first_factor" | "second_factor" | "multi_factor";
+  status: "needs_first_factor" | "needs_second_factor" | "complete";
+  firstFactor: { strategy: string; status: FactorStatus } | null;
+  secondFactor: { strategy: string; status: FactorStatus } | null;
+  createdAt: number;
 };
 
 export type SignInRecord = {
   id: string;
   identifier: string | null;
   userId: string | null;
-  status: "needs_identifier" | "needs_first_factor" | "complete";
+  status: "needs_identifier" | "needs_first_factor" | "needs_second_factor" | "needs_new_password" | "complete";
   createdSessionId: string | null;
   firstFactorStrategy: string | null;
   firstFactorStatus: "unverified" | "verified" | "failed" | null;
+  /** The second factor asked for after the first (emulator/mfa.ts); absent in older state files. */
+  secondFactor?: { strategy: string; status: FactorStatus } | null;
   createdAt: number;
 };
 
@@ -164,6 +202,8 @@ export type State = {
   handshakes: HandshakeRecord[];
   /** Uploaded profile images and logos; their bytes are files beside the state file. */
   images: ImageRecord[];
+  /** TOTP secrets and backup codes, per user (emulator/mfa.ts); absent in older state files. */
+  mfaSecrets?: MfaSecretsRecord[];
 };
 
 export type ImageRecord = { id: string; name: string; contentType: string; size: number; createdAt: number };

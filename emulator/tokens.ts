@@ -62,6 +62,8 @@ export type SessionClaimsInput = {
   azp?: string;
   /** 2 unless asked for: see SessionTokenVersion. */
   version?: SessionTokenVersion;
+  /** Minutes since the session's first and second factor were verified (-1: no second factor); [0, -1] unless given. */
+  fva?: [number, number];
 };
 
 /** The custom permissions a session token may carry, system ones left out as Clerk does. */
@@ -119,7 +121,7 @@ export function sessionClaims(input: SessionClaimsInput): Record<string, unknown
     nbf: iat - 10,
     sid: input.sessionId,
     sub: input.userId,
-    fva: [0, -1],
+    fva: input.fva ?? [0, -1],
     name: input.name ?? undefined,
     image_url: input.imageUrl ?? undefined,
   };

@@ -10,6 +10,7 @@ import { withDeclaredBodyFields } from "./body-params";
 import { withDeclaredQueryParams } from "./query-params";
 import { registerSessionRoutes } from "./sessions";
 import { registerUserRoutes } from "./users";
+import { registerUserMfaRoutes } from "./users-mfa";
 
 export type BackendApiOptions = {
   store: Store;
@@ -39,6 +40,7 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
 
   route("GET", "/v1/jwks", () => jwks(key));
   registerUserRoutes(route, bapi);
+  registerUserMfaRoutes(route, bapi);
   registerOrganizationRoutes(route, bapi);
   registerInvitationRoutes(route, bapi);
   registerSessionRoutes(route, bapi);

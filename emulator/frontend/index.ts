@@ -6,6 +6,8 @@ import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";
 import { registerEmailRoutes } from "./me-emails";
 import { registerMeRoutes } from "./me";
+import { registerMeMfaRoutes } from "./me-mfa";
+import { registerSessionVerificationRoutes } from "./session-verification";
 import { registerMemberRoutes } from "./organization-members";
 import { registerOrganizationRoutes } from "./organizations";
 import { registerSignInRoutes } from "./sign-ins";
@@ -33,6 +35,8 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerSignInRoutes(route, fapi);
   registerSignUpRoutes(route, fapi);
   registerMeRoutes(route, fapi);
+  registerMeMfaRoutes(route, fapi);
+  registerSessionVerificationRoutes(route, fapi);
   registerEmailRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);
   registerMemberRoutes(route, fapi);
