@@ -85,7 +85,6 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
         "memory",
         "--proxy-url",
         `${appUrl}/__clerk`,
-        "--control",
         ...(line === "core3" ? ["--npm-dir", join(fixture, "node_modules")] : []),
       ],
       // Every answer recorded for the contract check (tests/support/contract-setup.ts).
