@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCode, frontendClient, newPerson, startInProcessEmulator, TEAM_PASSWORD } from "../support/emulator-api";
 import { ROOT } from "../support/server";
 import { authenticatorCode, freshAuthenticatorCode } from "../support/totp";
+import { webhookBreaches } from "../support/webhook-contract";
 import { newWebhookSecret } from "../support/webhooks";
 
 // Multi-factor authentication, reverification and the forgotten password, as clerk-js
@@ -16,7 +17,7 @@ const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 let emulator: Awaited<ReturnType<typeof startInProcessEmulator>>;
 let sink: Server;
 /** The webhooks received: type and the object's id. */
-const hooks: { type: string; id: string; data: Record<string, unknown> }[] = [];
+const hooks: { type: string; id: string; data: Record<string, unknown>; body: { type: string } }[] = [];
 
 beforeAll(async () => {
   sink = createServer((req, res) => {
@@ -24,7 +25,7 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
       const event = JSON.parse(body) as { type: string; data: { id: string } };
-      hooks.push({ type: event.type, id: event.data.id, data: event.data });
+      hooks.push({ type: event.type, id: event.data.id, data: event.data, body: event });
       res.writeHead(200).end();
     });
   });
@@ -34,6 +35,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Every webhook sent (user.updated with the MFA fields among them) is as Clerk's webhooks spec says.
+  expect(hooks.length).toBeGreaterThan(0);
+  expect(hooks.flatMap((h) => webhookBreaches(h.body))).toEqual([]);
   await emulator?.close();
   sink?.close();
 });
