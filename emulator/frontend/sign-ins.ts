@@ -54,11 +54,13 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
   };
 
   /** Clerk emails the sign-in code to the address asked for (`email_address_id`), else the primary one. */
-  const emailCode = (req: Request, user: UserRecord) => {
+  // A password reset's code comes in Clerk's `reset_password_code` email, a sign-in code in `verification_code`.
+  const emailCode = (req: Request, user: UserRecord, strategy = "email_code") => {
     const wanted = str(req.body?.email_address_id);
     const email = user.emails.find((e) => e.id === wanted && e.verified) ?? { id: user.emailId, email: user.email };
     const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-    store.send(verificationCodeEmail(store, req, to, TEST_EMAIL_CODE));
+    const message = verificationCodeEmail(store, req, to, TEST_EMAIL_CODE);
+    store.send(strategy === "reset_password_email_code" ? { ...message, slug: "reset_password_code" } : message);
   };
 
   route("POST", "/v1/client/sign_ins", (req, res) => {
@@ -143,7 +145,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     signIn.firstFactorStrategy = str(req.body?.strategy) ?? "email_code";
     signIn.firstFactorStatus = "unverified";
     const user = signIn.userId ? store.user(signIn.userId) : null;
-    if (CODE_STRATEGIES.includes(signIn.firstFactorStrategy ?? "") && user) emailCode(req, user);
+    if (CODE_STRATEGIES.includes(signIn.firstFactorStrategy) && user) emailCode(req, user, signIn.firstFactorStrategy);
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 

@@ -204,6 +204,18 @@ describe("signing in with a second factor", () => {
       strategy: "reset_password_email_code",
       status: "unverified",
     });
+    // The code goes out in Clerk's password-reset email.
+    await expect
+      .poll(() =>
+        hooks.some(
+          (h) =>
+            h.type === "email.created" &&
+            h.data.slug === "reset_password_code" &&
+            h.data.to_email_address === email &&
+            (h.data.data as { otp_code?: string }).otp_code === "424242",
+        ),
+      )
+      .toBe(true);
     // Not before the code.
     expect(
       errorCode(await fresh("POST", `/v1/client/sign_ins/${id}/reset_password`, { password: "new-pass-123" })),
