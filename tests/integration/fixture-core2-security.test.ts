@@ -5,10 +5,13 @@ import { describeSecurityPage } from "../support/security-suite";
 describeSecurityPage("core2", {
   // <SignIn/> is on the home page: email, then password.
   async signIn(page, appUrl, email, password) {
+    await this.enterEmail(page, appUrl, email);
+    await page.locator("input[name=password]").fill(password);
+    await page.locator(".cl-formButtonPrimary").click();
+  },
+  async enterEmail(page, appUrl, email) {
     await page.goto(appUrl);
     await page.locator("input[name=identifier]").fill(email);
-    await page.locator(".cl-formButtonPrimary").click();
-    await page.locator("input[name=password]").fill(password);
     await page.locator(".cl-formButtonPrimary").click();
   },
   async signOut(page, appUrl) {

@@ -10,6 +10,11 @@ describeSecurityPage("core3", {
     await page.getByLabel("Password", { exact: true }).fill(password);
     await page.getByRole("button", { name: "Continue", exact: true }).click();
   },
+  async enterEmail(page, appUrl, email) {
+    await page.goto(`${appUrl}/sign-in`);
+    await page.getByLabel("Email address").fill(email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+  },
   async signOut(page, appUrl) {
     await page.goto(appUrl);
     await page.locator(".cl-userButtonTrigger").click();

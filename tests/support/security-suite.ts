@@ -12,12 +12,15 @@ import {
   passSecondFactor,
   setUpAuthenticator,
   signOutDevice,
+  typeCode,
 } from "./user-profile-security";
 
 /** Where a line's fixture differs: its sign-in page, its sign-out, and how its home page prints the server's view. */
 export type LineScreens = {
   /** <SignIn/>'s first factor (email and password), up to the second-factor card if the person has one. */
   signIn(page: Page, appUrl: string, email: string, password: string): Promise<void>;
+  /** <SignIn/> given the email alone, up to the password card. */
+  enterEmail(page: Page, appUrl: string, email: string): Promise<void>;
   signOut(page: Page, appUrl: string): Promise<void>;
   /** The user id the home page's loader saw (getAuth), or the line's word for nobody. */
   serverUser(page: Page): Promise<string>;
@@ -26,6 +29,7 @@ export type LineScreens = {
 };
 
 const PASSWORD = "security-pass-1";
+const NEW_PASSWORD = "security-pass-2";
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 
 /** What the Frontend API answers the browser asking for a new token for `sessionId`, as clerk-js does. */
@@ -133,6 +137,27 @@ export function describeSecurityPage(line: FixtureLine, ui: LineScreens): void {
       }
     }, 60_000);
 
+    it("resets a forgotten password with the emailed code, then asks for the authenticator's code", async () => {
+      await ui.signOut(page, fixture.appUrl);
+      await ui.enterEmail(page, fixture.appUrl, person.email);
+      await page
+        .getByRole("link", { name: "Forgot password?" })
+        .or(page.getByRole("button", { name: "Forgot password?" }))
+        .click();
+      await page.getByRole("button", { name: "Reset your password" }).click();
+      await typeCode(page, "424242");
+      await page.getByLabel("New password", { exact: true }).fill(NEW_PASSWORD);
+      await page.getByLabel("Confirm password", { exact: true }).fill(NEW_PASSWORD);
+      await page.getByRole("button", { name: /reset password/i }).click();
+      await passSecondFactor(page, { totp: totp.secret });
+      await signedIn(page);
+      // The new password is the one that signs in now.
+      await ui.signOut(page, fixture.appUrl);
+      await ui.signIn(page, fixture.appUrl, person.email, NEW_PASSWORD);
+      await passSecondFactor(page, { totp: totp.secret });
+      await signedIn(page);
+    }, 60_000);
+
     it("answered every call as Clerk's OpenAPI description says, and reached nothing beyond loopback", () => {
       const dir = process.env.CLERK_EMULATOR_RECORD_DIR!;
       const answers = readdirSync(dir).flatMap((name) => readAnswers(join(dir, name)).answers);
@@ -141,6 +166,7 @@ export function describeSecurityPage(line: FixtureLine, ui: LineScreens): void {
       }
       expect(answers.some((a) => a.api === "fapi" && a.path.endsWith("/attempt_second_factor"))).toBe(true);
       expect(answers.some((a) => a.api === "fapi" && /^\/v1\/me\/sessions\/[^/]+\/revoke$/.test(a.path))).toBe(true);
+      expect(answers.some((a) => a.api === "fapi" && a.path.endsWith("/reset_password"))).toBe(true);
       expect(contractBreaches(answers)).toEqual([]);
       expect(fixture.offLoopback).toEqual([]);
     });
