@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import type { Request } from "express";
 import { newId } from "./ids";
 import { ApiError } from "./routing";
 import type { MfaSecretsRecord, SessionRecord, Store, UserMfaFlags, UserRecord } from "./store";
@@ -128,6 +129,8 @@ type SecondFactorSource = {
   attempt: (store: Store, user: UserRecord, code: string) => boolean;
   /** Takes the factor away (the Backend API's "disable MFA"). */
   remove: (store: Store, user: UserRecord) => void;
+  /** Sends the code, for a kind that has one to send (a text message); TOTP and backup codes have none. */
+  prepare?: (store: Store, user: UserRecord, req: Request) => void;
 };
 
 const totpSource: SecondFactorSource = {
@@ -186,6 +189,24 @@ export function checkSecondFactor(store: Store, user: UserRecord, strategy: stri
   if (!code || !source.attempt(store, user, code)) {
     throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
   }
+}
+
+/**
+ * Prepares a second factor (`prepare_second_factor`): sends its code. A kind
+ * with nothing to send, or one the user has not set up, is Clerk's 422.
+ */
+export function prepareSecondFactor(store: Store, user: UserRecord, strategy: string | null, req: Request): void {
+  const source = SECOND_FACTOR_SOURCES.find((s) => s.strategy === strategy);
+  if (!source?.prepare || source.factors(store, user).length === 0) {
+    throw new ApiError(
+      422,
+      "form_param_value_invalid",
+      "is invalid",
+      "strategy",
+      `${strategy ?? "(none)"} is not a second factor that can be prepared for this account.`,
+    );
+  }
+  source.prepare(store, user, req);
 }
 
 // Changes ---------------------------------------------------------------------

@@ -15,7 +15,8 @@ import { unknownParameter } from "./query-params";
  *
  * A field refused, or not listed at all, is Clerk's 422 `form_param_unknown`
  * naming it, which is what Clerk answers for a field of a feature the instance
- * has turned off (this instance has no phone numbers, usernames or web3 wallets); a refused flag sent as `false` asks for nothing and passes. The
+ * has turned off (this instance has no phone numbers, usernames or web3
+ * wallets); a refused flag sent as `false` asks for nothing and passes. The
  * request is refused before its endpoint runs, so nothing is created or
  * changed, and a write with no entry cannot be registered: nothing is ever
  * silently dropped.

@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import { newId } from "../ids";
 import { sessionJSON, verificationJSON } from "../json";
 import { verificationCodeEmail } from "../messages";
-import { checkSecondFactor, markFactorVerified, secondFactorsOf, twoFactorEnabled } from "../mfa";
+import { checkSecondFactor, markFactorVerified, prepareSecondFactor, secondFactorsOf, twoFactorEnabled } from "../mfa";
 import { ApiError, str } from "../routing";
 import { verifyPassword, type SessionRecord, type SessionVerificationRecord, type UserRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
@@ -163,18 +163,15 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
     return verificationReply(req, res, session, user);
   });
 
-  // As at sign-in, TOTP and backup codes need no preparing; only a sent code (SMS) would.
-  route("POST", "/v1/client/sessions/:id/verify/prepare_second_factor", (req) => {
-    const { session } = sessionAndUser(req);
-    pending(session, "needs_second_factor");
+  // As at sign-in, TOTP and backup codes need no preparing; only a kind that sends its code (SMS) can be.
+  route("POST", "/v1/client/sessions/:id/verify/prepare_second_factor", (req, res) => {
+    const { session, user } = sessionAndUser(req);
+    const v = pending(session, "needs_second_factor");
     const strategy = str(req.body?.strategy);
-    throw new ApiError(
-      422,
-      "form_param_value_invalid",
-      "is invalid",
-      "strategy",
-      `${strategy ?? "(none)"} is not a second factor that can be prepared for this account.`,
-    );
+    prepareSecondFactor(store, user, strategy, req);
+    v.secondFactor = { strategy: strategy!, status: "unverified" };
+    store.changed();
+    return verificationReply(req, res, session, user);
   });
 
   route("POST", "/v1/client/sessions/:id/verify/attempt_second_factor", (req, res) => {

@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { signInJSON } from "../json";
-import { checkSecondFactor, twoFactorEnabled } from "../mfa";
+import { checkSecondFactor, prepareSecondFactor, twoFactorEnabled } from "../mfa";
 import { validateNewPassword } from "../passwords";
 import { ApiError, str } from "../routing";
 import { hashPassword, type ClientRecord, type SignInRecord } from "../store";
@@ -31,19 +31,16 @@ export function registerSecondFactorRoutes(route: Route, fapi: FrontendContext, 
     return user;
   };
 
-  // TOTP and backup codes need no preparing (the person reads the code off their app or their list); a
-  // kind of second factor that is sent (a text message) would be prepared here.
+  // TOTP and backup codes need no preparing (the person reads the code off their app or their list): only a
+  // kind that sends its code (a text message) can be prepared.
   route("POST", "/v1/client/sign_ins/:id/prepare_second_factor", (req, res) => {
-    const { signIn } = currentSignIn(req, res);
+    const { client, signIn } = currentSignIn(req, res);
     requireStatus(signIn, "needs_second_factor");
     const strategy = str(req.body?.strategy);
-    throw new ApiError(
-      422,
-      "form_param_value_invalid",
-      "is invalid",
-      "strategy",
-      `${strategy ?? "(none)"} is not a second factor that can be prepared for this account.`,
-    );
+    prepareSecondFactor(store, userOf(signIn), strategy, req);
+    signIn.secondFactor = { strategy: strategy!, status: "unverified" };
+    store.changed();
+    return envelope(req, res, client, signInJSON(store, signIn));
   });
 
   route("POST", "/v1/client/sign_ins/:id/attempt_second_factor", (req, res) => {

@@ -53,8 +53,10 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     afterFirstFactor(req, client, user);
   };
 
-  /** Clerk emails the sign-in code to the address asked for (`email_address_id`), else the primary one. */
-  // A password reset's code comes in Clerk's `reset_password_code` email, a sign-in code in `verification_code`.
+  /**
+   * Clerk emails the sign-in code to the address asked for (`email_address_id`), else the primary one: a
+   * password reset's in its `reset_password_code` email, a sign-in code in `verification_code`.
+   */
   const emailCode = (req: Request, user: UserRecord, strategy = "email_code") => {
     const wanted = str(req.body?.email_address_id);
     const email = user.emails.find((e) => e.id === wanted && e.verified) ?? { id: user.emailId, email: user.email };

@@ -72,7 +72,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
         { strategy: "reset_password_email_code", ...email },
       ]
     : [];
-  // Listed once the first factor is done, as Clerk lists them.
+  // Listed once the first factor is done: clerk-js reads them when the status is needs_second_factor.
   const secondFactors =
     user && (signIn.status === "needs_second_factor" || signIn.secondFactor) ? secondFactorsOf(store, user) : [];
   const image = user ? imageUrl(store, user.imageId) : "";
