@@ -6,6 +6,8 @@
  * `Client.Environment` (fapi-2025-11-10.yml), which forbids unknown fields:
  * everything the emulator has no concept of is sent as off or empty.
  */
+import { SECOND_FACTOR_STRATEGIES } from "./mfa";
+
 export const SIGN_IN_URL = "/sign-in";
 export const SIGN_UP_URL = "/sign-up";
 
@@ -47,8 +49,16 @@ export function environmentJSON(
       identification_requirements: [["email_address"]],
       identification_strategies: ["email_address"],
       // `ticket` is how invitation links sign in and sign up.
-      first_factors: ["email_code", "email_link", "password", "ticket", ...(settings.passkeys ? ["passkey"] : [])],
-      second_factors: [],
+      // `reset_password_email_code`: <SignIn/>'s "Forgot password?".
+      first_factors: [
+        "email_code",
+        "email_link",
+        "password",
+        "ticket",
+        "reset_password_email_code",
+        ...(settings.passkeys ? ["passkey"] : []),
+      ],
+      second_factors: SECOND_FACTOR_STRATEGIES,
       email_address_verification_strategies: emailVerifications,
       single_session_mode: true,
       enhanced_email_deliverability: false,
@@ -139,10 +149,11 @@ export function environmentJSON(
         first_name: attribute(true),
         last_name: attribute(true),
         password: attribute(true, { required: true }),
-        authenticator_app: attribute(false),
+        // Second factors (emulator/mfa.ts): what <UserProfile/>'s Security page offers to set up.
+        authenticator_app: attribute(true, { used_for_second_factor: true, second_factors: ["totp"] }),
         // Invitation tickets work, but a ticket is not an identifier to type in.
         ticket: attribute(true),
-        backup_code: attribute(false),
+        backup_code: attribute(true, { used_for_second_factor: true, second_factors: ["backup_code"] }),
         // Passkeys sign in on their own (a first factor), registered in the profile.
         passkey: settings.passkeys
           ? attribute(true, { used_for_first_factor: true, first_factors: ["passkey"], verifications: ["passkey"] })

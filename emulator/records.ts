@@ -34,6 +34,27 @@ export type UserRecord = {
   createdAt: number;
   updatedAt: number;
   lastSignInAt: number | null;
+  /** Multi-factor authentication as the user's JSON shows it (emulator/mfa.ts); absent in older state files. */
+  mfa?: UserMfaFlags;
+};
+
+/** What the user's JSON says of their second factors; the secrets themselves are in `State.mfaSecrets`. */
+export type UserMfaFlags = {
+  totpEnabled: boolean;
+  backupCodeEnabled: boolean;
+  /** A second factor that is not only backup codes: signing in asks for it. */
+  twoFactorEnabled: boolean;
+  enabledAt: number | null;
+  disabledAt: number | null;
+};
+
+/** A user's TOTP secret and backup codes (kept apart so that using a backup code is no `user.updated`). */
+export type MfaSecretsRecord = {
+  userId: string;
+  /** Base32, as authenticator apps take it; `verified` once a code from it was checked. */
+  totp: { id: string; secret: string; verified: boolean; createdAt: number; updatedAt: number } | null;
+  /** The backup codes still unused. */
+  backupCodes: { id: string; codes: string[]; createdAt: number; updatedAt: number } | null;
 };
 
 export type OrgRecord = {
@@ -149,18 +170,35 @@ export type SessionRecord = {
   expireAt: number;
   /** Who is impersonating the user (an actor token's `actor`, at least `sub`); absent or null: nobody. */
   actor?: Metadata | null;
+  /** When the person last verified a first and a second factor on this session (`fva`); absent in older state files. */
+  factorsVerifiedAt?: { first: number; second: number | null };
+  /** A reverification in progress or done (`/v1/client/sessions/:id/verify`). */
+  verification?: SessionVerificationRecord | null;
+};
+
+export type FactorStatus = "unverified" | "verified" | "failed";
+
+export type SessionVerificationRecord = {
+  id: string;
+  level: "first_factor" | "second_factor" | "multi_factor";
+  status: "needs_first_factor" | "needs_second_factor" | "complete";
+  firstFactor: { strategy: string; status: FactorStatus } | null;
+  secondFactor: { strategy: string; status: FactorStatus } | null;
+  createdAt: number;
 };
 
 export type SignInRecord = {
   id: string;
   identifier: string | null;
   userId: string | null;
-  status: "needs_identifier" | "needs_first_factor" | "complete";
+  status: "needs_identifier" | "needs_first_factor" | "needs_second_factor" | "needs_new_password" | "complete";
   createdSessionId: string | null;
   firstFactorStrategy: string | null;
   firstFactorStatus: "unverified" | "verified" | "failed" | "expired" | null;
   /** The WebAuthn request options (JSON, its challenge inside) a `passkey` first factor was prepared with. */
   passkeyNonce?: string | null;
+  /** The second factor asked for after the first (emulator/mfa.ts); absent in older state files. */
+  secondFactor?: { strategy: string; status: FactorStatus } | null;
   createdAt: number;
 };
 
@@ -259,6 +297,8 @@ export type State = {
   emailLinks?: EmailLinkRecord[];
   /** Users' passkeys; absent in state files from before they existed. */
   passkeys?: PasskeyRecord[];
+  /** TOTP secrets and backup codes, per user (emulator/mfa.ts); absent in older state files. */
+  mfaSecrets?: MfaSecretsRecord[];
 };
 
 /** A JWT template (`/v1/jwt_templates`): claims with Clerk's shortcodes, minted for a session by name. */

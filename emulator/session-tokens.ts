@@ -1,4 +1,5 @@
 import { fullName } from "./json";
+import { factorVerificationAge } from "./mfa";
 import { permissionKeysOf } from "./roles";
 import type { SessionRecord, Store } from "./store";
 import { sessionClaims, signJwt, type SessionTokenVersion, type SigningKey } from "./tokens";
@@ -44,6 +45,7 @@ export function mintSessionToken(
       version: settings.sessionTokenVersion,
       azp: options.azp,
       actor: session.actor,
+      fva: factorVerificationAge(session),
     }),
   );
 }

@@ -64,6 +64,8 @@ export type SessionClaimsInput = {
   version?: SessionTokenVersion;
   /** An impersonated session's actor (`act`, at least `sub`): see actorClaim. */
   actor?: Record<string, unknown> | null;
+  /** Minutes since the session's first and second factor were verified (-1: no second factor); [0, -1] unless given. */
+  fva?: [number, number];
 };
 
 /**
@@ -130,7 +132,7 @@ export function sessionClaims(input: SessionClaimsInput): Record<string, unknown
     nbf: iat - 10,
     sid: input.sessionId,
     sub: input.userId,
-    fva: [0, -1],
+    fva: input.fva ?? [0, -1],
     name: input.name ?? undefined,
     image_url: input.imageUrl ?? undefined,
     ...actorClaim(input.actor),

@@ -15,8 +15,8 @@ import { unknownParameter } from "./query-params";
  *
  * A field refused, or not listed at all, is Clerk's 422 `form_param_unknown`
  * naming it, which is what Clerk answers for a field of a feature the instance
- * has turned off (this instance has no phone numbers, usernames, web3 wallets
- * or MFA); a refused flag sent as `false` asks for nothing and passes. The
+ * has turned off (this instance has no phone numbers, usernames or web3
+ * wallets); a refused flag sent as `false` asks for nothing and passes. The
  * request is refused before its endpoint runs, so nothing is created or
  * changed, and a write with no entry cannot be registered: nothing is ever
  * silently dropped.
@@ -26,7 +26,6 @@ export type FieldRule = "kept" | "flag" | { refused: string };
 const NO_PHONES = { refused: "The emulator's instance has no phone numbers (docs/emulator.md)." };
 const NO_USERNAMES = { refused: "The emulator's instance has no usernames (docs/emulator.md)." };
 const NO_WALLETS = { refused: "The emulator's instance has no web3 wallets (docs/emulator.md)." };
-const NO_MFA = { refused: "The emulator's instance has no multi-factor authentication (docs/emulator.md)." };
 const NO_DIGESTS = { refused: "The emulator cannot verify imported password digests: send password instead." };
 const NO_PERMISSIONS = {
   refused: "The emulator keeps no per-user permissions: every user may delete themselves and create organizations.",
@@ -42,8 +41,9 @@ const COMMON_USER_FIELDS: Record<string, FieldRule> = {
   password_digest: NO_DIGESTS,
   password_hasher: NO_DIGESTS,
   skip_password_checks: "flag",
-  totp_secret: NO_MFA,
-  backup_codes: NO_MFA,
+  // emulator/mfa.ts: a verified TOTP secret, and backup codes replacing any.
+  totp_secret: "kept",
+  backup_codes: "kept",
   public_metadata: "kept",
   private_metadata: "kept",
   unsafe_metadata: "kept",
@@ -179,6 +179,10 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
   "PATCH /v1/users/:id": USER_UPDATE_FIELDS,
   "PATCH /v1/users/:id/metadata": USER_METADATA_FIELDS,
   "DELETE /v1/users/:id": {},
+  "POST /v1/users/:id/verify_totp": { code: "kept" },
+  "DELETE /v1/users/:id/mfa": {},
+  "DELETE /v1/users/:id/backup_code": {},
+  "DELETE /v1/users/:id/totp": {},
   "POST /v1/organizations": {
     name: "kept",
     slug: "kept",

@@ -17,6 +17,7 @@ import { registerClientRoutes } from "./clients";
 import { registerJwtTemplateRoutes } from "./jwt-templates";
 import { registerSessionTokenRoutes, type SessionMintingOptions } from "./session-tokens";
 import { registerUserRoutes } from "./users";
+import { registerUserMfaRoutes } from "./users-mfa";
 
 export type BackendApiOptions = {
   store: Store;
@@ -50,6 +51,7 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
 
   route("GET", "/v1/jwks", () => jwks(key));
   registerUserRoutes(route, bapi);
+  registerUserMfaRoutes(route, bapi);
   registerOrganizationRoutes(route, bapi);
   registerInvitationRoutes(route, bapi);
   registerMembershipRoutes(route, bapi);

@@ -8,6 +8,7 @@ import { hashPassword, type UserRecord } from "../store";
 import { asList, type BackendContext, type Route } from "./context";
 import { bodyOf, isTrue, timeOf } from "./body-params";
 import { filterList, orderBy, page, USER_COUNT, USER_LIST } from "./query-params";
+import { applyMfaFields, parseMfaFields } from "./users-mfa";
 
 /** Users: list, count, read, create, update (names, primary address, password, metadata), delete. */
 export function registerUserRoutes(
@@ -109,6 +110,7 @@ export function registerUserRoutes(
     const password = str(body.password);
     if (password !== null && !isTrue(body.skip_password_checks)) validateNewPassword(password);
     const fields = userFields(body, null);
+    const mfa = parseMfaFields(body);
     const user = store.createUser({
       email: emails[0]!,
       passwordHash: password ? hashPassword(password) : null,
@@ -125,6 +127,7 @@ export function registerUserRoutes(
       });
     }
     Object.assign(user, fields);
+    applyMfaFields(store, user, mfa);
     if (fields.createdAt !== undefined) user.updatedAt = fields.createdAt;
     store.changed();
     return userJSON(store, user, "bapi");
@@ -138,6 +141,7 @@ export function registerUserRoutes(
     const user = userOf(req);
     const body = bodyOf(req.body);
     const fields = userFields(body, user);
+    const mfa = parseMfaFields(body);
     const imageId = str(body.profile_image_id);
     if (imageId !== null && !store.image(imageId)) {
       throw new ApiError(422, "form_param_value_invalid", "No such image.", "profile_image_id");
@@ -167,6 +171,7 @@ export function registerUserRoutes(
       user.imageId = imageId;
     }
     Object.assign(user, fields);
+    applyMfaFields(store, user, mfa);
     user.updatedAt = Date.now();
     store.changed();
     return userJSON(store, user, "bapi");

@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import type { Faults } from "../faults";
 import { clientJSON } from "../json";
+import { markFactorVerified } from "../mfa";
 import { frontendApiPath } from "../proxy";
 import { ApiError, str } from "../routing";
 import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../store";
@@ -154,10 +155,13 @@ export function createFrontendContext(options: FrontendApiOptions) {
     }
   };
 
-  const finishSignIn = (req: Request, client: ClientRecord, userId: string) => {
+  /** `secondFactor`: the sign-in verified one too (the session's `fva` counts from now for both). */
+  const finishSignIn = (req: Request, client: ClientRecord, userId: string, secondFactor = false) => {
     // Single-session mode: a new sign-in replaces any earlier session of this client.
     for (const s of store.activeSessions(client)) store.endSession(s, "removed");
-    return store.createSession(client, userId, options.sessionLifetimeMs, activityOf(req));
+    const session = store.createSession(client, userId, options.sessionLifetimeMs, activityOf(req));
+    if (secondFactor) markFactorVerified(session, "second", session.createdAt);
+    return session;
   };
 
   return {

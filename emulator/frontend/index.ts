@@ -9,6 +9,8 @@ import { registerInfrastructureRoutes } from "./infrastructure";
 import { registerEmailRoutes } from "./me-emails";
 import { registerMeRoutes } from "./me";
 import { registerMultiDomainRoutes } from "./multi-domain";
+import { registerMeMfaRoutes } from "./me-mfa";
+import { registerSessionVerificationRoutes } from "./session-verification";
 import { registerMemberRoutes } from "./organization-members";
 import { registerOrganizationRoleRoutes } from "./organization-roles";
 import { registerPasskeyRoutes } from "./passkeys";
@@ -41,6 +43,8 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   const signUps = registerSignUpRoutes(route, fapi);
   registerEmailLinkRoutes(route, fapi, signUps.completeSignUpIfReady);
   registerMeRoutes(route, fapi);
+  registerMeMfaRoutes(route, fapi);
+  registerSessionVerificationRoutes(route, fapi);
   registerEmailRoutes(route, fapi);
   registerPasskeyRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);

@@ -5,10 +5,12 @@ import { redeemTicket, ticketUser, usableTicket } from "../invitations";
 import { signInJSON } from "../json";
 import { ApiError, str } from "../routing";
 import { verificationCodeEmail } from "../messages";
+import { twoFactorEnabled } from "../mfa";
 import { verifyPassword, type ClientRecord, type UserRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
 import { prepareSignInEmailLink } from "./email-links";
 import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
+import { registerSecondFactorRoutes } from "./sign-in-second-factor";
 
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
 export const TEST_EMAIL_CODE = "424242";
@@ -16,9 +18,23 @@ export const TEST_EMAIL_CODE = "424242";
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
 const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "ticket"];
 
+/** First factors whose code is emailed: a sign-in code, or the code that starts a password reset. */
+const CODE_STRATEGIES = ["email_code", "reset_password_email_code"];
+
 /** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
   const { store, ensureClient, envelope, finishSignIn, refuseIfSignedIn } = fapi;
+
+  /** The first factor is verified: a user with two-factor on is asked for it, anyone else is signed in. */
+  const afterFirstFactor = (req: Request, client: ClientRecord, user: UserRecord) => {
+    const signIn = client.signIn!;
+    if (twoFactorEnabled(store, user)) {
+      signIn.status = "needs_second_factor";
+      return;
+    }
+    signIn.status = "complete";
+    signIn.createdSessionId = finishSignIn(req, client, user.id).id;
+  };
 
   const attemptPassword = (req: Request, client: ClientRecord, password: string | null) => {
     const signIn = client.signIn;
@@ -35,19 +51,21 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         "password",
       );
     }
-    const session = finishSignIn(req, client, user.id);
-    signIn.status = "complete";
     signIn.firstFactorStrategy = "password";
     signIn.firstFactorStatus = "verified";
-    signIn.createdSessionId = session.id;
+    afterFirstFactor(req, client, user);
   };
 
-  /** Clerk emails the sign-in code to the address asked for (`email_address_id`), else the primary one. */
-  const emailCode = (req: Request, user: UserRecord) => {
+  /**
+   * Clerk emails the sign-in code to the address asked for (`email_address_id`), else the primary one: a
+   * password reset's in its `reset_password_code` email, a sign-in code in `verification_code`.
+   */
+  const emailCode = (req: Request, user: UserRecord, strategy = "email_code") => {
     const wanted = str(req.body?.email_address_id);
     const email = user.emails.find((e) => e.id === wanted && e.verified) ?? { id: user.emailId, email: user.email };
     const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-    store.send(verificationCodeEmail(store, req, to, TEST_EMAIL_CODE));
+    const message = verificationCodeEmail(store, req, to, TEST_EMAIL_CODE);
+    store.send(strategy === "reset_password_email_code" ? { ...message, slug: "reset_password_code" } : message);
   };
 
   route("POST", "/v1/client/sign_ins", (req, res) => {
@@ -132,6 +150,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     return { client, signIn: client.signIn };
   };
 
+  registerSecondFactorRoutes(route, fapi, currentSignIn);
+
   route("GET", "/v1/client/sign_ins/:id", (req, res) => {
     const { client, signIn } = currentSignIn(req, res);
     return envelope(req, res, client, signInJSON(store, signIn));
@@ -150,7 +170,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     signIn.firstFactorStrategy = str(req.body?.strategy) ?? "email_code";
     signIn.firstFactorStatus = "unverified";
     const user = signIn.userId ? store.user(signIn.userId) : null;
-    if (signIn.firstFactorStrategy === "email_code" && user) emailCode(req, user);
+    if (CODE_STRATEGIES.includes(signIn.firstFactorStrategy) && user) emailCode(req, user, signIn.firstFactorStrategy);
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 
@@ -159,14 +179,16 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const strategy = str(req.body?.strategy);
     if (strategy === "password") {
       attemptPassword(req, client, str(req.body?.password));
-    } else if (strategy === "email_code") {
-      if (str(req.body?.code) !== TEST_EMAIL_CODE || !signIn.userId) {
+    } else if (strategy === "email_code" || strategy === "reset_password_email_code") {
+      const user = signIn.userId ? store.user(signIn.userId) : null;
+      if (str(req.body?.code) !== TEST_EMAIL_CODE || !user) {
         throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
       }
-      const session = finishSignIn(req, client, signIn.userId);
-      signIn.status = "complete";
+      signIn.firstFactorStrategy = strategy;
       signIn.firstFactorStatus = "verified";
-      signIn.createdSessionId = session.id;
+      // The forgotten password's code proves the address: the person now chooses a new password (reset_password).
+      if (strategy === "reset_password_email_code") signIn.status = "needs_new_password";
+      else afterFirstFactor(req, client, user);
     } else if (strategy === "passkey") {
       attemptPasskeySignIn(fapi, req, client, signIn);
     } else {

@@ -8,6 +8,12 @@ export function imageUrl(store: Store, imageId: string | null): string {
   return imageId ? `${store.settings.publicUrl}/images/${imageId}` : "";
 }
 
+/** The second factors' verifications, as Clerk's spec names them (`Stubs.Verification.TOTP`, `.BackupCode`). */
+const SECOND_FACTOR_OBJECTS: Record<string, string> = {
+  totp: "verification_totp",
+  backup_code: "verification_backup_code",
+};
+
 /**
  * A verification, typed as Clerk types them: `verification_otp` for codes,
  * `verification_ticket` for invitation links, `verification_password`.
@@ -20,7 +26,7 @@ export function verificationJSON(status: string, strategy: string, extra: Record
         ? "verification_email_link"
         : strategy === "password"
           ? "verification_password"
-          : "verification_otp";
+          : (SECOND_FACTOR_OBJECTS[strategy] ?? "verification_otp");
   return {
     object,
     status,

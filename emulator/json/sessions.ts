@@ -1,4 +1,5 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../store";
+import { factorVerificationAge, secondFactorsOf } from "../mfa";
 import { emailLinkVerificationJSON, imageUrl, verificationJSON } from "./common";
 import { publicUserDataJSON, userJSON } from "./users";
 import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";
@@ -22,7 +23,7 @@ export function sessionJSON(store: Store, session: SessionRecord, lastActiveToke
     ...sessionBase(session),
     last_active_organization_id: session.lastActiveOrganizationId,
     last_active_token: lastActiveToken ? { object: "token", jwt: lastActiveToken } : null,
-    factor_verification_age: [0, -1],
+    factor_verification_age: factorVerificationAge(session),
     user: user ? userJSON(store, user, "fapi") : undefined,
     public_user_data: user ? publicUserDataJSON(store, user) : null,
     created_at: session.createdAt,
@@ -75,14 +76,20 @@ function passkeyVerificationJSON(signIn: SignInRecord) {
 
 export function signInJSON(store: Store, signIn: SignInRecord) {
   const user = signIn.userId ? store.user(signIn.userId) : null;
-  const factors = user
+  const email = user ? { safe_identifier: user.email, email_address_id: user.emailId, primary: true } : null;
+  const factors = email
     ? [
         { strategy: "password" },
-        { strategy: "email_code", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
-        { strategy: "email_link", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
-        ...(store.settings.passkeys && passkeysOf(store, user.id).length > 0 ? [{ strategy: "passkey" }] : []),
+        { strategy: "email_code", ...email },
+        { strategy: "email_link", ...email },
+        // What <SignIn/>'s "Forgot password?" starts (the code is emailed, as a sign-in code is).
+        { strategy: "reset_password_email_code", ...email },
+        ...(store.settings.passkeys && user && passkeysOf(store, user.id).length > 0 ? [{ strategy: "passkey" }] : []),
       ]
     : [];
+  // Listed once the first factor is done: clerk-js reads them when the status is needs_second_factor.
+  const secondFactors =
+    user && (signIn.status === "needs_second_factor" || signIn.secondFactor) ? secondFactorsOf(store, user) : [];
   const image = user ? imageUrl(store, user.imageId) : "";
   return {
     object: "sign_in_attempt",
@@ -91,7 +98,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     identifier: signIn.identifier,
     supported_identifiers: ["email_address"],
     supported_first_factors: factors,
-    supported_second_factors: [],
+    supported_second_factors: secondFactors,
     first_factor_verification:
       signIn.firstFactorStrategy === "passkey"
         ? passkeyVerificationJSON(signIn)
@@ -100,7 +107,9 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
           : signIn.firstFactorStrategy
             ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
             : null,
-    second_factor_verification: null,
+    second_factor_verification: signIn.secondFactor
+      ? verificationJSON(signIn.secondFactor.status, signIn.secondFactor.strategy)
+      : null,
     user_data: user
       ? {
           first_name: user.firstName,

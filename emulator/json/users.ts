@@ -1,3 +1,4 @@
+import { mfaFlagsOf } from "../mfa";
 import type { EmailRecord, Store, UserRecord } from "../store";
 import { imageUrl, verificationJSON, type Api } from "./common";
 import { membershipJSON } from "./organizations";
@@ -43,6 +44,7 @@ export function publicUserDataJSON(store: Store, user: UserRecord) {
  */
 export function userJSON(store: Store, user: UserRecord, api: Api) {
   const image = imageUrl(store, user.imageId);
+  const mfa = mfaFlagsOf(user);
   const common = {
     object: "user",
     id: user.id,
@@ -65,11 +67,11 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     passkeys: passkeysOf(store, user.id).map((p) => passkeyJSON(p, api)),
     password_enabled: Boolean(user.passwordHash),
     password_last_updated_at: user.passwordUpdatedAt,
-    totp_enabled: false,
-    backup_code_enabled: false,
-    two_factor_enabled: false,
-    mfa_enabled_at: null,
-    mfa_disabled_at: null,
+    totp_enabled: mfa.totpEnabled,
+    backup_code_enabled: mfa.backupCodeEnabled,
+    two_factor_enabled: mfa.twoFactorEnabled,
+    mfa_enabled_at: mfa.enabledAt,
+    mfa_disabled_at: mfa.disabledAt,
     public_metadata: user.publicMetadata,
     unsafe_metadata: user.unsafeMetadata,
     banned: false,

@@ -79,8 +79,6 @@ describe("POST /v1/users", () => {
       phone_number: ["+15555550100"],
       username: "kay",
       web3_wallet: ["0x0000000000000000000000000000000000000001"],
-      totp_secret: "AAAAAAAAAAAAAAAA",
-      backup_codes: ["12345678"],
       password_digest: "$2a$10$abcdefghijklmnopqrstuv",
       delete_self_enabled: true,
       create_organizations_limit: 3,
@@ -145,7 +143,6 @@ describe("PATCH /v1/users/:id", () => {
       username: "una",
       primary_phone_number_id: "idn_phone",
       create_organization_enabled: true,
-      backup_codes: ["12345678"],
       nickname: "u",
     })) {
       const r = await emu.bapi("PATCH", `/v1/users/${made.body.id}`, { first_name: "Changed", [field]: value });

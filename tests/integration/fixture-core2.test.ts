@@ -1,69 +1,24 @@
-import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import { contractBreaches, readAnswers } from "../support/contract";
 import { openAfterExpiry, sessionTokenClaims } from "../support/expired-session";
-import { isLoopbackUrl, NETWORK_GUARD_PATH } from "../support/guard";
-import { spawnGroup, stopGroup, waitForPort } from "../support/process-group";
-import { freePort, ROOT } from "../support/server";
+import { startFixture, type RunningFixture } from "../support/fixture-app";
 
 // Issue 40's Core 2 proof: Clerk's Remix quickstart (@clerk/remix 4, clerk-js 5),
 // built here from tests/fixtures/core2, behind the one /__clerk proxy rule, against
 // `npm run emulator` in its own process, driven in real Chromium.
-const FIXTURE = join(ROOT, "tests/fixtures/core2");
 // Clerk's own session token lifetime (the emulator's default).
 const TOKEN_TTL = 60;
 // @clerk/backend accepts a token this many seconds past its exp.
 const CLOCK_SKEW = 5;
 
-const children: ChildProcess[] = [];
-const output = new Map<ChildProcess, string>();
-let env: Record<string, string> = {};
+let fixture: RunningFixture;
 let origin = "";
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-const offLoopback: string[] = [];
-
-/** A child in its own process group, nothing beyond loopback, killed with this process whatever happens. */
-function start(args: string[], extraEnv: Record<string, string>, cwd = ROOT): ChildProcess {
-  const child = spawnGroup(process.execPath, args, cwd, {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
-    NODE_ENV: "production",
-    ...extraEnv,
-  });
-  children.push(child);
-  output.set(child, "");
-  const keep = (d: Buffer) => output.set(child, output.get(child)! + d.toString());
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  return child;
-}
-
-function waitForOutput(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${what}: no ${pattern} within 30 s:\n${output.get(child)}`)),
-      30_000,
-    );
-    const check = () => {
-      if (!pattern.test(output.get(child)!)) return;
-      clearTimeout(timer);
-      resolve(output.get(child)!);
-    };
-    child.stdout?.on("data", check);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      if (pattern.test(output.get(child)!)) resolve(output.get(child)!);
-      else reject(new Error(`${what} exited (${code}):\n${output.get(child)}`));
-    });
-  });
-}
 
 /** What the index route's loader saw, as it printed it. */
 async function loaderSees(target: Page) {
@@ -86,60 +41,17 @@ async function untilLoaderSees(target: Page, id: string, value: string) {
 }
 
 beforeAll(async () => {
-  // remix build, as the quickstart's `npm run build` (about a second for this app).
-  const build = start(["node_modules/@remix-run/dev/dist/cli.js", "build", FIXTURE], { NODE_ENV: "production" });
-  const built = await new Promise<number | null>((done) => build.once("exit", done));
-  expect(built, output.get(build)).toBe(0);
-
-  const appPort = await freePort();
-  origin = `http://localhost:${appPort}`;
-  const emulatorPort = await freePort();
-  const emulator = start(
-    [
-      "scripts/emulator.mjs",
-      "--port",
-      String(emulatorPort),
-      "--data-dir",
-      "memory",
-      "--proxy-url",
-      `${origin}/__clerk`,
-    ],
-    // Every answer recorded for the contract check (tests/support/contract-setup.ts).
-    { CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR!, NODE_ENV: "test" },
-  );
-  const printed = await waitForOutput(emulator, /^CLERK_PROXY_URL=.*$/m, "the emulator");
-  env = Object.fromEntries([...printed.matchAll(/^(CLERK_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
-  const emulatorUrl = /listening on (http:\S+)/.exec(printed)![1]!;
-
-  // The printed .env lines, as the quickstart's .env would hold them. CLERK_JS too:
-  // @clerk/shared builds clerk-js's URL from proxyUrl as https://<host>/npm/…, so
-  // an http:// app origin must name the emulator's CDN path itself.
-  const app = {
-    ...env,
-    CLERK_JS: `${origin}/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js`,
-    CLERK_TELEMETRY_DISABLED: "1",
-    CLERK_EMULATOR_URL: emulatorUrl,
-    PORT: String(appPort),
-  };
-  start(["server.mjs"], app, FIXTURE);
-  await waitForPort(appPort, "the fixture app");
-
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-  context = await browser.newContext();
-  await context.route(
-    (url) => !isLoopbackUrl(url.href),
-    (route) => {
-      offLoopback.push(route.request().url());
-      return route.abort();
-    },
-  );
+  // Built as the quickstart's `npm run build`, behind its proxy rule, with the printed .env lines
+  // (tests/support/fixture-app.ts).
+  fixture = await startFixture("core2");
+  ({ appUrl: origin, browser } = fixture);
+  context = await fixture.newContext();
   page = await context.newPage();
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
   // Every process group, whatever happened above.
-  await Promise.all(children.map((child) => stopGroup(child, "SIGKILL")));
+  await fixture?.stop();
 });
 
 describe("Clerk's Remix quickstart (Core 2) against npm run emulator", () => {
@@ -235,6 +147,6 @@ describe("Clerk's Remix quickstart (Core 2) against npm run emulator", () => {
     expect(answers.some((a) => a.api === "fapi" && a.path === "/v1/client/sign_ins")).toBe(true);
     expect(answers.some((a) => a.api === "fapi" && a.path.includes("/touch"))).toBe(true);
     expect(contractBreaches(answers)).toEqual([]);
-    expect(offLoopback).toEqual([]);
+    expect(fixture.offLoopback).toEqual([]);
   });
 });

@@ -1,18 +1,11 @@
-import { spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import { openAfterExpiry, sessionTokenClaims, tokenOrgId } from "../support/expired-session";
-import { NETWORK_GUARD_PATH } from "../support/guard";
-import { spawnGroup, stopGroup, waitForPort } from "../support/process-group";
-import { freePort, ROOT } from "../support/server";
+import { startFixture, type RunningFixture } from "../support/fixture-app";
 
 // Core 3 (@clerk/react-router 3, clerk-js 6, @clerk/ui) against `npm run emulator`:
 // a React Router 7 app (tests/fixtures/core3) behind the one proxy rule, in
 // Chromium, every answer of the emulator checked against Clerk's spec.
-const FIXTURE = join(ROOT, "tests/fixtures/core3");
 // Clerk's own session token lifetime (the emulator's default): the refresh below is
 // clerk-js's token cache running out as it does against Clerk, not a poller racing a short token.
 const TOKEN_TTL = 60;
@@ -21,78 +14,18 @@ const CODE = "424242";
 // @clerk/backend's default clockSkewInMs: a token is still taken this long after its exp.
 const CLOCK_SKEW = 5;
 
-const groups: ChildProcess[] = [];
-let output = "";
+let fixture: RunningFixture;
 let appUrl = "";
 let browser: Browser;
 
-/** A process in its own group, its output kept, the group killed whatever happens. */
-function start(
-  args: string[],
-  env: Record<string, string | undefined> & { NODE_ENV: string },
-  cwd: string,
-): ChildProcess {
-  const child = spawnGroup(process.execPath, args, cwd, {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
-    ...env,
-  } as NodeJS.ProcessEnv);
-  groups.push(child);
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  return child;
-}
-
-async function printed(pattern: RegExp): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!pattern.test(output)) {
-    if (Date.now() > deadline) throw new Error(`no ${pattern} within 20 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
+// Built every run (a few seconds, never a stale build), behind its proxy rule (tests/support/fixture-app.ts).
 beforeAll(async () => {
-  if (!existsSync(join(FIXTURE, "node_modules/@clerk/react-router")))
-    throw new Error("tests/fixtures/core3 is not installed: npm ci --prefix tests/fixtures/core3 (npm test does it)");
-  // The fixture's build, every run (a few seconds): the test never runs a stale one.
-  const build = spawnSync(process.execPath, ["node_modules/@react-router/dev/bin.js", "build"], {
-    cwd: FIXTURE,
-    encoding: "utf8",
-  });
-  if (build.status !== 0) throw new Error(`react-router build failed:\n${build.stdout}\n${build.stderr}`);
-
-  const [emulatorPort, appPort] = [await freePort(), await freePort()];
-  appUrl = `http://127.0.0.1:${appPort}`;
-  start(
-    [
-      "scripts/emulator.mjs",
-      "--port",
-      String(emulatorPort),
-      "--data-dir",
-      "memory",
-      "--proxy-url",
-      `${appUrl}/__clerk`,
-      "--npm-dir",
-      join(FIXTURE, "node_modules"),
-    ],
-    { CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR, NODE_ENV: "test" },
-    ROOT,
-  );
-  await printed(/^CLERK_PROXY_URL=.*$/m);
-  const env = Object.fromEntries([...output.matchAll(/^(CLERK_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
-  start(
-    ["server.mjs"],
-    { ...env, CLERK_EMULATOR_URL: `http://127.0.0.1:${emulatorPort}`, PORT: String(appPort), NODE_ENV: "production" },
-    FIXTURE,
-  );
-  await waitForPort(appPort, "the Core 3 fixture");
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  fixture = await startFixture("core3");
+  ({ appUrl, browser } = fixture);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  for (const child of groups.reverse()) await stopGroup(child, "SIGKILL");
+  await fixture?.stop();
 });
 
 /** The organization in the browser's session token: what its next document request carries. */

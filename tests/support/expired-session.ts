@@ -1,7 +1,15 @@
 import type { Browser, BrowserContext } from "@playwright/test";
 
 type StorageState = Awaited<ReturnType<BrowserContext["storageState"]>>;
-type SessionClaims = { iat: number; exp: number; v?: number; o?: { id: string }; org_id?: string };
+type SessionClaims = {
+  iat: number;
+  exp: number;
+  sid?: string;
+  fva?: [number, number];
+  v?: number;
+  o?: { id: string };
+  org_id?: string;
+};
 
 /** The active organization a session token names, in Clerk's version 2 (`o.id`) or version 1 (`org_id`) claims. */
 export function tokenOrgId(claims: SessionClaims | null): string | null {

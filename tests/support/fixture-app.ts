@@ -1,0 +1,144 @@
+import { spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext } from "@playwright/test";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
+import { isLoopbackUrl, NETWORK_GUARD_PATH } from "./guard";
+import { spawnGroup, stopGroup, waitForPort } from "./process-group";
+import { freePort, ROOT } from "./server";
+
+/**
+ * One of the two SDK-line fixtures (tests/fixtures/core2: @clerk/remix 4 with
+ * clerk-js 5; tests/fixtures/core3: @clerk/react-router 3 with clerk-js 6 and
+ * @clerk/ui), built, behind its /__clerk proxy rule, against `npm run emulator`
+ * in its own process, with a Chromium to drive it. Every process runs in its
+ * own group, reaches nothing beyond loopback, and is killed by `stop`.
+ */
+export type FixtureLine = "core2" | "core3";
+
+export type RunningFixture = {
+  line: FixtureLine;
+  /** The app's origin (Core 2 on `localhost`, as its quickstart; Core 3 on `127.0.0.1`). */
+  appUrl: string;
+  /** The emulator itself, for its control API. */
+  emulatorUrl: string;
+  /** The lines the emulator printed for the app's `.env` (CLERK_SECRET_KEY, CLERK_API_URL…). */
+  env: Record<string, string>;
+  browser: Browser;
+  /** A browser context whose requests beyond loopback are refused and listed in `offLoopback`. */
+  newContext(): Promise<BrowserContext>;
+  offLoopback: string[];
+  /** Everything the processes printed. */
+  output(): string;
+  stop(): Promise<void>;
+};
+
+export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
+  const fixture = join(ROOT, "tests/fixtures", line);
+  const groups: ChildProcess[] = [];
+  let output = "";
+  const start = (args: string[], env: Record<string, string | undefined> & { NODE_ENV: string }, cwd: string) => {
+    const child = spawnGroup(process.execPath, args, cwd, {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+      ...env,
+    } as NodeJS.ProcessEnv);
+    groups.push(child);
+    child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+    return child;
+  };
+  let browser: Browser | undefined;
+  const stop = async () => {
+    await browser?.close();
+    for (const child of groups.reverse()) await stopGroup(child, "SIGKILL");
+  };
+
+  try {
+    // The fixture's own build, every run (a few seconds): a test never runs a stale one.
+    const build =
+      line === "core2"
+        ? spawnSync(process.execPath, ["node_modules/@remix-run/dev/dist/cli.js", "build", fixture], {
+            cwd: ROOT,
+            encoding: "utf8",
+            env: { ...process.env, NODE_ENV: "production" },
+          })
+        : existsSync(join(fixture, "node_modules/@clerk/react-router"))
+          ? spawnSync(process.execPath, ["node_modules/@react-router/dev/bin.js", "build"], {
+              cwd: fixture,
+              encoding: "utf8",
+            })
+          : null;
+    if (!build) throw new Error("tests/fixtures/core3 is not installed: npm ci --prefix tests/fixtures/core3");
+    if (build.status !== 0) throw new Error(`the ${line} fixture's build failed:\n${build.stdout}\n${build.stderr}`);
+
+    const [emulatorPort, appPort] = [await freePort(), await freePort()];
+    const appUrl = `http://${line === "core2" ? "localhost" : "127.0.0.1"}:${appPort}`;
+    const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
+    start(
+      [
+        "scripts/emulator.mjs",
+        "--port",
+        String(emulatorPort),
+        "--data-dir",
+        "memory",
+        "--proxy-url",
+        `${appUrl}/__clerk`,
+        ...(line === "core3" ? ["--npm-dir", join(fixture, "node_modules")] : []),
+      ],
+      // Every answer recorded for the contract check (tests/support/contract-setup.ts).
+      { CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR, NODE_ENV: "test" },
+      ROOT,
+    );
+    const deadline = Date.now() + 30_000;
+    while (!/^CLERK_PROXY_URL=.*$/m.test(output)) {
+      if (Date.now() > deadline) throw new Error(`the emulator printed no .env lines within 30 s:\n${output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const env = Object.fromEntries([...output.matchAll(/^(CLERK_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    start(
+      ["server.mjs"],
+      {
+        ...env,
+        // @clerk/shared builds clerk-js's URL from proxyUrl as https://<host>/npm/…, so Core 2 on an
+        // http:// origin names the emulator's CDN path itself (Core 3 takes the relative proxyUrl).
+        ...(line === "core2"
+          ? { CLERK_JS: `${appUrl}/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js`, CLERK_TELEMETRY_DISABLED: "1" }
+          : {}),
+        CLERK_EMULATOR_URL: emulatorUrl,
+        PORT: String(appPort),
+        NODE_ENV: "production",
+      },
+      fixture,
+    );
+    await waitForPort(appPort, `the ${line} fixture`);
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    const offLoopback: string[] = [];
+    const launched = browser;
+    return {
+      line,
+      appUrl,
+      emulatorUrl,
+      env,
+      browser: launched,
+      offLoopback,
+      async newContext() {
+        const context = await launched.newContext();
+        await context.route(
+          (url) => !isLoopbackUrl(url.href),
+          (route) => {
+            offLoopback.push(route.request().url());
+            return route.abort();
+          },
+        );
+        return context;
+      },
+      output: () => output,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
