@@ -1,6 +1,7 @@
 /**
  * What `GET /v1/environment` returns: one production instance with email +
- * password sign-in, email-code verification at sign-up, optional names, and
+ * password sign-in, email-code verification at sign-up, optional names,
+ * optional usernames and phone numbers (SMS codes) as identifiers, and
  * organizations on. The shape is Clerk's Frontend API schema
  * `Client.Environment` (fapi-2025-11-10.yml), which forbids unknown fields:
  * everything the emulator has no concept of is sent as off or empty.
@@ -34,13 +35,13 @@ export function environmentJSON(applicationName: string, settings: { organizatio
       first_name: "on",
       last_name: "on",
       email_address: "required",
-      phone_number: "off",
-      username: "off",
+      phone_number: "on",
+      username: "on",
       password: "required",
       identification_requirements: [["email_address"]],
-      identification_strategies: ["email_address"],
+      identification_strategies: ["email_address", "phone_number", "username"],
       // `ticket` is how invitation links sign in and sign up.
-      first_factors: ["email_code", "password", "ticket"],
+      first_factors: ["email_code", "phone_code", "password", "ticket"],
       second_factors: [],
       email_address_verification_strategies: ["email_code"],
       single_session_mode: true,
@@ -126,8 +127,14 @@ export function environmentJSON(applicationName: string, settings: { organizatio
           verifications: ["email_code"],
           verify_at_sign_up: true,
         }),
-        phone_number: attribute(false),
-        username: attribute(false),
+        // Optional identifiers: a verified phone number signs in with an SMS code (never a second factor here).
+        phone_number: attribute(true, {
+          used_for_first_factor: true,
+          first_factors: ["phone_code"],
+          verifications: ["phone_code"],
+          verify_at_sign_up: true,
+        }),
+        username: attribute(true, { used_for_first_factor: true }),
         web3_wallet: attribute(false),
         first_name: attribute(true),
         last_name: attribute(true),

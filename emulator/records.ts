@@ -9,6 +9,15 @@ export type EmailRecord = {
   updatedAt: number;
 };
 
+/** A phone number (E.164), verified by an SMS code or by the Backend API. */
+export type PhoneRecord = {
+  id: string;
+  phone: string;
+  verified: boolean;
+  createdAt: number;
+  updatedAt: number;
+};
+
 export type UserRecord = {
   id: string;
   firstName: string | null;
@@ -34,6 +43,12 @@ export type UserRecord = {
   createdAt: number;
   updatedAt: number;
   lastSignInAt: number | null;
+  /** The username (lowercase, unique in the instance), or null. */
+  username: string | null;
+  /** Every phone number, the primary one included; an unverified one cannot sign in. */
+  phones: PhoneRecord[];
+  /** The primary phone number's id, or null. */
+  phoneId: string | null;
 };
 
 export type OrgRecord = {
@@ -134,6 +149,10 @@ export type SignUpRecord = {
   emailVerification: "none" | "unverified" | "verified";
   /** The invitation ticket the sign-up started with: it verifies the email and is redeemed on completion. */
   ticket?: string | null;
+  /** The username and phone number (E.164) asked for, and whether the phone's SMS code was given. */
+  username?: string | null;
+  phone?: string | null;
+  phoneVerification?: "none" | "unverified" | "verified";
   status: "missing_requirements" | "complete";
   createdUserId: string | null;
   createdSessionId: string | null;

@@ -6,6 +6,7 @@ import { jwks, type SigningKey } from "../tokens";
 import { createBackendContext } from "./context";
 import { registerInvitationRoutes } from "./invitations";
 import { registerOrganizationRoutes } from "./organizations";
+import { registerPhoneNumberRoutes } from "./phone-numbers";
 import { withDeclaredBodyFields } from "./body-params";
 import { withDeclaredQueryParams } from "./query-params";
 import { registerSessionRoutes } from "./sessions";
@@ -42,6 +43,7 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   registerOrganizationRoutes(route, bapi);
   registerInvitationRoutes(route, bapi);
   registerSessionRoutes(route, bapi);
+  registerPhoneNumberRoutes(route, bapi);
 
   router.use(notImplemented);
   return router;

@@ -6,6 +6,7 @@ import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";
 import { registerEmailRoutes } from "./me-emails";
 import { registerMeRoutes } from "./me";
+import { registerPhoneRoutes } from "./me-phones";
 import { registerMemberRoutes } from "./organization-members";
 import { registerOrganizationRoutes } from "./organizations";
 import { registerSignInRoutes } from "./sign-ins";
@@ -34,6 +35,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerSignUpRoutes(route, fapi);
   registerMeRoutes(route, fapi);
   registerEmailRoutes(route, fapi);
+  registerPhoneRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);
   registerMemberRoutes(route, fapi);
 

@@ -6,14 +6,16 @@ import { ApiError, str } from "../routing";
 import { verificationCodeEmail } from "../messages";
 import { verifyPassword, type ClientRecord, type UserRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
+import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
+import { userByIdentifier } from "../identifiers";
 
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
 export const TEST_EMAIL_CODE = "424242";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
-const SIGN_IN_STRATEGIES = ["password", "email_code", "ticket"];
+const SIGN_IN_STRATEGIES = ["password", "email_code", "phone_code", "ticket"];
 
-/** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
+/** Signing in: password, an email or SMS code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
   const { store, ensureClient, envelope, finishSignIn, refuseIfSignedIn } = fapi;
 
@@ -91,7 +93,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         createdSessionId: session.id,
       });
     } else if (identifier) {
-      const user = store.userByEmail(identifier);
+      // An email address, a username or a phone number.
+      const user = userByIdentifier(store, identifier);
       if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
       client.signIn.userId = user.id;
       client.signIn.status = "needs_first_factor";
@@ -102,6 +105,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         client.signIn.firstFactorStrategy = "email_code";
         client.signIn.firstFactorStatus = "unverified";
         emailCode(req, user);
+      } else if (strategy === "phone_code") {
+        preparePhoneCode(store, req, client.signIn, user);
       }
     }
     client.updatedAt = now;
@@ -128,6 +133,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     signIn.firstFactorStatus = "unverified";
     const user = signIn.userId ? store.user(signIn.userId) : null;
     if (signIn.firstFactorStrategy === "email_code" && user) emailCode(req, user);
+    if (signIn.firstFactorStrategy === "phone_code" && user) preparePhoneCode(store, req, signIn, user);
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 
@@ -136,7 +142,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const strategy = str(req.body?.strategy);
     if (strategy === "password") {
       attemptPassword(req, client, str(req.body?.password));
-    } else if (strategy === "email_code") {
+    } else if (strategy === "email_code" || strategy === "phone_code") {
+      if (strategy === "phone_code") refuseUnpreparedPhoneCode(signIn);
       if (str(req.body?.code) !== TEST_EMAIL_CODE || !signIn.userId) {
         throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
       }

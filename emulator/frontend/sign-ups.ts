@@ -8,6 +8,14 @@ import { verificationCodeEmail } from "../messages";
 import { hashPassword, type ClientRecord, type SignUpRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
 import { TEST_EMAIL_CODE } from "./sign-ins";
+import {
+  applySignUpIdentifiers,
+  attemptPhoneVerification,
+  carrySignUpIdentifiers,
+  preparePhoneVerification,
+  refuseTakenSignUpIdentifiers,
+  signUpPhoneReady,
+} from "./sign-up-identifiers";
 
 /** Signing up: email + password verified by a code, or an invitation's ticket; and the links tickets travel in. */
 export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void {
@@ -74,6 +82,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
       }
       signUp.passwordHash = hashPassword(password);
     }
+    applySignUpIdentifiers(store, signUp, body);
     const first = str(body.first_name);
     const last = str(body.last_name);
     if (first !== null) signUp.firstName = first.trim().slice(0, 100) || null;
@@ -88,6 +97,8 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
     if (!signUp.email || !signUp.passwordHash || signUp.emailVerification !== "verified" || signUp.createdUserId) {
       return;
     }
+    if (!signUpPhoneReady(signUp)) return;
+    refuseTakenSignUpIdentifiers(store, signUp);
     if (store.emailTaken(signUp.email)) {
       throw new ApiError(
         422,
@@ -104,6 +115,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
       firstName: signUp.firstName,
       lastName: signUp.lastName,
     });
+    carrySignUpIdentifiers(signUp, user);
     if (ticket) redeemTicket(store, ticket, user.id);
     const session = finishSignIn(req, client, user.id);
     signUp.status = "complete";
@@ -122,6 +134,9 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
       lastName: null,
       emailVerification: "none",
       ticket: null,
+      username: null,
+      phone: null,
+      phoneVerification: "none",
       status: "missing_requirements",
       createdUserId: null,
       createdSessionId: null,
@@ -152,6 +167,10 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
 
   route("POST", "/v1/client/sign_ups/:id/prepare_verification", (req, res) => {
     const { client, signUp } = currentSignUp(req, res);
+    if (str(req.body?.strategy) === "phone_code") {
+      preparePhoneVerification(store, signUp);
+      return envelope(req, res, client, signUpJSON(signUp));
+    }
     if (!signUp.email) throw new ApiError(422, "form_param_missing", "Enter your email address.", "email_address");
     if (signUp.emailVerification !== "verified") {
       signUp.emailVerification = "unverified";
@@ -164,10 +183,14 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): void 
 
   route("POST", "/v1/client/sign_ups/:id/attempt_verification", (req, res) => {
     const { client, signUp } = currentSignUp(req, res);
-    if (str(req.body?.code) !== TEST_EMAIL_CODE) {
-      throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+    if (str(req.body?.strategy) === "phone_code") {
+      attemptPhoneVerification(req, signUp);
+    } else {
+      if (str(req.body?.code) !== TEST_EMAIL_CODE) {
+        throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+      }
+      signUp.emailVerification = "verified";
     }
-    signUp.emailVerification = "verified";
     completeSignUpIfReady(req, client, signUp);
     store.changed();
     return envelope(req, res, client, signUpJSON(signUp));

@@ -66,6 +66,14 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     ? [
         { strategy: "password" },
         { strategy: "email_code", safe_identifier: user.email, email_address_id: user.emailId, primary: true },
+        ...user.phones
+          .filter((p) => p.verified)
+          .map((p) => ({
+            strategy: "phone_code",
+            safe_identifier: p.phone,
+            phone_number_id: p.id,
+            primary: p.id === user.phoneId,
+          })),
       ]
     : [];
   const image = user ? imageUrl(store, user.imageId) : "";
@@ -74,7 +82,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     id: signIn.id,
     status: signIn.status,
     identifier: signIn.identifier,
-    supported_identifiers: ["email_address"],
+    supported_identifiers: ["email_address", "phone_number", "username"],
     supported_first_factors: factors,
     supported_second_factors: [],
     first_factor_verification: signIn.firstFactorStrategy
@@ -100,6 +108,15 @@ export function signUpJSON(signUp: SignUpRecord) {
   if (!signUp.email) missing.push("email_address");
   if (!signUp.passwordHash) missing.push("password");
   const unverified = signUp.email && signUp.emailVerification !== "verified" ? ["email_address"] : [];
+  if (signUp.phone && signUp.phoneVerification !== "verified") unverified.push("phone_number");
+  const phoneVerification =
+    !signUp.phone || !signUp.phoneVerification || signUp.phoneVerification === "none"
+      ? null
+      : {
+          ...verificationJSON(signUp.phoneVerification, "phone_code"),
+          next_action: signUp.phoneVerification === "verified" ? "" : "needs_attempt",
+          supported_strategies: ["phone_code"],
+        };
   const emailVerification =
     signUp.emailVerification === "none"
       ? null
@@ -113,18 +130,18 @@ export function signUpJSON(signUp: SignUpRecord) {
     id: signUp.id,
     status: signUp.status,
     required_fields: ["email_address", "password"],
-    optional_fields: ["first_name", "last_name"],
+    optional_fields: ["first_name", "last_name", "username", "phone_number"],
     missing_fields: missing,
     unverified_fields: unverified,
     verifications: {
       email_address: emailVerification,
-      phone_number: null,
+      phone_number: phoneVerification,
       web3_wallet: null,
       external_account: null,
     },
-    username: null,
+    username: signUp.username ?? null,
     email_address: signUp.email,
-    phone_number: null,
+    phone_number: signUp.phone ?? null,
     web3_wallet: null,
     first_name: signUp.firstName,
     last_name: signUp.lastName,
