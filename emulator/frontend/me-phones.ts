@@ -2,7 +2,7 @@ import { addPhone, isTestPhone, parsePhone, phoneOf, refuseTakenPhone, removePho
 import { deletedJSON, phoneNumberJSON } from "../json";
 import { verificationCodeSms } from "../messages";
 import { ApiError, str } from "../routing";
-import type { PhoneRecord, Store, UserRecord } from "../store";
+import type { Store } from "../store";
 import type { FrontendContext, Route } from "./context";
 import { TEST_EMAIL_CODE } from "./sign-ins";
 
@@ -24,11 +24,6 @@ export function refuseWrongCode(code: unknown): void {
 /** The signed-in person's phone numbers: add one, verify it with a texted code, remove it. */
 export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
   const { store, me, reply } = fapi;
-
-  const changed = (user: UserRecord, phone: PhoneRecord) => {
-    user.updatedAt = phone.updatedAt = Date.now();
-    store.changed();
-  };
 
   route("GET", "/v1/me/phone_numbers", (req) => me(req).user.phones.map(phoneNumberJSON));
 
@@ -77,7 +72,7 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
     if (!phone.verified) {
       refuseWrongCode(req.body?.code);
       verifyPhone(user, phone);
-      changed(user, phone);
+      store.changed();
     }
     return reply(req, res, phoneNumberJSON(phone));
   });
