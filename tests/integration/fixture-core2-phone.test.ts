@@ -4,7 +4,8 @@ import { loopbackContext, screenshot, startFixtureApp, type FixtureApp } from ".
 
 // Issue 49, phone numbers and usernames, in Clerk's own components on Core 2
 // (@clerk/remix 4, clerk-js 5; tests/fixtures/core2): a number added and
-// verified in <UserProfile/>, and a username typed into <SignIn/>.
+// verified in <UserProfile/>; a username, then that number with an SMS code,
+// signing in through <SignIn/>.
 const PASSWORD = "phone-fixture-password";
 const CODE = "424242";
 let app: FixtureApp;
@@ -65,5 +66,23 @@ describe("phone numbers and usernames in Clerk's components (Core 2)", () => {
     expect(user.body.primary_phone_number_id).toBe(user.body.phone_numbers[0].id);
     await expect.poll(() => profile.getByLabel("Enter verification code").count()).toBe(0);
     await screenshot(page, "core2");
+  }, 60_000);
+
+  it("signs in with that phone number and an SMS code in <SignIn/>", async () => {
+    const { context: fresh } = await loopbackContext(app.browser);
+    try {
+      const other = await fresh.newPage();
+      await other.goto(app.appUrl);
+      await other.getByText("Use phone").click({ timeout: 20_000 });
+      await other.locator("input[name=identifier]").pressSequentially("2125550142");
+      await other.locator(".cl-formButtonPrimary").click();
+      // The instance prefers passwords: the SMS code is Clerk's other method.
+      await other.getByText("Use another method").click({ timeout: 20_000 });
+      await other.getByText(/Send SMS code to/).click({ timeout: 20_000 });
+      await other.getByLabel("Enter verification code").pressSequentially(CODE);
+      await other.locator("#user", { hasText: userId }).waitFor({ timeout: 20_000 });
+    } finally {
+      await fresh.close();
+    }
   }, 60_000);
 });
