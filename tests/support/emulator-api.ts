@@ -169,6 +169,9 @@ export async function startInProcessEmulator(
   app.use("/__clerk/_emulator", emulator.control);
   app.use("/__clerk", emulator.router);
   const server = createServer(app);
+  // The contract check after each test compiles Clerk's spec in this process and can block it for
+  // seconds: an idle-socket timeout would then close a socket just as fetch reuses it (ECONNRESET).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const bapi = async (method: string, path: string, body?: Record<string, unknown>) =>
