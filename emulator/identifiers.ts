@@ -1,6 +1,6 @@
 import { newId } from "./ids";
 import { ApiError } from "./routing";
-import type { PhoneRecord, Store, UserRecord } from "./store";
+import type { PhoneRecord, Store, UserRecord, Verifier } from "./store";
 
 /**
  * Phone numbers and usernames, the two identifiers beside email addresses:
@@ -94,10 +94,12 @@ export function userByIdentifier(store: Store, identifier: string): UserRecord |
   return store.state.users.find((u) => u.username === name) ?? null;
 }
 
-/** A new number on a user's profile; the first verified one becomes primary, as in Clerk. */
-export function addPhone(user: UserRecord, phone: string, verified: boolean): PhoneRecord {
+/** A new number on a user's profile, verified (and how) or not; the first verified one becomes primary, as in Clerk. */
+export function addPhone(user: UserRecord, phone: string, verifiedBy: Verifier | null): PhoneRecord {
   const t = Date.now();
+  const verified = verifiedBy !== null;
   const record: PhoneRecord = { id: newId("idn"), phone, verified, createdAt: t, updatedAt: t };
+  if (verifiedBy) record.verifiedBy = verifiedBy;
   user.phones.push(record);
   if (verified && !user.phoneId) user.phoneId = record.id;
   user.updatedAt = t;
@@ -105,8 +107,9 @@ export function addPhone(user: UserRecord, phone: string, verified: boolean): Ph
 }
 
 /** Marks a number verified; with no primary number yet, it becomes the primary one. */
-export function verifyPhone(user: UserRecord, record: PhoneRecord): void {
+export function verifyPhone(user: UserRecord, record: PhoneRecord, by: Verifier): void {
   record.verified = true;
+  record.verifiedBy = by;
   record.updatedAt = Date.now();
   user.phoneId ??= record.id;
   user.updatedAt = record.updatedAt;

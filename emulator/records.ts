@@ -9,11 +9,15 @@ export type EmailRecord = {
   updatedAt: number;
 };
 
+export type Verifier = "phone_code" | "admin";
+
 /** A phone number (E.164), verified by an SMS code or by the Backend API. */
 export type PhoneRecord = {
   id: string;
   phone: string;
   verified: boolean;
+  /** How it was verified: a texted code, or the Backend API's say-so (Clerk's `admin` strategy). */
+  verifiedBy?: Verifier;
   createdAt: number;
   updatedAt: number;
 };

@@ -63,7 +63,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     const number = parsePhone(body.phone_number);
     refuseTakenPhone(store, number);
     refuseUnverifiedPrimary(body, isTrue(body.verified));
-    const phone = addPhone(user, number, isTrue(body.verified));
+    const phone = addPhone(user, number, isTrue(body.verified) ? "admin" : null);
     if (isTrue(body.primary)) user.phoneId = phone.id;
     store.changed();
     return phoneNumberJSON(phone);
@@ -76,10 +76,11 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     const { user, phone } = phoneById(req.params.id);
     const unverify = body.verified === false || body.verified === "false";
     refuseUnverifiedPrimary(body, unverify ? false : phone.verified || isTrue(body.verified));
-    if (isTrue(body.verified) && !phone.verified) verifyPhone(user, phone);
+    if (isTrue(body.verified) && !phone.verified) verifyPhone(user, phone, "admin");
     // `verified: false` takes the verification away; the number is no longer primary then.
     if (unverify && phone.verified) {
       phone.verified = false;
+      delete phone.verifiedBy;
       if (user.phoneId === phone.id) user.phoneId = user.phones.find((p) => p.verified)?.id ?? null;
     }
     if (isTrue(body.primary)) user.phoneId = phone.id;
@@ -128,7 +129,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     if (code === TEST_EMAIL_CODE) {
       verification.status = "verified";
       if (!phone.verified) {
-        verifyPhone(user, phone);
+        verifyPhone(user, phone, "phone_code");
         store.changed();
       }
     } else if (verification.attempts >= MAX_ATTEMPTS) {
@@ -165,7 +166,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     user.phones = [];
     user.phoneId = null;
     // An unverified number cannot be primary: the user then has none until it is verified.
-    const phone = addPhone(user, number, status === "verified");
+    const phone = addPhone(user, number, status === "verified" ? "admin" : null);
     store.changed();
     return phoneNumberJSON(phone);
   });

@@ -38,7 +38,7 @@ export function newUserIdentifiers(store: Store, body: Record<string, unknown>) 
   return {
     apply(user: UserRecord) {
       user.username = username;
-      for (const phone of phones) addPhone(user, phone, true);
+      for (const phone of phones) addPhone(user, phone, "admin");
     },
   };
 }

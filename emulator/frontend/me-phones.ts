@@ -32,7 +32,7 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
     refuseSecondFactor(req.body?.reserved_for_second_factor);
     const number = parsePhone(req.body?.phone_number);
     refuseTakenPhone(store, number);
-    const phone = addPhone(user, number, false);
+    const phone = addPhone(user, number, null);
     store.changed();
     return reply(req, res, phoneNumberJSON(phone));
   });
@@ -71,7 +71,7 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
     const phone = phoneOf(user, req.params.id);
     if (!phone.verified) {
       refuseWrongCode(req.body?.code);
-      verifyPhone(user, phone);
+      verifyPhone(user, phone, "phone_code");
       store.changed();
     }
     return reply(req, res, phoneNumberJSON(phone));

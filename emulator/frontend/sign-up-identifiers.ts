@@ -53,7 +53,7 @@ export const signUpPhoneReady = (signUp: SignUpRecord) => !signUp.phone || signU
 /** The new user's username and (verified, primary) phone number; taken since the sign-up began is Clerk's 422. */
 export function carrySignUpIdentifiers(signUp: SignUpRecord, user: UserRecord): void {
   if (signUp.username) user.username = signUp.username;
-  if (signUp.phone) addPhone(user, signUp.phone, true);
+  if (signUp.phone) addPhone(user, signUp.phone, "phone_code");
 }
 
 /** Checked again when the user is about to be made: someone may have taken them since. */

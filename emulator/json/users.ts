@@ -30,7 +30,11 @@ export function phoneNumberJSON(phone: PhoneRecord) {
     reserved_for_second_factor: false,
     default_second_factor: false,
     reserved: false,
-    verification: verificationJSON(phone.verified ? "verified" : "unverified", "phone_code"),
+    // Verified by the Backend API's say-so: Clerk's `admin` verification, with no code behind it.
+    verification:
+      phone.verified && phone.verifiedBy === "admin"
+        ? { object: "verification_admin", status: "verified", strategy: "admin", attempts: null, expire_at: null }
+        : verificationJSON(phone.verified ? "verified" : "unverified", "phone_code"),
     linked_to: [],
     backup_codes: null,
     created_at: phone.createdAt,
