@@ -1,7 +1,8 @@
 /**
  * What `GET /v1/environment` returns: one production instance with email +
- * password, email code or email link sign-in, email-code verification at
- * sign-up (links too when the instance says so), optional names, and
+ * password, email code, email link or SMS code sign-in, email-code
+ * verification at sign-up (links too when the instance says so), optional
+ * names, optional usernames and phone numbers as identifiers, and
  * organizations on. The shape is Clerk's Frontend API schema
  * `Client.Environment` (fapi-2025-11-10.yml), which forbids unknown fields:
  * everything the emulator has no concept of is sent as off or empty.
@@ -43,16 +44,17 @@ export function environmentJSON(
       first_name: "on",
       last_name: "on",
       email_address: "required",
-      phone_number: "off",
-      username: "off",
+      phone_number: "on",
+      username: "on",
       password: "required",
       identification_requirements: [["email_address"]],
-      identification_strategies: ["email_address"],
+      identification_strategies: ["email_address", "phone_number", "username"],
       // `ticket` is how invitation links sign in and sign up.
       // `reset_password_email_code`: <SignIn/>'s "Forgot password?".
       first_factors: [
         "email_code",
         "email_link",
+        "phone_code",
         "password",
         "ticket",
         "reset_password_email_code",
@@ -143,8 +145,14 @@ export function environmentJSON(
           verifications: emailVerifications,
           verify_at_sign_up: true,
         }),
-        phone_number: attribute(false),
-        username: attribute(false),
+        // Optional identifiers: a verified phone number signs in with an SMS code (never a second factor here).
+        phone_number: attribute(true, {
+          used_for_first_factor: true,
+          first_factors: ["phone_code"],
+          verifications: ["phone_code"],
+          verify_at_sign_up: true,
+        }),
+        username: attribute(true, { used_for_first_factor: true }),
         web3_wallet: attribute(false),
         first_name: attribute(true),
         last_name: attribute(true),

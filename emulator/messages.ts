@@ -191,11 +191,7 @@ export function invitationEmail(store: Store, invitation: { email: string }, act
   });
 }
 
-/**
- * A text message (`verification_code`). Nothing in the emulator sends one yet:
- * its instance has no phone numbers (docs/emulator.md). The shape is here so
- * that the day it has them, `sms.created` is Clerk's.
- */
+/** A text message (`verification_code`): verifying a phone number, and signing in with an SMS code. */
 export function verificationCodeSms(
   store: Store,
   to: { phoneNumber: string; phoneNumberId: string | null; userId: string | null },

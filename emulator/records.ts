@@ -9,6 +9,19 @@ export type EmailRecord = {
   updatedAt: number;
 };
 
+export type Verifier = "phone_code" | "admin";
+
+/** A phone number (E.164), verified by an SMS code or by the Backend API. */
+export type PhoneRecord = {
+  id: string;
+  phone: string;
+  verified: boolean;
+  /** How it was verified: a texted code, or the Backend API's say-so (Clerk's `admin` strategy). */
+  verifiedBy?: Verifier;
+  createdAt: number;
+  updatedAt: number;
+};
+
 export type UserRecord = {
   id: string;
   firstName: string | null;
@@ -34,6 +47,12 @@ export type UserRecord = {
   createdAt: number;
   updatedAt: number;
   lastSignInAt: number | null;
+  /** The username (lowercase, unique in the instance), or null. */
+  username: string | null;
+  /** Every phone number, the primary one included; an unverified one cannot sign in. */
+  phones: PhoneRecord[];
+  /** The primary phone number's id, or null. */
+  phoneId: string | null;
   /** Multi-factor authentication as the user's JSON shows it (emulator/mfa.ts); absent in older state files. */
   mfa?: UserMfaFlags;
 };
@@ -213,6 +232,10 @@ export type SignUpRecord = {
   emailVerificationStrategy?: "email_code" | "email_link";
   /** The invitation ticket the sign-up started with: it verifies the email and is redeemed on completion. */
   ticket?: string | null;
+  /** The username and phone number (E.164) asked for, and whether the phone's SMS code was given. */
+  username?: string | null;
+  phone?: string | null;
+  phoneVerification?: "none" | "unverified" | "verified";
   status: "missing_requirements" | "complete";
   createdUserId: string | null;
   createdSessionId: string | null;

@@ -137,6 +137,9 @@ export function newUserFields() {
     locale: null,
     legalAcceptedAt: null,
     lastSignInAt: null,
+    username: null,
+    phones: [],
+    phoneId: null,
   };
 }
 
@@ -163,6 +166,9 @@ export function upgrade(state: State): State {
     user.externalId ??= null;
     user.locale ??= null;
     user.legalAcceptedAt ??= null;
+    user.username ??= null;
+    user.phones ??= [];
+    user.phoneId ??= null;
   }
   for (const org of state.organizations) {
     org.imageId ??= null;

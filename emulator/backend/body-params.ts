@@ -15,16 +15,17 @@ import { unknownParameter } from "./query-params";
  *
  * A field refused, or not listed at all, is Clerk's 422 `form_param_unknown`
  * naming it, which is what Clerk answers for a field of a feature the instance
- * has turned off (this instance has no phone numbers, usernames or web3
- * wallets); a refused flag sent as `false` asks for nothing and passes. The
+ * has turned off (this instance has no web3 wallets and no SMS second factor);
+ * a refused flag sent as `false` asks for nothing and passes. The
  * request is refused before its endpoint runs, so nothing is created or
  * changed, and a write with no entry cannot be registered: nothing is ever
  * silently dropped.
  */
 export type FieldRule = "kept" | "flag" | { refused: string };
 
-const NO_PHONES = { refused: "The emulator's instance has no phone numbers (docs/emulator.md)." };
-const NO_USERNAMES = { refused: "The emulator's instance has no usernames (docs/emulator.md)." };
+const NO_SMS_SECOND_FACTOR = {
+  refused: "The emulator's phone numbers are never a second factor (docs/emulator.md); `false` passes.",
+};
 const NO_WALLETS = { refused: "The emulator's instance has no web3 wallets (docs/emulator.md)." };
 const NO_DIGESTS = { refused: "The emulator cannot verify imported password digests: send password instead." };
 const NO_PERMISSIONS = {
@@ -36,7 +37,7 @@ const COMMON_USER_FIELDS: Record<string, FieldRule> = {
   first_name: "kept",
   last_name: "kept",
   locale: "kept",
-  username: NO_USERNAMES,
+  username: "kept",
   password: "kept",
   password_digest: NO_DIGESTS,
   password_hasher: NO_DIGESTS,
@@ -62,8 +63,8 @@ export const USER_CREATE_FIELDS: Readonly<Record<string, FieldRule>> = {
   ...COMMON_USER_FIELDS,
   email_address: "kept",
   email_address_identification_status: "kept",
-  phone_number: NO_PHONES,
-  phone_number_identification_status: NO_PHONES,
+  phone_number: "kept",
+  phone_number_identification_status: "kept",
   web3_wallet: NO_WALLETS,
   // The emulator never requires a password, nor anything but an email address, which every user has.
   skip_password_requirement: "flag",
@@ -78,7 +79,7 @@ export const USER_UPDATE_FIELDS: Readonly<Record<string, FieldRule>> = {
   primary_email_address_id: "kept",
   // No email is ever sent.
   notify_primary_email_address_changed: "flag",
-  primary_phone_number_id: NO_PHONES,
+  primary_phone_number_id: "kept",
   primary_web3_wallet_id: NO_WALLETS,
   profile_image_id: "kept",
   sign_out_of_other_sessions: "flag",
@@ -247,6 +248,22 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
   "POST /v1/sessions/:id/revoke": {},
   "POST /v1/testing_tokens": {},
   ...SESSION_TOKEN_FIELDS,
+  "POST /v1/phone_numbers": {
+    user_id: "kept",
+    phone_number: "kept",
+    verified: "kept",
+    primary: "kept",
+    reserved_for_second_factor: NO_SMS_SECOND_FACTOR,
+  },
+  "PATCH /v1/phone_numbers/:id": {
+    verified: "kept",
+    primary: "kept",
+    reserved_for_second_factor: NO_SMS_SECOND_FACTOR,
+  },
+  "DELETE /v1/phone_numbers/:id": {},
+  "POST /v1/phone_numbers/:id/prepare_verification": {},
+  "POST /v1/phone_numbers/:id/attempt_verification": { verification_id: "kept", code: "kept" },
+  "PUT /v1/users/:id/phone_number": { phone_number: "kept", identification_status: "kept" },
 };
 
 /**

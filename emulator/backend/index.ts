@@ -9,6 +9,7 @@ import { registerInvitationRoutes } from "./invitations";
 import { registerMembershipRoutes } from "./organization-members";
 import { registerOrganizationRoleRoutes } from "./organization-roles";
 import { registerOrganizationRoutes } from "./organizations";
+import { registerPhoneNumberRoutes } from "./phone-numbers";
 import { withDeclaredBodyFields } from "./body-params";
 import { withDeclaredQueryParams } from "./query-params";
 import { registerSessionRoutes } from "./sessions";
@@ -61,6 +62,7 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   registerJwtTemplateRoutes(route, bapi);
   registerActorTokenRoutes(route, bapi);
   registerClientRoutes(route, bapi);
+  registerPhoneNumberRoutes(route, bapi);
 
   router.use(notImplemented);
   return router;

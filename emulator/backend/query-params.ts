@@ -20,7 +20,7 @@ import type {
  * registering a GET that has no entry here throws at start-up
  * (emulator/backend/index.ts). A list's filters are functions, so a filter
  * that is named is also applied: one on an attribute the emulator does not keep
- * (phone numbers, usernames, web3 wallets, external accounts) keeps nobody,
+ * (web3 wallets, external accounts) keeps nobody,
  * as Clerk would answer on an instance where nobody has one.
  */
 
@@ -60,13 +60,6 @@ const noneHave =
   () =>
     false;
 
-/** A text search Clerk runs on an attribute the emulator does not keep: any text keeps nothing. */
-const noneMatchText =
-  <T>(): Filter<T> =>
-  (values) =>
-  () =>
-    !values.some((v) => v.trim() !== "");
-
 /** Milliseconds since the epoch, as Clerk takes them; anything else is Clerk's 422. */
 const timestamp = (name: string, values: string[]) => {
   const value = values[values.length - 1] ?? "";
@@ -103,9 +96,10 @@ const partial =
   };
 
 const emailsOf = (u: UserRecord) => u.emails.map((e) => e.email);
+const phonesOf = (u: UserRecord) => u.phones.map((p) => p.phone);
 const namesOf = (u: UserRecord) => [u.firstName, u.lastName, fullName(u)];
-/** Where Clerk's `query` looks on a user: addresses, ids, names (phones, usernames and wallets: none here). */
-const searchableOf = (u: UserRecord) => [...emailsOf(u), u.id, u.externalId, ...namesOf(u)];
+/** Where Clerk's `query` looks on a user: addresses, phone numbers, username, ids, names (wallets: none here). */
+const searchableOf = (u: UserRecord) => [...emailsOf(u), ...phonesOf(u), u.username, u.id, u.externalId, ...namesOf(u)];
 /** The user's last activity as the emulator shows it (`last_active_at` in its JSON). */
 const lastActiveAt = (u: UserRecord) => u.lastSignInAt;
 
@@ -116,13 +110,19 @@ function userFilters(): Record<string, Filter<UserRecord>> {
       const wanted = lower(values);
       return (u) => emailsOf(u).some((e) => wanted.includes(e));
     },
-    phone_number: noneHave(),
-    username: noneHave(),
+    phone_number: (values) => {
+      const wanted = values.map((v) => v.replace(/[\s().-]/g, ""));
+      return (u) => phonesOf(u).some((p) => wanted.includes(p));
+    },
+    username: (values) => {
+      const wanted = lower(values);
+      return (u) => u.username !== null && wanted.includes(u.username);
+    },
     web3_wallet: noneHave(),
     query: partial(searchableOf),
     email_address_query: partial(emailsOf),
-    phone_number_query: noneMatchText(),
-    username_query: noneMatchText(),
+    phone_number_query: partial(phonesOf),
+    username_query: partial((u) => [u.username]),
     name_query: partial(namesOf),
     last_active_at_before: before("last_active_at_before", lastActiveAt),
     last_active_at_after: after("last_active_at_after", lastActiveAt),
@@ -307,6 +307,7 @@ export const BACKEND_QUERY_PARAMS: Readonly<Record<string, readonly string[]>> =
   "/v1/organization_permissions/:permissionId": [],
   "/v1/sessions": namesIn(SESSION_LIST as ListSpec<unknown>),
   "/v1/sessions/:id": [],
+  "/v1/phone_numbers/:id": [],
   // Not in Clerk's description (tests/contract/allowlist.ts); @clerk/backend sends the nonce.
   "/v1/clients/handshake_payload": ["nonce"],
   "/v1/jwt_templates": ["paginated", "limit", "offset"],

@@ -5,7 +5,9 @@ import { validateNewPassword } from "../passwords";
 import { ApiError, paginate, str } from "../routing";
 import { newId } from "../ids";
 import { hashPassword, type UserRecord } from "../store";
+import { applyIdentifierChanges } from "../identifiers";
 import { asList, type BackendContext, type Route } from "./context";
+import { newUserIdentifiers } from "./user-identifiers";
 import { bodyOf, isTrue, timeOf } from "./body-params";
 import { filterList, orderBy, page, USER_COUNT, USER_LIST } from "./query-params";
 import { applyMfaFields, parseMfaFields } from "./users-mfa";
@@ -55,9 +57,9 @@ export function registerUserRoutes(
     last_name: (u) => u.lastName?.toLowerCase() ?? null,
     last_active_at: (u) => u.lastSignInAt,
     last_sign_in_at: (u) => u.lastSignInAt,
+    phone_number: (u) => u.phones.find((p) => p.id === u.phoneId)?.phone ?? null,
+    username: (u) => u.username,
     // Nobody has one: the order among them stays as created.
-    phone_number: () => null,
-    username: () => null,
     web3wallet: () => null,
   };
   route("GET", "/v1/users", (req) => {
@@ -109,6 +111,7 @@ export function registerUserRoutes(
     }
     const password = str(body.password);
     if (password !== null && !isTrue(body.skip_password_checks)) validateNewPassword(password);
+    const identifiers = newUserIdentifiers(store, body);
     const fields = userFields(body, null);
     const mfa = parseMfaFields(body);
     const user = store.createUser({
@@ -126,6 +129,7 @@ export function registerUserRoutes(
         updatedAt: user.createdAt,
       });
     }
+    identifiers.apply(user);
     Object.assign(user, fields);
     applyMfaFields(store, user, mfa);
     if (fields.createdAt !== undefined) user.updatedAt = fields.createdAt;
@@ -160,6 +164,7 @@ export function registerUserRoutes(
       user.email = email.email;
       user.emailId = email.id;
     }
+    applyIdentifierChanges(store, user, body);
     const password = str(body.password);
     if (password !== null) {
       user.passwordHash = hashPassword(isTrue(body.skip_password_checks) ? password : validateNewPassword(password));

@@ -11,6 +11,7 @@ import { registerMeRoutes } from "./me";
 import { registerMultiDomainRoutes } from "./multi-domain";
 import { registerMeMfaRoutes } from "./me-mfa";
 import { registerSessionVerificationRoutes } from "./session-verification";
+import { registerPhoneRoutes } from "./me-phones";
 import { registerMemberRoutes } from "./organization-members";
 import { registerOrganizationRoleRoutes } from "./organization-roles";
 import { registerPasskeyRoutes } from "./passkeys";
@@ -47,6 +48,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerSessionVerificationRoutes(route, fapi);
   registerEmailRoutes(route, fapi);
   registerPasskeyRoutes(route, fapi);
+  registerPhoneRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);
   registerMemberRoutes(route, fapi);
   registerOrganizationRoleRoutes(route, fapi);

@@ -1,6 +1,7 @@
 import { parseMetadata, mergeMetadata } from "../metadata";
 import { activeSessionJSON, deletedJSON, sessionJSON, userJSON } from "../json";
 import { removeAccount } from "../accounts";
+import { applyIdentifierChanges } from "../identifiers";
 import { ApiError, str } from "../routing";
 import { hashPassword, verifyPassword } from "../store";
 import { readImageUpload } from "../uploads";
@@ -15,6 +16,7 @@ export function registerMeRoutes(route: Route, fapi: FrontendContext): void {
 
   route("PATCH", "/v1/me", (req, res) => {
     const { user } = me(req);
+    applyIdentifierChanges(store, user, req.body ?? {});
     const first = str(req.body?.first_name);
     const last = str(req.body?.last_name);
     if (first !== null) user.firstName = first.trim().slice(0, 100) || null;

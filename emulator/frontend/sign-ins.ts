@@ -11,17 +11,19 @@ import type { FrontendContext, Route } from "./context";
 import { prepareSignInEmailLink } from "./email-links";
 import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 import { registerSecondFactorRoutes } from "./sign-in-second-factor";
+import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
+import { userByIdentifier } from "../identifiers";
 
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
 export const TEST_EMAIL_CODE = "424242";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
-const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "ticket"];
+const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "phone_code", "ticket"];
 
 /** First factors whose code is emailed: a sign-in code, or the code that starts a password reset. */
 const CODE_STRATEGIES = ["email_code", "reset_password_email_code"];
 
-/** Signing in: password, an email code, or a ticket (an invitation or sign-in link). */
+/** Signing in: password, an email or SMS code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
   const { store, ensureClient, envelope, finishSignIn, refuseIfSignedIn } = fapi;
 
@@ -119,7 +121,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       // clerk-js's discoverable passkey flow: no identifier, the authenticator picks the account.
       preparePasskeySignIn(fapi, req, client.signIn);
     } else if (identifier) {
-      const user = store.userByEmail(identifier);
+      // An email address, a username or a phone number.
+      const user = userByIdentifier(store, identifier);
       if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
       client.signIn.userId = user.id;
       client.signIn.status = "needs_first_factor";
@@ -135,6 +138,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         prepareSignInEmailLink(fapi, req, client, client.signIn);
       } else if (strategy === "passkey") {
         preparePasskeySignIn(fapi, req, client.signIn);
+      } else if (strategy === "phone_code") {
+        preparePhoneCode(store, req, client.signIn, user);
       }
     }
     client.updatedAt = now;
@@ -171,6 +176,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     signIn.firstFactorStatus = "unverified";
     const user = signIn.userId ? store.user(signIn.userId) : null;
     if (CODE_STRATEGIES.includes(signIn.firstFactorStrategy) && user) emailCode(req, user, signIn.firstFactorStrategy);
+    if (signIn.firstFactorStrategy === "phone_code" && user) preparePhoneCode(store, req, signIn, user);
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 
@@ -179,7 +185,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const strategy = str(req.body?.strategy);
     if (strategy === "password") {
       attemptPassword(req, client, str(req.body?.password));
-    } else if (strategy === "email_code" || strategy === "reset_password_email_code") {
+    } else if (strategy === "email_code" || strategy === "reset_password_email_code" || strategy === "phone_code") {
+      if (strategy === "phone_code") refuseUnpreparedPhoneCode(signIn);
       const user = signIn.userId ? store.user(signIn.userId) : null;
       if (str(req.body?.code) !== TEST_EMAIL_CODE || !user) {
         throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");

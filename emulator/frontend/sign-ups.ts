@@ -9,6 +9,14 @@ import { hashPassword, type ClientRecord, type SignUpRecord } from "../store";
 import type { FrontendContext, Route } from "./context";
 import { prepareSignUpEmailLink, type CompleteSignUp } from "./email-links";
 import { TEST_EMAIL_CODE } from "./sign-ins";
+import {
+  applySignUpIdentifiers,
+  attemptPhoneVerification,
+  carrySignUpIdentifiers,
+  preparePhoneVerification,
+  refuseTakenSignUpIdentifiers,
+  signUpPhoneReady,
+} from "./sign-up-identifiers";
 
 /**
  * Signing up: email + password verified by a code (or an emailed link), or an invitation's ticket;
@@ -78,6 +86,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
       }
       signUp.passwordHash = hashPassword(password);
     }
+    applySignUpIdentifiers(store, signUp, body);
     const first = str(body.first_name);
     const last = str(body.last_name);
     if (first !== null) signUp.firstName = first.trim().slice(0, 100) || null;
@@ -92,6 +101,8 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
     if (!signUp.email || !signUp.passwordHash || signUp.emailVerification !== "verified" || signUp.createdUserId) {
       return;
     }
+    if (!signUpPhoneReady(signUp)) return;
+    refuseTakenSignUpIdentifiers(store, signUp);
     if (store.emailTaken(signUp.email)) {
       throw new ApiError(
         422,
@@ -108,6 +119,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
       firstName: signUp.firstName,
       lastName: signUp.lastName,
     });
+    carrySignUpIdentifiers(signUp, user);
     if (ticket) redeemTicket(store, ticket, user.id);
     // An external id the Backend API set on the sign-up (`PATCH /v1/sign_ups/:id`) is the user's.
     if (signUp.externalId) user.externalId = signUp.externalId;
@@ -128,6 +140,9 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
       lastName: null,
       emailVerification: "none",
       ticket: null,
+      username: null,
+      phone: null,
+      phoneVerification: "none",
       status: "missing_requirements",
       createdUserId: null,
       createdSessionId: null,
@@ -162,6 +177,10 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
       prepareSignUpEmailLink(fapi, req, client, signUp);
       return envelope(req, res, client, signUpJSON(signUp, store));
     }
+    if (str(req.body?.strategy) === "phone_code") {
+      preparePhoneVerification(store, signUp);
+      return envelope(req, res, client, signUpJSON(signUp, store));
+    }
     if (!signUp.email) throw new ApiError(422, "form_param_missing", "Enter your email address.", "email_address");
     if (signUp.emailVerification !== "verified") {
       signUp.emailVerification = "unverified";
@@ -175,10 +194,14 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
 
   route("POST", "/v1/client/sign_ups/:id/attempt_verification", (req, res) => {
     const { client, signUp } = currentSignUp(req, res);
-    if (str(req.body?.code) !== TEST_EMAIL_CODE) {
-      throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+    if (str(req.body?.strategy) === "phone_code") {
+      attemptPhoneVerification(req, signUp);
+    } else {
+      if (str(req.body?.code) !== TEST_EMAIL_CODE) {
+        throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+      }
+      signUp.emailVerification = "verified";
     }
-    signUp.emailVerification = "verified";
     completeSignUpIfReady(req, client, signUp);
     store.changed();
     return envelope(req, res, client, signUpJSON(signUp, store));

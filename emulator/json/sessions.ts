@@ -85,6 +85,14 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
         // What <SignIn/>'s "Forgot password?" starts (the code is emailed, as a sign-in code is).
         { strategy: "reset_password_email_code", ...email },
         ...(store.settings.passkeys && user && passkeysOf(store, user.id).length > 0 ? [{ strategy: "passkey" }] : []),
+        ...(user?.phones ?? [])
+          .filter((p) => p.verified)
+          .map((p) => ({
+            strategy: "phone_code",
+            safe_identifier: p.phone,
+            phone_number_id: p.id,
+            primary: p.id === user?.phoneId,
+          })),
       ]
     : [];
   // Listed once the first factor is done: clerk-js reads them when the status is needs_second_factor.
@@ -96,7 +104,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     id: signIn.id,
     status: signIn.status,
     identifier: signIn.identifier,
-    supported_identifiers: ["email_address"],
+    supported_identifiers: ["email_address", "phone_number", "username"],
     supported_first_factors: factors,
     supported_second_factors: secondFactors,
     first_factor_verification:
@@ -130,6 +138,15 @@ export function signUpJSON(signUp: SignUpRecord, store: Store) {
   if (!signUp.passwordHash) missing.push("password");
   const unverified = signUp.email && signUp.emailVerification !== "verified" ? ["email_address"] : [];
   const byLink = !signUp.ticket && signUp.emailVerificationStrategy === "email_link";
+  if (signUp.phone && signUp.phoneVerification !== "verified") unverified.push("phone_number");
+  const phoneVerification =
+    !signUp.phone || !signUp.phoneVerification || signUp.phoneVerification === "none"
+      ? null
+      : {
+          ...verificationJSON(signUp.phoneVerification, "phone_code"),
+          next_action: signUp.phoneVerification === "verified" ? "" : "needs_attempt",
+          supported_strategies: ["phone_code"],
+        };
   const emailVerification =
     signUp.emailVerification === "none"
       ? null
@@ -145,18 +162,18 @@ export function signUpJSON(signUp: SignUpRecord, store: Store) {
     id: signUp.id,
     status: signUp.status,
     required_fields: ["email_address", "password"],
-    optional_fields: ["first_name", "last_name"],
+    optional_fields: ["first_name", "last_name", "username", "phone_number"],
     missing_fields: missing,
     unverified_fields: unverified,
     verifications: {
       email_address: emailVerification,
-      phone_number: null,
+      phone_number: phoneVerification,
       web3_wallet: null,
       external_account: null,
     },
-    username: null,
+    username: signUp.username ?? null,
     email_address: signUp.email,
-    phone_number: null,
+    phone_number: signUp.phone ?? null,
     web3_wallet: null,
     first_name: signUp.firstName,
     last_name: signUp.lastName,

@@ -1,5 +1,5 @@
 import { mfaFlagsOf } from "../mfa";
-import type { EmailRecord, Store, UserRecord } from "../store";
+import type { EmailRecord, PhoneRecord, Store, UserRecord } from "../store";
 import { imageUrl, verificationJSON, type Api } from "./common";
 import { membershipJSON } from "./organizations";
 import { passkeyJSON, passkeysOf } from "./passkeys";
@@ -23,6 +23,27 @@ export function emailAddressJSON(email: EmailRecord) {
   };
 }
 
+/** A phone number; the emulator's instance has no SMS second factor, so none is reserved for one. */
+export function phoneNumberJSON(phone: PhoneRecord) {
+  return {
+    object: "phone_number",
+    id: phone.id,
+    phone_number: phone.phone,
+    reserved_for_second_factor: false,
+    default_second_factor: false,
+    reserved: false,
+    // Verified by the Backend API's say-so: Clerk's `admin` verification, with no code behind it.
+    verification:
+      phone.verified && phone.verifiedBy === "admin"
+        ? { object: "verification_admin", status: "verified", strategy: "admin", attempts: null, expire_at: null }
+        : verificationJSON(phone.verified ? "verified" : "unverified", "phone_code"),
+    linked_to: [],
+    backup_codes: null,
+    created_at: phone.createdAt,
+    updated_at: phone.updatedAt,
+  };
+}
+
 /** The public face of a user, as memberships and sessions show it in the browser. */
 export function publicUserDataJSON(store: Store, user: UserRecord) {
   const image = imageUrl(store, user.imageId);
@@ -34,7 +55,7 @@ export function publicUserDataJSON(store: Store, user: UserRecord) {
     profile_image_url: image,
     has_image: Boolean(user.imageId),
     identifier: user.email,
-    username: null,
+    username: user.username,
   };
 }
 
@@ -49,17 +70,17 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     object: "user",
     id: user.id,
     external_id: user.externalId,
-    username: null,
+    username: user.username,
     first_name: user.firstName,
     last_name: user.lastName,
     image_url: image,
     profile_image_url: image,
     has_image: Boolean(user.imageId),
     primary_email_address_id: user.emailId,
-    primary_phone_number_id: null,
+    primary_phone_number_id: user.phoneId,
     primary_web3_wallet_id: null,
     email_addresses: user.emails.map(emailAddressJSON),
-    phone_numbers: [],
+    phone_numbers: user.phones.map(phoneNumberJSON),
     web3_wallets: [],
     external_accounts: [],
     saml_accounts: [],

@@ -76,8 +76,6 @@ describe("POST /v1/users", () => {
 
   it("refuses a field it would have to drop, with Clerk's 422 naming it, and creates nobody", async () => {
     const refusals: Record<string, unknown> = {
-      phone_number: ["+15555550100"],
-      username: "kay",
       web3_wallet: ["0x0000000000000000000000000000000000000001"],
       password_digest: "$2a$10$abcdefghijklmnopqrstuv",
       delete_self_enabled: true,
@@ -140,8 +138,6 @@ describe("PATCH /v1/users/:id", () => {
   it("refuses a field it would have to drop, and changes nothing", async () => {
     const made = await emu.bapi("POST", "/v1/users", { email_address: [address("unpatched")], first_name: "Una" });
     for (const [field, value] of Object.entries({
-      username: "una",
-      primary_phone_number_id: "idn_phone",
       create_organization_enabled: true,
       nickname: "u",
     })) {

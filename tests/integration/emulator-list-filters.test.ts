@@ -23,6 +23,8 @@ beforeAll(async () => {
     email_address: ["zed@example.com"],
     first_name: "Zed",
     last_name: "Tester",
+    username: "Zed_T",
+    phone_number: ["+15555550123"],
   });
   expect(made.status).toBe(200);
   zed = made.body;
@@ -48,8 +50,14 @@ describe("GET /v1/users and /v1/users/count", () => {
       ["grace@example.com", [GRACE]],
       ["GRACE@example.com", [GRACE]],
     ],
-    phone_number: [["+15555550100", []]],
-    username: [["ada", []]],
+    phone_number: [
+      ["+15555550100", []],
+      ["+15555550123", [zed.id]],
+    ],
+    username: [
+      ["ada", []],
+      ["ZED_T", [zed.id]],
+    ],
     web3_wallet: [["0x0000000000000000000000000000000000000001", []]],
     external_id: [["ext-1", []]],
     user_id: [
@@ -63,10 +71,18 @@ describe("GET /v1/users and /v1/users/count", () => {
     query: [
       ["lovelace", [ADA]],
       ["zed@", [zed.id]],
+      ["zed_t", [zed.id]],
+      ["5550123", [zed.id]],
     ],
     email_address_query: [["GRACE", [GRACE]]],
-    phone_number_query: [["555", []]],
-    username_query: [["a", []]],
+    phone_number_query: [
+      ["999", []],
+      ["5550123", [zed.id]],
+    ],
+    username_query: [
+      ["a", []],
+      ["ED_", [zed.id]],
+    ],
     name_query: [["hopper", [GRACE]]],
     banned: [
       ["true", []],

@@ -99,7 +99,7 @@ describe("creating a sign-in, Clerk's other answers", () => {
   });
 
   it("a strategy the instance does not offer: 422 form_param_value_invalid on strategy", async () => {
-    for (const strategy of ["phone_code", "oauth_google", "passkey"]) {
+    for (const strategy of ["oauth_google", "passkey", "web3_metamask_signature"]) {
       const r = await frontendClient(emu.origin)("POST", "/v1/client/sign_ins", {
         identifier: "ada@example.com",
         strategy,

@@ -283,7 +283,7 @@ describe("the emulator's email webhooks", () => {
 });
 
 describe("sms.created", () => {
-  it("has Clerk's SMSMessage shape (the emulator's instance has no phone numbers, so nothing sends one yet)", () => {
+  it("has Clerk's SMSMessage shape (those phone numbers send: tests/integration/emulator-phone-numbers.test.ts)", () => {
     const message = verificationCodeSms(
       new Store(null),
       { phoneNumber: "+15555550123", phoneNumberId: "idn_phone", userId: "user_x" },

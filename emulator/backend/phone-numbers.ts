@@ -1,0 +1,173 @@
+import { randomBytes } from "node:crypto";
+import { addPhone, parsePhone, refuseTakenPhone, removePhone, verifyPhone } from "../identifiers";
+import { deletedJSON, phoneNumberJSON } from "../json";
+import { ApiError, str } from "../routing";
+import type { PhoneRecord, UserRecord } from "../store";
+import { textCode } from "../frontend/me-phones";
+import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
+import { bodyOf, isTrue } from "./body-params";
+import type { BackendContext, Route } from "./context";
+
+/** A code sent by `prepare_verification`, checked by `attempt_verification` (kept in memory, as testing tokens are). */
+type PhoneVerification = {
+  id: string;
+  phoneId: string;
+  status: "unverified" | "verified" | "failed" | "expired";
+  attempts: number;
+  expireAt: number;
+};
+
+/** Clerk's codes last ten minutes and allow this many wrong tries. */
+const CODE_LIFETIME_MS = 10 * 60_000;
+const MAX_ATTEMPTS = 3;
+
+const verificationJSON = (v: PhoneVerification) => ({
+  object: "verification_otp",
+  id: v.id,
+  status: v.status,
+  strategy: "phone_code",
+  attempts: v.attempts,
+  expire_at: v.expireAt,
+});
+
+/** Phone numbers: add one to a user, read, update (verified, primary), remove, verify by a texted code; replace them all. */
+export function registerPhoneNumberRoutes(route: Route, { store, userOf }: BackendContext): void {
+  const verifications = new Map<string, PhoneVerification>();
+
+  const phoneById = (id: unknown): { user: UserRecord; phone: PhoneRecord } => {
+    for (const user of store.state.users) {
+      const phone = user.phones.find((p) => p.id === id);
+      if (phone) return { user, phone };
+    }
+    throw new ApiError(404, "resource_not_found", "Phone number not found");
+  };
+
+  /** `primary: true` is for a verified number only: Clerk's 422, checked before anything changes. */
+  const refuseUnverifiedPrimary = (body: Record<string, unknown>, verified: boolean) => {
+    if (isTrue(body.primary) && !verified) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "primary",
+        "Only a verified phone number can be primary.",
+      );
+    }
+  };
+
+  // `reserved_for_second_factor: true` is refused by body-params.ts: no SMS second factor here.
+  route("POST", "/v1/phone_numbers", (req) => {
+    const body = bodyOf(req.body);
+    const user = store.user(str(body.user_id) ?? "");
+    if (!user) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
+    const number = parsePhone(body.phone_number);
+    refuseTakenPhone(store, number);
+    refuseUnverifiedPrimary(body, isTrue(body.verified));
+    const phone = addPhone(user, number, isTrue(body.verified) ? "admin" : null);
+    if (isTrue(body.primary)) user.phoneId = phone.id;
+    store.changed();
+    return phoneNumberJSON(phone);
+  });
+
+  route("GET", "/v1/phone_numbers/:id", (req) => phoneNumberJSON(phoneById(req.params.id).phone));
+
+  route("PATCH", "/v1/phone_numbers/:id", (req) => {
+    const body = bodyOf(req.body);
+    const { user, phone } = phoneById(req.params.id);
+    const unverify = body.verified === false || body.verified === "false";
+    refuseUnverifiedPrimary(body, unverify ? false : phone.verified || isTrue(body.verified));
+    if (isTrue(body.verified) && !phone.verified) verifyPhone(user, phone, "admin");
+    // `verified: false` takes the verification away; the number is no longer primary then.
+    if (unverify && phone.verified) {
+      phone.verified = false;
+      delete phone.verifiedBy;
+      if (user.phoneId === phone.id) user.phoneId = user.phones.find((p) => p.verified)?.id ?? null;
+    }
+    if (isTrue(body.primary)) user.phoneId = phone.id;
+    phone.updatedAt = user.updatedAt = Date.now();
+    store.changed();
+    return phoneNumberJSON(phone);
+  });
+
+  route("DELETE", "/v1/phone_numbers/:id", (req) => {
+    const { user, phone } = phoneById(req.params.id);
+    removePhone(user, phone);
+    store.changed();
+    return deletedJSON("phone_number", phone.id);
+  });
+
+  route("POST", "/v1/phone_numbers/:id/prepare_verification", (req) => {
+    const { user, phone } = phoneById(req.params.id);
+    const verification: PhoneVerification = {
+      id: `ver_${randomBytes(12).toString("hex")}`,
+      phoneId: phone.id,
+      status: "unverified",
+      attempts: 0,
+      expireAt: Date.now() + CODE_LIFETIME_MS,
+    };
+    verifications.set(verification.id, verification);
+    textCode(store, phone.phone, phone.id, user.id);
+    return verificationJSON(verification);
+  });
+
+  // A wrong or late code is told through the verification's status, not as an error (Clerk's description).
+  route("POST", "/v1/phone_numbers/:id/attempt_verification", (req) => {
+    const body = bodyOf(req.body);
+    const { user, phone } = phoneById(req.params.id);
+    const code = str(body.code);
+    if (code === null) throw new ApiError(422, "form_param_missing", "Enter code.", "code");
+    const verification = verifications.get(str(body.verification_id) ?? "");
+    if (!verification || verification.phoneId !== phone.id) {
+      throw new ApiError(404, "resource_not_found", "Verification not found", "verification_id");
+    }
+    if (verification.status === "verified") {
+      throw new ApiError(400, "verification_already_verified", "This verification has already been verified.");
+    }
+    if (verification.status === "unverified" && Date.now() > verification.expireAt) verification.status = "expired";
+    if (verification.status !== "unverified") return verificationJSON(verification);
+    verification.attempts += 1;
+    if (code === TEST_EMAIL_CODE) {
+      verification.status = "verified";
+      if (!phone.verified) {
+        verifyPhone(user, phone, "phone_code");
+        store.changed();
+      }
+    } else if (verification.attempts >= MAX_ATTEMPTS) {
+      verification.status = "failed";
+    }
+    return verificationJSON(verification);
+  });
+
+  // All the user's numbers replaced by one primary number (verified unless asked otherwise).
+  route("PUT", "/v1/users/:id/phone_number", (req) => {
+    const user = userOf(req);
+    const body = bodyOf(req.body);
+    const number = parsePhone(body.phone_number);
+    const status = str(body.identification_status) ?? "verified";
+    if (status === "reserved") {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "identification_status",
+        "The emulator has no reserved phone numbers: create it verified or unverified.",
+      );
+    }
+    if (status !== "verified" && status !== "unverified") {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "identification_status",
+        `${status} does not match one of the allowed values for parameter identification_status`,
+      );
+    }
+    refuseTakenPhone(store, number, user);
+    user.phones = [];
+    user.phoneId = null;
+    // An unverified number cannot be primary: the user then has none until it is verified.
+    const phone = addPhone(user, number, status === "verified" ? "admin" : null);
+    store.changed();
+    return phoneNumberJSON(phone);
+  });
+}
