@@ -1,3 +1,6 @@
+import type { RestrictionsRecord } from "./records";
+import { noRestrictions } from "./seed";
+
 /**
  * What `GET /v1/environment` returns: one production instance with email +
  * password sign-in, email-code verification at sign-up, optional names, and
@@ -26,7 +29,11 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 
 const off = { enabled: false };
 
-export function environmentJSON(applicationName: string, settings: { organizationSlugs: boolean }) {
+export function environmentJSON(
+  applicationName: string,
+  settings: { organizationSlugs: boolean },
+  restrictions: RestrictionsRecord = noRestrictions(),
+) {
   return {
     auth_config: {
       object: "auth_config",
@@ -152,11 +159,11 @@ export function environmentJSON(applicationName: string, settings: { organizatio
         legal_consent_enabled: false,
       },
       restrictions: {
-        allowlist: off,
-        blocklist: off,
-        allowlist_blocklist_disabled_on_sign_in: off,
-        block_email_subaddresses: off,
-        block_disposable_email_domains: off,
+        allowlist: { enabled: restrictions.allowlist },
+        blocklist: { enabled: restrictions.blocklist },
+        allowlist_blocklist_disabled_on_sign_in: { enabled: restrictions.allowlistBlocklistDisabledOnSignIn },
+        block_email_subaddresses: { enabled: restrictions.blockEmailSubaddresses },
+        block_disposable_email_domains: { enabled: restrictions.blockDisposableEmailDomains },
       },
       password_settings: {
         disable_hibp: true,

@@ -34,6 +34,14 @@ export type UserRecord = {
   createdAt: number;
   updatedAt: number;
   lastSignInAt: number | null;
+  /** Banned through the Backend API: cannot sign in until unbanned (absent in older state files: not banned). */
+  banned?: boolean;
+  /** When the user was locked (by the Backend API or by too many failed attempts), or null. */
+  lockedAt?: number | null;
+  /** Failed password and code attempts since the last success or unlock (Clerk's account lockout). */
+  failedAttempts?: number;
+  /** Marked compromised through the Backend API: a password sign-in is refused until it changes. */
+  passwordCompromised?: boolean;
 };
 
 export type OrgRecord = {
@@ -164,6 +172,29 @@ export type State = {
   handshakes: HandshakeRecord[];
   /** Uploaded profile images and logos; their bytes are files beside the state file. */
   images: ImageRecord[];
+  /** The instance's allow-list and block-list (`/v1/allowlist_identifiers`, `/v1/blocklist_identifiers`). */
+  allowlist: IdentifierRecord[];
+  blocklist: IdentifierRecord[];
+  /** The instance's restrictions (`PATCH /v1/instance/restrictions`). */
+  restrictions: RestrictionsRecord;
+};
+
+/** An email address (or `*@domain` / a domain, on the block-list) on the allow-list or block-list. */
+export type IdentifierRecord = {
+  id: string;
+  identifier: string;
+  /** The invitation the allow-list sent the address (`notify`), if any. */
+  invitationId: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type RestrictionsRecord = {
+  allowlist: boolean;
+  blocklist: boolean;
+  allowlistBlocklistDisabledOnSignIn: boolean;
+  blockEmailSubaddresses: boolean;
+  blockDisposableEmailDomains: boolean;
 };
 
 export type ImageRecord = { id: string; name: string; contentType: string; size: number; createdAt: number };

@@ -1,6 +1,6 @@
 import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
 import { newId } from "./ids";
-import type { MembershipRecord, OrgRecord, Role, State, UserRecord } from "./records";
+import type { MembershipRecord, OrgRecord, RestrictionsRecord, Role, State, UserRecord } from "./records";
 
 export function hashPassword(password: string): string {
   const salt = randomBytes(16).toString("hex");
@@ -118,6 +118,20 @@ export function seedState(): State {
     clients: [],
     handshakes: [],
     images: [],
+    allowlist: [],
+    blocklist: [],
+    restrictions: noRestrictions(),
+  };
+}
+
+/** Clerk's default: anyone may sign up and sign in. */
+export function noRestrictions(): RestrictionsRecord {
+  return {
+    allowlist: false,
+    blocklist: false,
+    allowlistBlocklistDisabledOnSignIn: false,
+    blockEmailSubaddresses: false,
+    blockDisposableEmailDomains: false,
   };
 }
 
@@ -144,6 +158,9 @@ export function newOrgFields() {
 export function upgrade(state: State): State {
   state.signInTokens ??= [];
   state.images ??= [];
+  state.allowlist ??= [];
+  state.blocklist ??= [];
+  state.restrictions ??= noRestrictions();
   for (const user of state.users) {
     user.emails ??= [
       { id: user.emailId, email: user.email, verified: true, createdAt: user.createdAt, updatedAt: user.updatedAt },

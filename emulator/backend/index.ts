@@ -10,6 +10,11 @@ import { withDeclaredBodyFields } from "./body-params";
 import { withDeclaredQueryParams } from "./query-params";
 import { registerSessionRoutes } from "./sessions";
 import { registerUserRoutes } from "./users";
+import { rawUploadBody } from "../uploads";
+import { registerEmailAddressRoutes } from "./email-addresses";
+import { registerRestrictionRoutes } from "./restrictions";
+import { registerUserAccessRoutes } from "./user-access";
+import { registerUserProfileRoutes } from "./user-profile";
 
 export type BackendApiOptions = {
   store: Store;
@@ -25,6 +30,8 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   const router = express.Router();
   router.use(express.json({ limit: "64kb" }));
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
+  // A profile image comes as a multipart form (@clerk/backend's `updateUserProfileImage`).
+  router.use("/v1/users/:id/profile_image", rawUploadBody);
   router.use((req, res, next) => {
     if (req.get("authorization") === `Bearer ${secretKey}`) return next();
     res
@@ -42,6 +49,10 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   registerOrganizationRoutes(route, bapi);
   registerInvitationRoutes(route, bapi);
   registerSessionRoutes(route, bapi);
+  registerUserAccessRoutes(route, bapi);
+  registerUserProfileRoutes(route, bapi);
+  registerEmailAddressRoutes(route, bapi);
+  registerRestrictionRoutes(route, bapi);
 
   router.use(notImplemented);
   return router;

@@ -160,6 +160,7 @@ export function registerUserRoutes(
     if (password !== null) {
       user.passwordHash = hashPassword(isTrue(body.skip_password_checks) ? password : validateNewPassword(password));
       user.passwordUpdatedAt = Date.now();
+      user.passwordCompromised = false;
       if (isTrue(body.sign_out_of_other_sessions)) revokeSessionsOf(user);
     }
     if (imageId !== null && imageId !== user.imageId) {

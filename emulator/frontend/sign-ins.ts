@@ -1,4 +1,10 @@
 import type { Request, Response } from "express";
+import {
+  recordFailedAttempt,
+  recordSuccessfulAttempt,
+  refuseBarredUser,
+  refuseUnlistedIdentifier,
+} from "../account-restrictions";
 import { newId } from "../ids";
 import { redeemTicket, ticketUser, usableTicket } from "../invitations";
 import { signInJSON } from "../json";
@@ -22,9 +28,11 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const user = signIn?.userId ? store.user(signIn.userId) : null;
     if (!signIn || !user)
       throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
+    refuseBarredUser(user);
     if (!password || !verifyPassword(password, user.passwordHash)) {
       signIn.firstFactorStrategy = "password";
       signIn.firstFactorStatus = "unverified";
+      recordFailedAttempt(store, user);
       throw new ApiError(
         422,
         "form_password_incorrect",
@@ -32,6 +40,16 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         "password",
       );
     }
+    if (user.passwordCompromised) {
+      // Clerk's answer (clerk-js shows "Password compromised" and offers the other methods).
+      throw new ApiError(
+        422,
+        "form_password_compromised",
+        "Your password may be compromised. To protect your account, please continue with an alternative sign-in method. You will be required to reset your password after signing in.",
+        "password",
+      );
+    }
+    recordSuccessfulAttempt(user);
     const session = finishSignIn(req, client, user.id);
     signIn.status = "complete";
     signIn.firstFactorStrategy = "password";
@@ -80,6 +98,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       // An invitation or sign-in link: the ticket alone signs its user in.
       const ticket = usableTicket(store, str(req.body?.ticket));
       const userId = ticketUser(store, ticket);
+      const ticketHolder = store.user(userId);
+      if (ticketHolder) refuseBarredUser(ticketHolder);
       redeemTicket(store, ticket, userId);
       const session = finishSignIn(req, client, userId);
       Object.assign(client.signIn, {
@@ -93,6 +113,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     } else if (identifier) {
       const user = store.userByEmail(identifier);
       if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
+      refuseUnlistedIdentifier(store, identifier, "sign_in");
+      refuseBarredUser(user);
       client.signIn.userId = user.id;
       client.signIn.status = "needs_first_factor";
       if (str(req.body?.password) !== null || strategy === "password") {
@@ -137,9 +159,13 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     if (strategy === "password") {
       attemptPassword(req, client, str(req.body?.password));
     } else if (strategy === "email_code") {
+      const user = signIn.userId ? store.user(signIn.userId) : null;
+      if (user) refuseBarredUser(user);
       if (str(req.body?.code) !== TEST_EMAIL_CODE || !signIn.userId) {
+        if (user) recordFailedAttempt(store, user);
         throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
       }
+      if (user) recordSuccessfulAttempt(user);
       const session = finishSignIn(req, client, signIn.userId);
       signIn.status = "complete";
       signIn.firstFactorStatus = "verified";
