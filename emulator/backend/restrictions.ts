@@ -72,10 +72,12 @@ export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl 
     return entry;
   };
 
-  // Newest first; Clerk's description of version 2025-11-10 gives this list one shape, an array.
-  route("GET", "/v1/allowlist_identifiers", (req) =>
-    page(req, [...store.state.allowlist].reverse()).map(allowlistJSON),
-  );
+  // Newest first; `paginated=true` (what @clerk/backend sends) wraps the page with the total (tests/contract/allowlist.ts).
+  route("GET", "/v1/allowlist_identifiers", (req) => {
+    const all = [...store.state.allowlist].reverse();
+    const data = page(req, all).map(allowlistJSON);
+    return isTrue(req.query.paginated) ? { data, total_count: all.length } : data;
+  });
   // `notify`: the address is also invited (an application invitation, emailed), unless it already has an account.
   route("POST", "/v1/allowlist_identifiers", (req) => {
     const identifier = identifierOf(req, "allowlist");

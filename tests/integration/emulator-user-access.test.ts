@@ -1,0 +1,352 @@
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { createClerkClient as createCore2Client } from "@clerk/backend";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  errorCode,
+  frontendClient,
+  startInProcessEmulator,
+  uniqueEmail,
+  type InProcessEmulator,
+} from "../support/emulator-api";
+import { ROOT } from "../support/server";
+
+// The Backend API's users, email addresses and allow-list/block-list, called
+// by both of Clerk's SDK lines (@clerk/backend 2 and 3), and what each change
+// does where it matters: at the Frontend API's sign-in and sign-up, over HTTP.
+
+const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
+type Clerk = ReturnType<typeof createCore2Client>;
+type CreateClient = (options: { secretKey: string; apiUrl: string }) => Clerk;
+
+const sdks: [string, () => Promise<CreateClient>][] = [
+  ["@clerk/backend 2 (Core 2)", async () => createCore2Client as unknown as CreateClient],
+  [
+    "@clerk/backend 3 (Core 3)",
+    async () => {
+      expect((core3Require("@clerk/backend/package.json") as { version: string }).version).toMatch(/^3\./);
+      return ((await import(core3Require.resolve("@clerk/backend"))) as { createClerkClient: CreateClient })
+        .createClerkClient;
+    },
+  ],
+];
+
+const PASSWORD = "access-password-1";
+const secretKey = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
+let emu: InProcessEmulator;
+
+beforeAll(async () => {
+  emu = await startInProcessEmulator({ secretKey });
+});
+afterAll(async () => {
+  await emu.close();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A password sign-in on a fresh browser: the sign-in's status, or Clerk's error code. */
+async function signIn(identifier: string, password = PASSWORD) {
+  const r = await frontendClient(emu.origin)("POST", "/v1/client/sign_ins", { identifier, password });
+  return r.status === 200 ? (r.body.response.status as string) : errorCode(r);
+}
+
+/** An email-code sign-in (the code is always the test code). */
+async function signInWithCode(identifier: string) {
+  const browser = frontendClient(emu.origin);
+  const started = await browser("POST", "/v1/client/sign_ins", { identifier, strategy: "email_code" });
+  if (started.status !== 200) return errorCode(started);
+  const id = started.body.response.id as string;
+  const done = await browser("POST", `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+    strategy: "email_code",
+    code: "424242",
+  });
+  return done.status === 200 ? (done.body.response.status as string) : errorCode(done);
+}
+
+/** A sign-up's first step on a fresh browser: its status, or Clerk's error code. */
+async function signUp(email: string, form: Record<string, string> = {}) {
+  const r = await frontendClient(emu.origin)("POST", "/v1/client/sign_ups", {
+    email_address: email,
+    password: PASSWORD,
+    ...form,
+  });
+  return r.status === 200 ? (r.body.response.status as string) : errorCode(r);
+}
+
+const apiError = async (call: Promise<unknown>) => {
+  const error = (await call.then(
+    () => null,
+    (e: unknown) => e,
+  )) as { status?: number; errors?: { code: string; meta?: Record<string, unknown> }[] } | null;
+  return { status: error?.status, code: error?.errors?.[0]?.code, meta: error?.errors?.[0]?.meta };
+};
+
+// A 1×1 PNG.
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+describe.each(sdks)("%s", (_name, load) => {
+  let clerk: Clerk;
+  beforeAll(async () => {
+    clerk = (await load())({ secretKey, apiUrl: `${emu.origin}/__clerk/api` });
+  });
+  const newUser = async (name: string) => {
+    const email = uniqueEmail(name);
+    const user = await clerk.users.createUser({ emailAddress: [email], password: PASSWORD });
+    return { id: user.id, email };
+  };
+
+  it("bans a user: their sessions are revoked and sign-in is refused with user_banned until unbanned", async () => {
+    const { id, email } = await newUser("banned");
+    expect(await signIn(email)).toBe("complete");
+    const banned = await clerk.users.banUser(id);
+    expect(banned.banned).toBe(true);
+    const sessions = await emu.bapi("GET", `/v1/sessions?user_id=${id}`);
+    expect((sessions.body as { status: string }[]).map((s) => s.status)).toEqual(["revoked"]);
+    expect(await signIn(email)).toBe("user_banned");
+    expect(await signInWithCode(email)).toBe("user_banned");
+    const listed = await emu.bapi("GET", `/v1/users?banned=true&email_address=${encodeURIComponent(email)}`);
+    expect(listed.body.map((u: { id: string }) => u.id)).toEqual([id]);
+
+    expect((await clerk.users.unbanUser(id)).banned).toBe(false);
+    expect(await signIn(email)).toBe("complete");
+  });
+
+  it("bans and unbans up to 50 users at once, refusing an unknown id before changing anyone", async () => {
+    const [a, b] = [await newUser("bulk-a"), await newUser("bulk-b")];
+    const unknown = await emu.bapi("POST", "/v1/users/ban", { user_ids: [a.id, "user_missing"] });
+    expect(unknown.status).toBe(404);
+    expect((await clerk.users.getUser(a.id)).banned).toBe(false);
+    expect(errorCode(await emu.bapi("POST", "/v1/users/ban", { user_ids: [] }))).toBe("form_param_missing");
+
+    const banned = await emu.bapi("POST", "/v1/users/ban", { user_ids: [a.id, b.id] });
+    expect(banned.status).toBe(200);
+    expect(banned.body.map((u: { banned: boolean }) => u.banned)).toEqual([true, true]);
+    expect(await signIn(b.email)).toBe("user_banned");
+    const unbanned = await emu.bapi("POST", "/v1/users/unban", { user_ids: [a.id, b.id] });
+    expect(unbanned.body.map((u: { banned: boolean }) => u.banned)).toEqual([false, false]);
+    expect(await signIn(a.email)).toBe("complete");
+  });
+
+  it("locks a user for the lockout duration: user_locked with the seconds left, until unlocked or lapsed", async () => {
+    const { id, email } = await newUser("locked");
+    const locked = await clerk.users.lockUser(id);
+    expect(locked.locked).toBe(true);
+    // The SDKs' User keeps these two only in its raw JSON.
+    expect(locked.raw).toMatchObject({ lockout_expires_in_seconds: 3600, verification_attempts_remaining: 100 });
+    const refused = await frontendClient(emu.origin)("POST", "/v1/client/sign_ins", {
+      identifier: email,
+      password: PASSWORD,
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0]).toMatchObject({ code: "user_locked", meta: { lockout_expires_in_seconds: 3600 } });
+
+    const unlocked = await clerk.users.unlockUser(id);
+    expect([unlocked.locked, unlocked.raw?.lockout_expires_in_seconds]).toEqual([false, null]);
+    expect(await signIn(email)).toBe("complete");
+
+    // An hour later a lock has lapsed by itself.
+    await clerk.users.lockUser(id);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 3601_000 });
+    expect((await clerk.users.getUser(id)).locked).toBe(false);
+    expect(await signIn(email)).toBe("complete");
+  });
+
+  it("verifies a password, and a compromised one no longer signs in until it is changed", async () => {
+    const { id, email } = await newUser("compromised");
+    expect(await clerk.users.verifyPassword({ userId: id, password: PASSWORD })).toEqual({ verified: true });
+    expect(await apiError(clerk.users.verifyPassword({ userId: id, password: "wrong-password" }))).toMatchObject({
+      status: 422,
+      code: "form_password_incorrect",
+    });
+
+    await clerk.users.setPasswordCompromised(id);
+    expect(await signIn(email)).toBe("form_password_compromised");
+    // Another method still works, as clerk-js offers it.
+    expect(await signInWithCode(email)).toBe("complete");
+    await clerk.users.unsetPasswordCompromised(id);
+    expect(await signIn(email)).toBe("complete");
+
+    await clerk.users.setPasswordCompromised(id);
+    await clerk.users.updateUser(id, { password: "a-fresh-password-2" });
+    expect(await signIn(email, "a-fresh-password-2")).toBe("complete");
+  });
+
+  it("removes a password (signing out other sessions when asked), after which only codes sign in", async () => {
+    const { id, email } = await newUser("no-password");
+    expect(await signIn(email)).toBe("complete");
+    const removed = await emu.bapi("POST", `/v1/users/${id}/remove_password`, { sign_out_of_other_sessions: true });
+    expect(removed.body.password_enabled).toBe(false);
+    const sessions = await emu.bapi("GET", `/v1/sessions?user_id=${id}&status=active`);
+    expect(sessions.body).toEqual([]);
+    expect(await signIn(email)).toBe("form_password_incorrect");
+    expect(await signInWithCode(email)).toBe("complete");
+    expect(errorCode(await emu.bapi("POST", `/v1/users/${id}/verify_password`, { password: PASSWORD }))).toBe(
+      "password_not_set",
+    );
+  });
+
+  it("uploads and deletes a profile image as a multipart form", async () => {
+    const { id } = await newUser("image");
+    const withImage = await clerk.users.updateUserProfileImage(id, {
+      file: new Blob([new Uint8Array(PNG)], { type: "image/png" }),
+    });
+    expect(withImage.hasImage).toBe(true);
+    const served = await fetch(withImage.imageUrl.replace(/^.*\/images\//, `${emu.origin}/__clerk/images/`));
+    expect([served.status, served.headers.get("content-type")]).toEqual([200, "image/png"]);
+    expect((await clerk.users.deleteUserProfileImage(id)).hasImage).toBe(false);
+  });
+
+  it("replaces metadata whole with PUT, where PATCH merges", async () => {
+    const { id } = await newUser("metadata");
+    await clerk.users.updateUserMetadata(id, { publicMetadata: { a: { x: 1 }, b: 2 }, privateMetadata: { p: 1 } });
+    const replaced = await emu.bapi("PUT", `/v1/users/${id}/metadata`, { public_metadata: { a: { y: 2 } } });
+    expect(replaced.status).toBe(200);
+    expect([replaced.body.public_metadata, replaced.body.private_metadata]).toEqual([{ a: { y: 2 } }, { p: 1 }]);
+  });
+
+  it("has no trusted devices: they are native apps' (off on this instance)", async () => {
+    const { id } = await newUser("devices");
+    expect((await emu.bapi("GET", `/v1/users/${id}/trusted_devices`)).body).toEqual({ data: [], total_count: 0 });
+    expect((await emu.bapi("DELETE", `/v1/users/${id}/trusted_devices/td_123`)).status).toBe(404);
+  });
+
+  it("adds, verifies, makes primary and deletes email addresses, the user and sign-in following", async () => {
+    const { id, email } = await newUser("emails");
+    const second = uniqueEmail("second");
+    const added = await clerk.emailAddresses.createEmailAddress({ userId: id, emailAddress: second });
+    expect(added.verification?.status).toBe("unverified");
+    expect(await signIn(second)).toBe("form_identifier_not_found");
+    expect(await apiError(clerk.emailAddresses.createEmailAddress({ userId: id, emailAddress: email }))).toMatchObject({
+      code: "form_identifier_exists",
+    });
+    expect(await apiError(clerk.emailAddresses.updateEmailAddress(added.id, { primary: true }))).toMatchObject({
+      code: "form_param_value_invalid",
+    });
+
+    const verified = await clerk.emailAddresses.updateEmailAddress(added.id, { verified: true, primary: true });
+    expect(verified.verification?.status).toBe("verified");
+    const user = await clerk.users.getUser(id);
+    expect(user.primaryEmailAddressId).toBe(added.id);
+    expect(await signIn(second)).toBe("complete");
+    expect((await clerk.emailAddresses.getEmailAddress(added.id)).emailAddress).toBe(second);
+
+    expect(await apiError(clerk.emailAddresses.deleteEmailAddress(added.id))).toMatchObject({
+      code: "primary_identification_deletion_not_allowed",
+    });
+    const oldId = user.emailAddresses.find((e) => e.emailAddress === email)!.id;
+    expect(await clerk.emailAddresses.deleteEmailAddress(oldId)).toMatchObject({ id: oldId, deleted: true });
+    expect(await signIn(email)).toBe("form_identifier_not_found");
+    expect(await apiError(clerk.emailAddresses.getEmailAddress(oldId))).toMatchObject({ status: 404 });
+  });
+
+  it("verifies an address with a code sent through the Backend API; a wrong code is told by the status", async () => {
+    const { id } = await newUser("code");
+    const address = uniqueEmail("coded");
+    const added = await clerk.emailAddresses.createEmailAddress({ userId: id, emailAddress: address });
+    const prepared = await emu.bapi("POST", `/v1/email_addresses/${added.id}/prepare_verification`);
+    expect(prepared.body).toMatchObject({ status: "unverified", strategy: "email_code", attempts: 0 });
+    const attempt = (code: string) =>
+      emu.bapi("POST", `/v1/email_addresses/${added.id}/attempt_verification`, {
+        verification_id: prepared.body.id,
+        code,
+      });
+    expect((await attempt("000000")).body).toMatchObject({ status: "unverified", attempts: 1 });
+    expect((await attempt("424242")).body).toMatchObject({ status: "verified", attempts: 2 });
+    expect(errorCode(await attempt("424242"))).toBe("verification_already_verified");
+    expect((await clerk.emailAddresses.getEmailAddress(added.id)).verification?.status).toBe("verified");
+  });
+
+  it("replaces all of a user's addresses with one primary address", async () => {
+    const { id, email } = await newUser("replace");
+    const next = uniqueEmail("replaced");
+    const replaced = await emu.bapi("PUT", `/v1/users/${id}/email_address`, { email_address: next });
+    expect(replaced.body).toMatchObject({ email_address: next, verification: { status: "verified" } });
+    const user = await clerk.users.getUser(id);
+    expect(user.emailAddresses.map((e) => e.emailAddress)).toEqual([next]);
+    expect(user.primaryEmailAddressId).toBe(replaced.body.id);
+    expect(await signIn(email)).toBe("form_identifier_not_found");
+    expect(await signIn(next)).toBe("complete");
+    const reserved = await emu.bapi("PUT", `/v1/users/${id}/email_address`, {
+      email_address: next,
+      identification_status: "reserved",
+    });
+    expect(errorCode(reserved)).toBe("form_param_value_invalid");
+  });
+
+  it("restricts sign-up to the allow-list (an invitation bypasses it) and refuses the block-list", async () => {
+    const insider = uniqueEmail("insider");
+    const existing = await newUser("existing");
+    const entry = await clerk.allowlistIdentifiers.createAllowlistIdentifier({ identifier: insider, notify: false });
+    expect(entry).toMatchObject({ identifier: insider, identifierType: "email_address" });
+    const listed = await clerk.allowlistIdentifiers.getAllowlistIdentifierList();
+    expect(listed.data.map((e) => e.id)).toContain(entry.id);
+    try {
+      const restrictions = await clerk.instance.updateRestrictions({ allowlist: true });
+      expect(restrictions).toMatchObject({ allowlist: true, blocklist: false });
+      const environment = await frontendClient(emu.origin)("GET", "/v1/environment");
+      expect(environment.body.user_settings.restrictions.allowlist).toEqual({ enabled: true });
+
+      expect(await signUp(uniqueEmail("stranger"))).toBe("not_allowed_access");
+      expect(await signUp(insider)).toBe("missing_requirements");
+      // Clerk applies the lists at sign-in too, unless the instance says otherwise.
+      expect(await signIn(existing.email)).toBe("not_allowed_access");
+      // Not in @clerk/backend 2's types: sent as Clerk names it.
+      await emu.bapi("PATCH", "/v1/instance/restrictions", { allowlist_blocklist_disabled_on_sign_in: true });
+      expect(await signIn(existing.email)).toBe("complete");
+
+      const invited = uniqueEmail("invited");
+      const invitation = await clerk.invitations.createInvitation({ emailAddress: invited, notify: false });
+      const ticket = new URL(invitation.url!).searchParams.get("ticket") ?? "";
+      expect(await signUp(invited, { strategy: "ticket", ticket })).toBe("complete");
+
+      await clerk.instance.updateRestrictions({ allowlist: false, blocklist: true });
+      const blocked = await clerk.blocklistIdentifiers.createBlocklistIdentifier({ identifier: "*@blocked.test" });
+      expect((await clerk.blocklistIdentifiers.getBlocklistIdentifierList()).data.map((e) => e.id)).toContain(
+        blocked.id,
+      );
+      expect(await signUp("someone@blocked.test")).toBe("not_allowed_access");
+      expect(await signUp(uniqueEmail("free"))).toBe("missing_requirements");
+      await clerk.blocklistIdentifiers.deleteBlocklistIdentifier(blocked.id);
+      expect(await signUp("someone@blocked.test")).toBe("missing_requirements");
+
+      await clerk.instance.updateRestrictions({ blocklist: false, blockEmailSubaddresses: true });
+      expect(await signUp(uniqueEmail("plus").replace("@", "+tag@"))).toBe("form_email_address_blocked");
+    } finally {
+      await emu.bapi("PATCH", "/v1/instance/restrictions", {
+        allowlist: false,
+        blocklist: false,
+        allowlist_blocklist_disabled_on_sign_in: false,
+        block_email_subaddresses: false,
+        block_disposable_email_domains: false,
+      });
+      await clerk.allowlistIdentifiers.deleteAllowlistIdentifier(entry.id);
+    }
+    expect(await signUp(uniqueEmail("stranger"))).toBe("missing_requirements");
+  });
+});
+
+describe("account lockout", () => {
+  it("locks an account after 100 failed attempts, the user JSON counting them down", async () => {
+    const email = uniqueEmail("brute");
+    const created = await emu.bapi("POST", "/v1/users", { email_address: [email], password: PASSWORD });
+    const browser = frontendClient(emu.origin);
+    // Wrong codes count as wrong passwords do (and cost no password hashing).
+    const started = await browser("POST", "/v1/client/sign_ins", { identifier: email, strategy: "email_code" });
+    const id = started.body.response.id as string;
+    const attempt = (code: string) =>
+      browser("POST", `/v1/client/sign_ins/${id}/attempt_first_factor`, { strategy: "email_code", code });
+    for (let i = 0; i < 99; i++) expect(errorCode(await attempt("000000"))).toBe("form_code_incorrect");
+    const user = await emu.bapi("GET", `/v1/users/${created.body.id}`);
+    expect([user.body.locked, user.body.verification_attempts_remaining]).toEqual([false, 1]);
+    expect(errorCode(await attempt("000000"))).toBe("form_code_incorrect");
+    expect(errorCode(await attempt("424242"))).toBe("user_locked");
+    expect(await signIn(email)).toBe("user_locked");
+    const locked = await emu.bapi("GET", `/v1/users/${created.body.id}`);
+    expect([locked.body.locked, locked.body.verification_attempts_remaining]).toEqual([true, 0]);
+  });
+});
