@@ -68,8 +68,8 @@ export const USER_CREATE_FIELDS: Readonly<Record<string, FieldRule>> = {
   // The emulator never requires a password, nor anything but an email address, which every user has.
   skip_password_requirement: "flag",
   skip_user_requirement: "flag",
-  banned: { refused: "Ban the user after creating them: POST /v1/users/{user_id}/ban." },
-  locked: { refused: "Lock the user after creating them: POST /v1/users/{user_id}/lock." },
+  banned: "kept",
+  locked: "kept",
 };
 
 /** `PATCH /v1/users/:id`. */

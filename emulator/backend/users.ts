@@ -1,3 +1,4 @@
+import { lockUser } from "../account-restrictions";
 import { invitationsTo, parseEmail, ticketUrl } from "../invitations";
 import { backendInvitationJSON, deletedJSON, membershipJSON, publicOrganizationDataJSON, userJSON } from "../json";
 import { mergeMetadata, parseMetadata } from "../metadata";
@@ -126,6 +127,9 @@ export function registerUserRoutes(
     }
     Object.assign(user, fields);
     if (fields.createdAt !== undefined) user.updatedAt = fields.createdAt;
+    // Made banned or locked, the user cannot sign in from the start (account-restrictions.ts).
+    if (isTrue(body.banned)) user.banned = true;
+    if (isTrue(body.locked)) lockUser(user);
     store.changed();
     return userJSON(store, user, "bapi");
   });

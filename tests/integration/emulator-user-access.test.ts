@@ -330,7 +330,15 @@ describe.each(sdks)("%s", (_name, load) => {
   });
 });
 
-describe("account lockout", () => {
+describe("bans and locks without an SDK", () => {
+  it("creates a user banned or locked from the start", async () => {
+    const [banned, locked] = [uniqueEmail("born-banned"), uniqueEmail("born-locked")];
+    const a = await emu.bapi("POST", "/v1/users", { email_address: [banned], password: PASSWORD, banned: true });
+    const b = await emu.bapi("POST", "/v1/users", { email_address: [locked], password: PASSWORD, locked: true });
+    expect([a.body.banned, b.body.locked]).toEqual([true, true]);
+    expect([await signIn(banned), await signIn(locked)]).toEqual(["user_banned", "user_locked"]);
+  });
+
   it("locks an account after 100 failed attempts, the user JSON counting them down", async () => {
     const email = uniqueEmail("brute");
     const created = await emu.bapi("POST", "/v1/users", { email_address: [email], password: PASSWORD });
