@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
+import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   errorCode,
@@ -11,6 +14,8 @@ import {
   type InProcessEmulator,
 } from "../support/emulator-api";
 import { ROOT } from "../support/server";
+import { webhookBreaches } from "../support/webhook-contract";
+import { newWebhookSecret } from "../support/webhooks";
 
 // The Backend API's users, email addresses and allow-list/block-list, called
 // by both of Clerk's SDK lines (@clerk/backend 2 and 3), and what each change
@@ -34,16 +39,53 @@ const sdks: [string, () => Promise<CreateClient>][] = [
 
 const PASSWORD = "access-password-1";
 const secretKey = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
+const WEBHOOK_SECRET = newWebhookSecret();
+type Received = { type: string; data: Record<string, any>; body: { type: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
+const received: Received[] = [];
+let sink: Server;
 let emu: InProcessEmulator;
 
 beforeAll(async () => {
-  emu = await startInProcessEmulator({ secretKey });
+  // Where the emulator sends its webhooks, verified as an app verifies Clerk's and checked against Clerk's spec.
+  sink = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      const headers = new Headers(req.headers as Record<string, string>);
+      const request = new Request(`http://127.0.0.1${req.url}`, { method: "POST", headers, body });
+      void verifyWebhook(request, { signingSecret: WEBHOOK_SECRET }).then(
+        (event) => {
+          received.push({
+            type: event.type,
+            data: event.data as unknown as Record<string, unknown>,
+            body: JSON.parse(body) as { type: string },
+          });
+          res.writeHead(200).end();
+        },
+        () => res.writeHead(400).end(),
+      );
+    });
+  });
+  await new Promise<void>((done) => sink.listen(0, "127.0.0.1", done));
+  const url = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/hooks`;
+  emu = await startInProcessEmulator({ secretKey, webhooks: { url, secret: WEBHOOK_SECRET } });
 });
 afterAll(async () => {
-  await emu.close();
+  await emu?.close();
+  await new Promise((done) => sink?.close(done));
 });
+
+/** The webhooks about `id` (a user's, a session's user's, an email's address) received so far, once `count` have come. */
+async function eventsAbout(id: string, count: number): Promise<Received[]> {
+  const about = (e: Received) =>
+    e.data.id === id || e.data.user_id === id || e.data.to_email_address === id || e.data.user?.id === id;
+  await expect.poll(() => received.filter(about).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
+  return received.filter(about);
+}
 afterEach(() => {
   vi.useRealTimers();
+  // Every webhook received keeps Clerk's spec for its event type.
+  expect(received.flatMap((e) => webhookBreaches(e.body))).toEqual([]);
 });
 
 /** A password sign-in on a fresh browser: the sign-in's status, or Clerk's error code. */
@@ -114,6 +156,16 @@ describe.each(sdks)("%s", (_name, load) => {
 
     expect((await clerk.users.unbanUser(id)).banned).toBe(false);
     expect(await signIn(email)).toBe("complete");
+    // As Clerk: the ban and the unban are user.updated, the revoked session session.revoked.
+    const events = (await eventsAbout(id, 6)).map((e) => [e.type, e.data.banned ?? e.data.status]);
+    expect(events).toEqual([
+      ["user.created", false],
+      ["session.created", "active"],
+      ["user.updated", true],
+      ["session.revoked", "revoked"],
+      ["user.updated", false],
+      ["session.created", "active"],
+    ]);
   });
 
   it("bans and unbans up to 50 users at once, refusing an unknown id before changing anyone", async () => {
@@ -250,6 +302,12 @@ describe.each(sdks)("%s", (_name, load) => {
     const added = await clerk.emailAddresses.createEmailAddress({ userId: id, emailAddress: address });
     const prepared = await emu.bapi("POST", `/v1/email_addresses/${added.id}/prepare_verification`);
     expect(prepared.body).toMatchObject({ status: "unverified", strategy: "email_code", attempts: 0 });
+    // The code goes out as Clerk's verification email (email.created).
+    const [mail] = await eventsAbout(address, 1);
+    expect(mail).toMatchObject({
+      type: "email.created",
+      data: { slug: "verification_code", email_address_id: added.id, user_id: id, data: { otp_code: "424242" } },
+    });
     const attempt = (code: string) =>
       emu.bapi("POST", `/v1/email_addresses/${added.id}/attempt_verification`, {
         verification_id: prepared.body.id,
