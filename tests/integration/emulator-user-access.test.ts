@@ -414,5 +414,9 @@ describe("bans and locks without an SDK", () => {
     expect(await signIn(email)).toBe("user_locked");
     const locked = await emu.bapi("GET", `/v1/users/${created.body.id}`);
     expect([locked.body.locked, locked.body.verification_attempts_remaining]).toEqual([true, 0]);
+    // A wrong code is no user.updated; the lock it causes is.
+    const isUpdate = (e: Received) => e.type === "user.updated" && e.data.id === created.body.id;
+    await expect.poll(() => received.filter(isUpdate).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect(received.filter(isUpdate).map((e) => e.data.locked)).toEqual([true]);
   });
 });
