@@ -169,6 +169,9 @@ export async function startInProcessEmulator(
   app.use("/__clerk/_emulator", emulator.control);
   app.use("/__clerk", emulator.router);
   const server = createServer(app);
+  // Longer than any client keeps an idle connection: on a loaded machine Node's default (5 s) lets a
+  // client's pooled socket be closed under it as it is reused (ECONNRESET, "fetch failed").
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const bapi = async (method: string, path: string, body?: Record<string, unknown>) =>
