@@ -343,6 +343,20 @@ describe.each(sdks)("%s", (_name, load) => {
     expect(entry).toMatchObject({ identifier: insider, identifierType: "email_address" });
     const listed = await clerk.allowlistIdentifiers.getAllowlistIdentifierList();
     expect(listed.data.map((e) => e.id)).toContain(entry.id);
+    expect(listed.totalCount).toBe(listed.data.length);
+    // notify: the address is invited too, and the invitation emailed.
+    const notified = uniqueEmail("notified");
+    const invitedEntry = await clerk.allowlistIdentifiers.createAllowlistIdentifier({
+      identifier: notified,
+      notify: true,
+    });
+    const [invitationMail] = await eventsAbout(notified, 1);
+    expect(invitationMail).toMatchObject({ type: "email.created", data: { slug: "invitation" } });
+    const invitations = await emu.bapi("GET", "/v1/invitations?status=pending");
+    expect(invitations.body.find((i: { email_address: string }) => i.email_address === notified)?.id).toBe(
+      invitedEntry.invitationId,
+    );
+    await clerk.allowlistIdentifiers.deleteAllowlistIdentifier(invitedEntry.id);
     try {
       const restrictions = await clerk.instance.updateRestrictions({ allowlist: true });
       expect(restrictions).toMatchObject({ allowlist: true, blocklist: false });
@@ -374,6 +388,9 @@ describe.each(sdks)("%s", (_name, load) => {
 
       await clerk.instance.updateRestrictions({ blocklist: false, blockEmailSubaddresses: true });
       expect(await signUp(uniqueEmail("plus").replace("@", "+tag@"))).toBe("form_email_address_blocked");
+      await clerk.instance.updateRestrictions({ blockEmailSubaddresses: false, blockDisposableEmailDomains: true });
+      expect(await signUp("throwaway@mailinator.com")).toBe("form_email_address_blocked");
+      expect(await signUp(uniqueEmail("kept").replace("@", "+tag@"))).toBe("missing_requirements");
     } finally {
       await emu.bapi("PATCH", "/v1/instance/restrictions", {
         allowlist: false,
