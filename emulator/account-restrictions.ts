@@ -92,7 +92,7 @@ class LockedError extends ApiError {
   }
   override toJSON() {
     const out = super.toJSON();
-    out.errors[0]!.meta = { lockout_expires_in_seconds: this.seconds } as never;
+    for (const error of out.errors) Object.assign(error, { meta: { lockout_expires_in_seconds: this.seconds } });
     return out;
   }
 }
