@@ -6,6 +6,7 @@ import {
   sdks,
   startEmulatorWithWebhooks,
   type Clerk,
+  type Core3Users,
   type EmulatorWithWebhooks,
   type Received,
 } from "../support/user-access";
@@ -133,8 +134,11 @@ describe.each(sdks)("%s", (_name, load) => {
   it("removes a password (signing out other sessions when asked), after which only codes sign in", async () => {
     const { id, email } = await newUser("no-password");
     expect(await env.signIn(email)).toBe("complete");
-    const removed = await env.emu.bapi("POST", `/v1/users/${id}/remove_password`, { sign_out_of_other_sessions: true });
-    expect(removed.body.password_enabled).toBe(false);
+    const users = clerk.users as Core3Users;
+    const removed = users.removePassword
+      ? (await users.removePassword(id, { signOutOfOtherSessions: true })).raw
+      : (await env.emu.bapi("POST", `/v1/users/${id}/remove_password`, { sign_out_of_other_sessions: true })).body;
+    expect(removed).toMatchObject({ password_enabled: false });
     const sessions = await env.emu.bapi("GET", `/v1/sessions?user_id=${id}&status=active`);
     expect(sessions.body).toEqual([]);
     expect(await env.signIn(email)).toBe("form_password_incorrect");
@@ -158,9 +162,12 @@ describe.each(sdks)("%s", (_name, load) => {
   it("replaces metadata whole with PUT, where PATCH merges", async () => {
     const { id } = await newUser("metadata");
     await clerk.users.updateUserMetadata(id, { publicMetadata: { a: { x: 1 }, b: 2 }, privateMetadata: { p: 1 } });
-    const replaced = await env.emu.bapi("PUT", `/v1/users/${id}/metadata`, { public_metadata: { a: { y: 2 } } });
-    expect(replaced.status).toBe(200);
-    expect([replaced.body.public_metadata, replaced.body.private_metadata]).toEqual([{ a: { y: 2 } }, { p: 1 }]);
+    const users = clerk.users as Core3Users;
+    const replaced = users.replaceUserMetadata
+      ? (await users.replaceUserMetadata(id, { publicMetadata: { a: { y: 2 } } })).raw
+      : (await env.emu.bapi("PUT", `/v1/users/${id}/metadata`, { public_metadata: { a: { y: 2 } } })).body;
+    expect(replaced).toMatchObject({ public_metadata: { a: { y: 2 } }, private_metadata: { p: 1 } });
+    expect((replaced as { public_metadata: object }).public_metadata).toEqual({ a: { y: 2 } });
   });
 
   it("has no trusted devices: they are native apps' (off on this instance)", async () => {

@@ -37,6 +37,16 @@ export const sdks: [string, () => Promise<CreateClient>][] = [
 
 export const PASSWORD = "access-password-1";
 
+/** What @clerk/backend 3 adds to `users` (absent in 2, whose tests call the Backend API directly instead). */
+export type Core3Users = Clerk["users"] & {
+  removePassword?(userId: string, params: { signOutOfOtherSessions?: boolean }): Promise<{ raw: unknown }>;
+  replaceUserMetadata?(userId: string, params: { publicMetadata?: object }): Promise<{ raw: unknown }>;
+  replaceUserEmailAddress?(
+    userId: string,
+    params: { emailAddress: string },
+  ): Promise<{ id: string; emailAddress: string; verification: { status: string } | null }>;
+};
+
 export type Received = { type: string; data: Record<string, any>; body: { type: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
 
 export type EmulatorWithWebhooks = {
