@@ -1,3 +1,6 @@
+import type { RestrictionsRecord } from "./records";
+import { noRestrictions } from "./seed";
+
 /**
  * What `GET /v1/environment` returns: one production instance with email +
  * password, email code, email link or SMS code sign-in, email-code
@@ -33,6 +36,7 @@ const off = { enabled: false };
 export function environmentJSON(
   applicationName: string,
   settings: { organizationSlugs: boolean; emailLinkVerification?: boolean; passkeys?: boolean },
+  restrictions: RestrictionsRecord = noRestrictions(),
 ) {
   // Email links sign in always; verifying an address by link is an instance setting (off: codes only),
   // because clerk-js's <SignUp/> and <UserProfile/> use links instead of codes once it is listed.
@@ -181,11 +185,11 @@ export function environmentJSON(
         legal_consent_enabled: false,
       },
       restrictions: {
-        allowlist: off,
-        blocklist: off,
-        allowlist_blocklist_disabled_on_sign_in: off,
-        block_email_subaddresses: off,
-        block_disposable_email_domains: off,
+        allowlist: { enabled: restrictions.allowlist },
+        blocklist: { enabled: restrictions.blocklist },
+        allowlist_blocklist_disabled_on_sign_in: { enabled: restrictions.allowlistBlocklistDisabledOnSignIn },
+        block_email_subaddresses: { enabled: restrictions.blockEmailSubaddresses },
+        block_disposable_email_domains: { enabled: restrictions.blockDisposableEmailDomains },
       },
       password_settings: {
         disable_hibp: true,

@@ -53,6 +53,14 @@ export type UserRecord = {
   phones: PhoneRecord[];
   /** The primary phone number's id, or null. */
   phoneId: string | null;
+  /** Banned through the Backend API: cannot sign in until unbanned (absent in older state files: not banned). */
+  banned?: boolean;
+  /** When the user was locked (by the Backend API or by too many failed attempts), or null. */
+  lockedAt?: number | null;
+  /** Failed password and code attempts since the last success or unlock (Clerk's account lockout). */
+  failedAttempts?: number;
+  /** Marked compromised through the Backend API: a password sign-in is refused until it changes. */
+  passwordCompromised?: boolean;
   /** Multi-factor authentication as the user's JSON shows it (emulator/mfa.ts); absent in older state files. */
   mfa?: UserMfaFlags;
 };
@@ -322,6 +330,11 @@ export type State = {
   passkeys?: PasskeyRecord[];
   /** TOTP secrets and backup codes, per user (emulator/mfa.ts); absent in older state files. */
   mfaSecrets?: MfaSecretsRecord[];
+  /** The instance's allow-list and block-list (`/v1/allowlist_identifiers`, `/v1/blocklist_identifiers`). */
+  allowlist: IdentifierRecord[];
+  blocklist: IdentifierRecord[];
+  /** The instance's restrictions (`PATCH /v1/instance/restrictions`). */
+  restrictions: RestrictionsRecord;
 };
 
 /** A JWT template (`/v1/jwt_templates`): claims with Clerk's shortcodes, minted for a session by name. */
@@ -351,3 +364,21 @@ export type ActorTokenRecord = {
 };
 
 export type ImageRecord = { id: string; name: string; contentType: string; size: number; createdAt: number };
+
+/** An email address (or `*@domain` / a domain, on the block-list) on the allow-list or block-list. */
+export type IdentifierRecord = {
+  id: string;
+  identifier: string;
+  /** The invitation the allow-list sent the address (`notify`), if any. */
+  invitationId: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type RestrictionsRecord = {
+  allowlist: boolean;
+  blocklist: boolean;
+  allowlistBlocklistDisabledOnSignIn: boolean;
+  blockEmailSubaddresses: boolean;
+  blockDisposableEmailDomains: boolean;
+};

@@ -1,6 +1,6 @@
 import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
 import { newId } from "./ids";
-import type { MembershipRecord, OrgRecord, Role, State, UserRecord } from "./records";
+import type { MembershipRecord, OrgRecord, RestrictionsRecord, Role, State, UserRecord } from "./records";
 import { defaultRoles } from "./roles";
 
 export function hashPassword(password: string): string {
@@ -122,6 +122,20 @@ export function seedState(): State {
     roles: defaultRoles(),
     permissions: [],
     membershipRequests: [],
+    allowlist: [],
+    blocklist: [],
+    restrictions: noRestrictions(),
+  };
+}
+
+/** Clerk's default: anyone may sign up and sign in. */
+export function noRestrictions(): RestrictionsRecord {
+  return {
+    allowlist: false,
+    blocklist: false,
+    allowlistBlocklistDisabledOnSignIn: false,
+    blockEmailSubaddresses: false,
+    blockDisposableEmailDomains: false,
   };
 }
 
@@ -154,6 +168,9 @@ export function upgrade(state: State): State {
   state.roles ??= defaultRoles();
   state.permissions ??= [];
   state.membershipRequests ??= [];
+  state.allowlist ??= [];
+  state.blocklist ??= [];
+  state.restrictions ??= noRestrictions();
   for (const user of state.users) {
     user.emails ??= [
       { id: user.emailId, email: user.email, verified: true, createdAt: user.createdAt, updatedAt: user.updatedAt },

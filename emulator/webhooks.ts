@@ -66,11 +66,14 @@ const SESSION_ENDINGS: Partial<Record<SessionStatus, string>> = {
 /** A record as it stands (JSON.stringify's native path: this runs for every record after every change). */
 const signatureOf = (record: object) => JSON.stringify(record);
 
-/** Whether two signatures differ in more than the times that move on every sign-in or save. */
+/**
+ * Whether two signatures differ in more than the times that move on every sign-in or save
+ * (and a user's count of failed attempts: a wrong password is no user.updated, the lock it may cause is).
+ */
 const changedBeyondTimes = (before: string, after: string) => {
   const meaningful = (signature: string) =>
     JSON.stringify(JSON.parse(signature), (key, value: unknown) =>
-      key === "updatedAt" || key === "lastSignInAt" ? undefined : value,
+      key === "updatedAt" || key === "lastSignInAt" || key === "failedAttempts" ? undefined : value,
     );
   return meaningful(before) !== meaningful(after);
 };

@@ -69,8 +69,8 @@ export const USER_CREATE_FIELDS: Readonly<Record<string, FieldRule>> = {
   // The emulator never requires a password, nor anything but an email address, which every user has.
   skip_password_requirement: "flag",
   skip_user_requirement: "flag",
-  banned: { refused: "The emulator bans nobody." },
-  locked: { refused: "The emulator locks nobody." },
+  banned: "kept",
+  locked: "kept",
 };
 
 /** `PATCH /v1/users/:id`. */
@@ -95,6 +95,52 @@ export const USER_METADATA_FIELDS: Readonly<Record<string, FieldRule>> = {
 const NO_ROLE_SETS = {
   refused: "The emulator has no role sets: every organization offers every role of the instance (docs/emulator.md).",
 };
+/** Bans, locks, passwords, the profile image, email addresses and the instance's restrictions (this slice's modules). */
+const USER_ACCESS_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = {
+  "POST /v1/users/:id/ban": {},
+  "POST /v1/users/:id/unban": {},
+  "POST /v1/users/ban": { user_ids: "kept" },
+  "POST /v1/users/unban": { user_ids: "kept" },
+  "POST /v1/users/:id/lock": {},
+  "POST /v1/users/:id/unlock": {},
+  "POST /v1/users/:id/verify_password": { password: "kept" },
+  "POST /v1/users/:id/remove_password": { sign_out_of_other_sessions: "flag" },
+  "POST /v1/users/:id/password/set_compromised": { revoke_all_sessions: "flag" },
+  "POST /v1/users/:id/password/unset_compromised": {},
+  "DELETE /v1/users/:id/trusted_devices/:deviceId": {},
+  "POST /v1/users/:id/profile_image": { file: "kept" },
+  "DELETE /v1/users/:id/profile_image": {},
+  "PUT /v1/users/:id/metadata": USER_METADATA_FIELDS,
+  "POST /v1/email_addresses": {
+    user_id: "kept",
+    email_address: "kept",
+    verified: "kept",
+    primary: "kept",
+    // No email is ever sent but verification codes.
+    notify_primary_email_address_changed: "flag",
+  },
+  "PATCH /v1/email_addresses/:id": { verified: "kept", primary: "kept", notify_primary_email_address_changed: "flag" },
+  "DELETE /v1/email_addresses/:id": {},
+  "POST /v1/email_addresses/:id/prepare_verification": {},
+  "POST /v1/email_addresses/:id/attempt_verification": { verification_id: "kept", code: "kept" },
+  "PUT /v1/users/:id/email_address": {
+    email_address: "kept",
+    identification_status: "kept",
+    notify_primary_email_address_changed: "flag",
+  },
+  "POST /v1/allowlist_identifiers": { identifier: "kept", notify: "flag" },
+  "DELETE /v1/allowlist_identifiers/:id": {},
+  "POST /v1/blocklist_identifiers": { identifier: "kept" },
+  "DELETE /v1/blocklist_identifiers/:id": {},
+  "PATCH /v1/instance/restrictions": {
+    allowlist: "kept",
+    blocklist: "kept",
+    allowlist_blocklist_disabled_on_sign_in: "kept",
+    block_email_subaddresses: "kept",
+    block_disposable_email_domains: "kept",
+  },
+};
+
 const NO_INVITATION_METADATA = {
   refused: "The emulator keeps no metadata on invitations (Clerk copies it onto the user who accepts).",
 };
@@ -264,6 +310,7 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
   "POST /v1/phone_numbers/:id/prepare_verification": {},
   "POST /v1/phone_numbers/:id/attempt_verification": { verification_id: "kept", code: "kept" },
   "PUT /v1/users/:id/phone_number": { phone_number: "kept", identification_status: "kept" },
+  ...USER_ACCESS_FIELDS,
 };
 
 /**

@@ -19,6 +19,10 @@ import { registerJwtTemplateRoutes } from "./jwt-templates";
 import { registerSessionTokenRoutes, type SessionMintingOptions } from "./session-tokens";
 import { registerUserRoutes } from "./users";
 import { registerUserMfaRoutes } from "./users-mfa";
+import { registerEmailAddressRoutes } from "./email-addresses";
+import { registerRestrictionRoutes } from "./restrictions";
+import { registerUserAccessRoutes } from "./user-access";
+import { registerUserProfileRoutes } from "./user-profile";
 
 export type BackendApiOptions = {
   store: Store;
@@ -38,6 +42,8 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
   // Logos are uploaded as multipart forms (only there: bodies elsewhere are JSON or forms).
   router.use("/v1/organizations/:id/logo", rawUploadBody);
+  // A profile image comes as a multipart form (@clerk/backend's `updateUserProfileImage`).
+  router.use("/v1/users/:id/profile_image", rawUploadBody);
   router.use((req, res, next) => {
     if (req.get("authorization") === `Bearer ${secretKey}`) return next();
     res
@@ -63,6 +69,10 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   registerActorTokenRoutes(route, bapi);
   registerClientRoutes(route, bapi);
   registerPhoneNumberRoutes(route, bapi);
+  registerUserAccessRoutes(route, bapi);
+  registerUserProfileRoutes(route, bapi);
+  registerEmailAddressRoutes(route, bapi);
+  registerRestrictionRoutes(route, bapi);
 
   router.use(notImplemented);
   return router;

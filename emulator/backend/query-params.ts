@@ -148,8 +148,7 @@ const USER_FILTERS: Record<string, Filter<UserRecord>> = {
     if (value !== "true" && value !== "false") {
       throw new ApiError(422, "form_param_format_invalid", "banned must be true or false.", "banned");
     }
-    // Nobody is banned in the emulator.
-    return () => value === "false";
+    return (u) => (u.banned ?? false) === (value === "true");
   },
   last_active_at_since: after("last_active_at_since", (u) => (u.lastSignInAt === null ? null : u.lastSignInAt + 1)),
   created_at_before: before("created_at_before", (u) => u.createdAt),
@@ -308,6 +307,10 @@ export const BACKEND_QUERY_PARAMS: Readonly<Record<string, readonly string[]>> =
   "/v1/sessions": namesIn(SESSION_LIST as ListSpec<unknown>),
   "/v1/sessions/:id": [],
   "/v1/phone_numbers/:id": [],
+  "/v1/users/:id/trusted_devices": [],
+  "/v1/email_addresses/:id": [],
+  "/v1/allowlist_identifiers": ["paginated", "limit", "offset"],
+  "/v1/blocklist_identifiers": [],
   // Not in Clerk's description (tests/contract/allowlist.ts); @clerk/backend sends the nonce.
   "/v1/clients/handshake_payload": ["nonce"],
   "/v1/jwt_templates": ["paginated", "limit", "offset"],

@@ -1,3 +1,4 @@
+import { lockUser } from "../account-restrictions";
 import { invitationsTo, parseEmail, ticketUrl } from "../invitations";
 import { backendInvitationJSON, deletedJSON, membershipJSON, publicOrganizationDataJSON, userJSON } from "../json";
 import { mergeMetadata, parseMetadata } from "../metadata";
@@ -133,6 +134,9 @@ export function registerUserRoutes(
     Object.assign(user, fields);
     applyMfaFields(store, user, mfa);
     if (fields.createdAt !== undefined) user.updatedAt = fields.createdAt;
+    // Made banned or locked, the user cannot sign in from the start (account-restrictions.ts).
+    if (isTrue(body.banned)) user.banned = true;
+    if (isTrue(body.locked)) lockUser(user);
     store.changed();
     return userJSON(store, user, "bapi");
   });
@@ -169,6 +173,7 @@ export function registerUserRoutes(
     if (password !== null) {
       user.passwordHash = hashPassword(isTrue(body.skip_password_checks) ? password : validateNewPassword(password));
       user.passwordUpdatedAt = Date.now();
+      user.passwordCompromised = false;
       if (isTrue(body.sign_out_of_other_sessions)) revokeSessionsOf(user);
     }
     if (imageId !== null && imageId !== user.imageId) {

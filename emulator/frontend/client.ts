@@ -11,8 +11,12 @@ import { templateTokenForRequest } from "./template-tokens";
 export function registerClientRoutes(route: Route, fapi: FrontendContext): void {
   const { store, currentClient, ensureClient, clientPayload, envelope, setClientCookies, mintToken } = fapi;
 
-  route("GET", "/v1/environment", () => environmentJSON(fapi.applicationName, store.settings));
-  route("PATCH", "/v1/environment", () => environmentJSON(fapi.applicationName, store.settings));
+  route("GET", "/v1/environment", () =>
+    environmentJSON(fapi.applicationName, store.settings, store.state.restrictions),
+  );
+  route("PATCH", "/v1/environment", () =>
+    environmentJSON(fapi.applicationName, store.settings, store.state.restrictions),
+  );
 
   route("GET", "/v1/client", (req) => ({ response: clientPayload(req, currentClient(req)), client: null }));
 

@@ -65,6 +65,7 @@ export function registerMeRoutes(route: Route, fapi: FrontendContext): void {
     const next = validateNewPassword(str(req.body?.new_password), "new_password");
     user.passwordHash = hashPassword(next);
     user.passwordUpdatedAt = Date.now();
+    user.passwordCompromised = false;
     user.updatedAt = user.passwordUpdatedAt;
     if (str(req.body?.sign_out_of_other_sessions) === "true" || req.body?.sign_out_of_other_sessions === true) {
       for (const other of store.state.sessions) {

@@ -1,4 +1,10 @@
 import type { Request, Response } from "express";
+import {
+  recordFailedAttempt,
+  recordSuccessfulAttempt,
+  refuseBarredUser,
+  refuseUnlistedIdentifier,
+} from "../account-restrictions";
 import { newId } from "../ids";
 import { startImpersonation, usableActorToken } from "../actor-tokens";
 import { redeemTicket, ticketUser, usableTicket } from "../invitations";
@@ -43,9 +49,11 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const user = signIn?.userId ? store.user(signIn.userId) : null;
     if (!signIn || !user)
       throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
+    refuseBarredUser(user);
     if (!password || !verifyPassword(password, user.passwordHash)) {
       signIn.firstFactorStrategy = "password";
       signIn.firstFactorStatus = "unverified";
+      recordFailedAttempt(store, user);
       throw new ApiError(
         422,
         "form_password_incorrect",
@@ -53,6 +61,16 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         "password",
       );
     }
+    if (user.passwordCompromised) {
+      // Clerk's answer (clerk-js shows "Password compromised" and offers the other methods).
+      throw new ApiError(
+        422,
+        "form_password_compromised",
+        "Your password may be compromised. To protect your account, please continue with an alternative sign-in method. You will be required to reset your password after signing in.",
+        "password",
+      );
+    }
+    recordSuccessfulAttempt(user);
     signIn.firstFactorStrategy = "password";
     signIn.firstFactorStatus = "verified";
     afterFirstFactor(req, client, user);
@@ -106,6 +124,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       const actorToken = usableActorToken(store, str(req.body?.ticket));
       const ticket = actorToken ? null : usableTicket(store, str(req.body?.ticket));
       const userId = actorToken?.userId ?? ticketUser(store, ticket!);
+      const ticketHolder = store.user(userId);
+      if (ticketHolder) refuseBarredUser(ticketHolder);
       if (ticket) redeemTicket(store, ticket, userId);
       const session = finishSignIn(req, client, userId);
       if (actorToken) startImpersonation(store, session, actorToken);
@@ -124,6 +144,8 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       // An email address, a username or a phone number.
       const user = userByIdentifier(store, identifier);
       if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
+      refuseUnlistedIdentifier(store, identifier, "sign_in");
+      refuseBarredUser(user);
       client.signIn.userId = user.id;
       client.signIn.status = "needs_first_factor";
       if (str(req.body?.password) !== null || strategy === "password") {
@@ -188,9 +210,12 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     } else if (strategy === "email_code" || strategy === "reset_password_email_code" || strategy === "phone_code") {
       if (strategy === "phone_code") refuseUnpreparedPhoneCode(signIn);
       const user = signIn.userId ? store.user(signIn.userId) : null;
+      if (user) refuseBarredUser(user);
       if (str(req.body?.code) !== TEST_EMAIL_CODE || !user) {
+        if (user) recordFailedAttempt(store, user);
         throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
       }
+      recordSuccessfulAttempt(user);
       signIn.firstFactorStrategy = strategy;
       signIn.firstFactorStatus = "verified";
       // The forgotten password's code proves the address: the person now chooses a new password (reset_password).

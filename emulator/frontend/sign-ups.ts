@@ -1,4 +1,5 @@
 import type { Request, Response } from "express";
+import { refuseBlockedEmailAddress, refuseUnlistedIdentifier } from "../account-restrictions";
 import { SIGN_IN_URL, SIGN_UP_URL } from "../environment";
 import { newId } from "../ids";
 import { EMAIL, lookUpTicket, redeemTicket, usableTicket, type Ticket } from "../invitations";
@@ -47,6 +48,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
           "The email address in this invitation already exists. If it belongs to you, try signing in instead.",
         );
       }
+      refuseUnlistedIdentifier(store, ticket.invitation.email, "sign_up", { invited: true });
       signUp.ticket = ticket.invitation.ticket;
       signUp.email = ticket.invitation.email;
       signUp.emailVerification = "verified";
@@ -69,6 +71,8 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
           "email_address",
         );
       }
+      refuseBlockedEmailAddress(store, email);
+      refuseUnlistedIdentifier(store, email, "sign_up");
       // Another address than the invited one must be verified the usual way.
       signUp.email = email;
       signUp.emailVerification = "none";

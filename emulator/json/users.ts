@@ -1,3 +1,4 @@
+import { lockoutRemainingSeconds, verificationAttemptsRemaining } from "../account-restrictions";
 import { mfaFlagsOf } from "../mfa";
 import type { EmailRecord, PhoneRecord, Store, UserRecord } from "../store";
 import { imageUrl, verificationJSON, type Api } from "./common";
@@ -95,10 +96,10 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     mfa_disabled_at: mfa.disabledAt,
     public_metadata: user.publicMetadata,
     unsafe_metadata: user.unsafeMetadata,
-    banned: false,
-    locked: false,
-    lockout_expires_in_seconds: null,
-    verification_attempts_remaining: null,
+    banned: user.banned ?? false,
+    locked: lockoutRemainingSeconds(user) !== null,
+    lockout_expires_in_seconds: lockoutRemainingSeconds(user),
+    verification_attempts_remaining: verificationAttemptsRemaining(user),
     last_sign_in_at: user.lastSignInAt,
     last_active_at: user.lastSignInAt,
     create_organization_enabled: true,

@@ -91,4 +91,31 @@ export const allowlist: Excuse[] = [
       };
     },
   },
+  {
+    api: "bapi",
+    schema: "#/components/responses/AllowlistIdentifier.List",
+    reason:
+      "GET /allowlist_identifiers?paginated=true answers { data, total_count }, as the spec's own Paginated " +
+      'parameter says ("If true, the results will be paginated"); the spec gives the list only as an array.',
+    evidence:
+      "@clerk/backend 2.33 and 3: AllowlistIdentifierAPI.getAllowlistIdentifierList() always sends paginated: true " +
+      "and is typed PaginatedResourceResponse<AllowlistIdentifier[]> (src/api/endpoints/AllowlistIdentifierApi.ts); " +
+      "deserialize() reads its data and total_count (src/api/resources/Deserializer.ts), so an array leaves it " +
+      "without them.",
+    correct(response) {
+      const content = response.content as Record<string, { schema: Schema }>;
+      const list = content["application/json"]!.schema;
+      content["application/json"]!.schema = {
+        anyOf: [
+          list,
+          {
+            type: "object",
+            additionalProperties: false,
+            required: ["data", "total_count"],
+            properties: { data: list, total_count: { type: "integer" } },
+          },
+        ],
+      };
+    },
+  },
 ];

@@ -80,7 +80,6 @@ describe("POST /v1/users", () => {
       password_digest: "$2a$10$abcdefghijklmnopqrstuv",
       delete_self_enabled: true,
       create_organizations_limit: 3,
-      banned: true,
       favourite_colour: "teal",
     };
     for (const [field, value] of Object.entries(refusals)) {

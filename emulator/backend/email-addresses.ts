@@ -1,0 +1,237 @@
+import type { Request } from "express";
+import { newId } from "../ids";
+import { parseEmail } from "../invitations";
+import { deletedJSON, emailAddressJSON } from "../json";
+import { verificationCodeEmail } from "../messages";
+import { ApiError, str } from "../routing";
+import type { EmailRecord, UserRecord } from "../store";
+import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
+import { isTrue } from "./body-params";
+import type { BackendContext, Route } from "./context";
+
+/** A code sent by `prepare_verification`, checked by `attempt_verification`; kept in memory only. */
+type CodeVerification = {
+  id: string;
+  emailId: string;
+  status: "unverified" | "verified" | "failed" | "expired";
+  attempts: number;
+  expireAt: number;
+};
+
+/** Clerk's codes last ten minutes and take three wrong tries. */
+const CODE_LIFETIME_MS = 10 * 60_000;
+const MAX_CODE_ATTEMPTS = 3;
+
+/**
+ * Email addresses through the Backend API, kept in the same records the
+ * Frontend API's `/v1/me/email_addresses` uses: an address belongs to one
+ * user, the primary one must be verified and cannot be deleted, and only a
+ * verified address signs in.
+ */
+export function registerEmailAddressRoutes(route: Route, { store, userOf }: BackendContext): void {
+  const verifications = new Map<string, CodeVerification>();
+
+  const emailById = (req: Request, param = "id"): { user: UserRecord; email: EmailRecord } => {
+    const id = String(req.params[param]);
+    for (const user of store.state.users) {
+      const email = user.emails.find((e) => e.id === id);
+      if (email) return { user, email };
+    }
+    throw new ApiError(404, "resource_not_found", "Email address not found");
+  };
+
+  const refuseTaken = (address: string, except?: UserRecord) => {
+    if (store.emailTaken(address, except)) {
+      throw new ApiError(
+        422,
+        "form_identifier_exists",
+        "That email address is taken. Please try another.",
+        "email_address",
+      );
+    }
+  };
+
+  const makePrimary = (user: UserRecord, email: EmailRecord) => {
+    if (!email.verified) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "Only a verified email address can be primary.",
+        "primary",
+        "An unverified email address cannot be the primary one: verify it first.",
+      );
+    }
+    user.email = email.email;
+    user.emailId = email.id;
+  };
+
+  const touched = (user: UserRecord, email?: EmailRecord) => {
+    const t = Date.now();
+    if (email) email.updatedAt = t;
+    user.updatedAt = t;
+    store.changed();
+  };
+
+  route("POST", "/v1/email_addresses", (req) => {
+    const userId = str(req.body?.user_id);
+    if (!userId) throw new ApiError(422, "form_param_missing", "Enter user_id.", "user_id");
+    const user = store.user(userId);
+    if (!user) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
+    const address = parseEmail(req.body?.email_address);
+    refuseTaken(address);
+    const t = Date.now();
+    const email: EmailRecord = {
+      id: newId("idn"),
+      email: address,
+      verified: isTrue(req.body?.verified),
+      createdAt: t,
+      updatedAt: t,
+    };
+    if (isTrue(req.body?.primary)) makePrimary(user, email);
+    user.emails.push(email);
+    touched(user);
+    return emailAddressJSON(email);
+  });
+
+  route("GET", "/v1/email_addresses/:id", (req) => emailAddressJSON(emailById(req).email));
+
+  route("PATCH", "/v1/email_addresses/:id", (req) => {
+    const { user, email } = emailById(req);
+    const verified = req.body?.verified;
+    if (verified !== undefined && verified !== null) {
+      if (!isTrue(verified) && email.id === user.emailId) {
+        throw new ApiError(
+          422,
+          "form_param_value_invalid",
+          "The primary email address must stay verified.",
+          "verified",
+          "Make another verified address primary before marking this one unverified.",
+        );
+      }
+      // Verified, an address is the user's alone: nobody else may hold it, verified or not.
+      if (isTrue(verified)) refuseTaken(email.email, user);
+      email.verified = isTrue(verified);
+    }
+    if (isTrue(req.body?.primary)) makePrimary(user, email);
+    touched(user, email);
+    return emailAddressJSON(email);
+  });
+
+  route("DELETE", "/v1/email_addresses/:id", (req) => {
+    const { user, email } = emailById(req);
+    if (email.id === user.emailId) {
+      throw new ApiError(
+        400,
+        "primary_identification_deletion_not_allowed",
+        "You cannot delete the primary email address. Make another address primary first.",
+      );
+    }
+    user.emails = user.emails.filter((e) => e !== email);
+    touched(user);
+    return deletedJSON("email_address", email.id);
+  });
+
+  const verificationJSON = (v: CodeVerification) => ({
+    object: "verification",
+    id: v.id,
+    status: v.status,
+    strategy: "email_code",
+    attempts: v.attempts,
+    expire_at: v.expireAt,
+    channel: null,
+  });
+
+  // The code is always the test code; the email that carries it is an `email.created` webhook.
+  route("POST", "/v1/email_addresses/:id/prepare_verification", (req) => {
+    const { user, email } = emailById(req);
+    const verification: CodeVerification = {
+      id: newId("ver"),
+      emailId: email.id,
+      status: "unverified",
+      attempts: 0,
+      expireAt: Date.now() + CODE_LIFETIME_MS,
+    };
+    verifications.set(verification.id, verification);
+    store.send(
+      verificationCodeEmail(
+        store,
+        req,
+        { address: email.email, emailAddressId: email.id, userId: user.id },
+        TEST_EMAIL_CODE,
+      ),
+    );
+    return verificationJSON(verification);
+  });
+
+  // A wrong or late code is told through the status, not as an error; a spent verification is.
+  route("POST", "/v1/email_addresses/:id/attempt_verification", (req) => {
+    const { user, email } = emailById(req);
+    const id = str(req.body?.verification_id);
+    if (!id) throw new ApiError(422, "form_param_missing", "Enter verification_id.", "verification_id");
+    const code = str(req.body?.code);
+    if (code === null) throw new ApiError(422, "form_param_missing", "Enter code.", "code");
+    const verification = verifications.get(id);
+    if (!verification || verification.emailId !== email.id) {
+      throw new ApiError(404, "resource_not_found", "Verification not found", "verification_id");
+    }
+    if (verification.status === "verified") {
+      throw new ApiError(400, "verification_already_verified", "This verification has already been verified.");
+    }
+    if (verification.status === "unverified" && verification.expireAt <= Date.now()) verification.status = "expired";
+    if (verification.status !== "unverified") return verificationJSON(verification);
+    verification.attempts += 1;
+    if (code !== TEST_EMAIL_CODE) {
+      if (verification.attempts >= MAX_CODE_ATTEMPTS) verification.status = "failed";
+      return verificationJSON(verification);
+    }
+    verification.status = "verified";
+    if (!email.verified) {
+      refuseTaken(email.email, user);
+      email.verified = true;
+      touched(user, email);
+    }
+    return verificationJSON(verification);
+  });
+
+  // Every address the user had goes; the new one is primary, verified unless asked otherwise.
+  route("PUT", "/v1/users/:id/email_address", (req) => {
+    const user = userOf(req);
+    const address = parseEmail(req.body?.email_address);
+    const status = str(req.body?.identification_status) ?? "verified";
+    if (status === "reserved") {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "identification_status",
+        "The emulator has no reserved addresses: send verified or unverified.",
+      );
+    }
+    if (status !== "verified" && status !== "unverified") {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "identification_status",
+        `${status} does not match one of the allowed values for parameter identification_status`,
+      );
+    }
+    const kept = user.emails.find((e) => e.email === address);
+    // An unverified address is not claimed: someone else may hold it too, as Clerk says.
+    if (!kept && status === "verified") refuseTaken(address, user);
+    const t = Date.now();
+    const email: EmailRecord = kept ?? {
+      id: newId("idn"),
+      email: address,
+      verified: false,
+      createdAt: t,
+      updatedAt: t,
+    };
+    email.verified = status === "verified";
+    user.emails = [email];
+    user.email = email.email;
+    user.emailId = email.id;
+    touched(user, email);
+    return emailAddressJSON(email);
+  });
+}

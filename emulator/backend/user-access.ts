@@ -1,0 +1,131 @@
+import { lockUser, unlockUser } from "../account-restrictions";
+import { userJSON } from "../json";
+import { ApiError, str } from "../routing";
+import { verifyPassword, type UserRecord } from "../store";
+import { isTrue } from "./body-params";
+import { asList, type BackendContext, type Route } from "./context";
+
+/** Clerk takes 1 to 50 ids in a bulk ban or unban. */
+const MAX_BULK_USERS = 50;
+
+/**
+ * Who may sign in: bans (one user or up to 50), locks, and the password's
+ * standing (verify it, remove it, mark it compromised). Each change is the
+ * user's `user.updated` webhook, which the webhook sender sees by itself.
+ */
+export function registerUserAccessRoutes(route: Route, { store, userOf, revokeSessionsOf }: BackendContext): void {
+  const saved = (user: UserRecord) => {
+    user.updatedAt = Date.now();
+    store.changed();
+    return userJSON(store, user, "bapi");
+  };
+
+  /** A banned user's sessions are revoked at once, and no sign-in lets them in again (account-restrictions.ts). */
+  const setBanned = (user: UserRecord, banned: boolean) => {
+    user.banned = banned;
+    if (banned) revokeSessionsOf(user);
+  };
+
+  /** Every user `user_ids` names, each found before anything changes. */
+  const bulkUsers = (body: unknown) => {
+    const ids = asList((body as { user_ids?: unknown } | undefined)?.user_ids);
+    if (ids.length === 0) throw new ApiError(422, "form_param_missing", "Enter user_ids.", "user_ids");
+    if (ids.length > MAX_BULK_USERS) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        `user_ids must contain at most ${MAX_BULK_USERS} items.`,
+        "user_ids",
+      );
+    }
+    return [...new Set(ids)].map((id) => {
+      const user = store.user(id);
+      if (!user) throw new ApiError(404, "resource_not_found", `User not found: ${id}`, "user_ids");
+      return user;
+    });
+  };
+
+  route("POST", "/v1/users/:id/ban", (req) => {
+    const user = userOf(req);
+    setBanned(user, true);
+    return saved(user);
+  });
+  route("POST", "/v1/users/:id/unban", (req) => {
+    const user = userOf(req);
+    setBanned(user, false);
+    return saved(user);
+  });
+  route("POST", "/v1/users/ban", (req) =>
+    bulkUsers(req.body).map((user) => {
+      setBanned(user, true);
+      return saved(user);
+    }),
+  );
+  route("POST", "/v1/users/unban", (req) =>
+    bulkUsers(req.body).map((user) => {
+      setBanned(user, false);
+      return saved(user);
+    }),
+  );
+
+  // A lock lasts the instance's lockout duration (an hour, Clerk's default); its sessions stay.
+  route("POST", "/v1/users/:id/lock", (req) => {
+    const user = userOf(req);
+    lockUser(user);
+    return saved(user);
+  });
+  route("POST", "/v1/users/:id/unlock", (req) => {
+    const user = userOf(req);
+    unlockUser(user);
+    return saved(user);
+  });
+
+  const noPassword = () =>
+    new ApiError(400, "password_not_set", "This user has no password.", undefined, "The user has no password set.");
+
+  route("POST", "/v1/users/:id/verify_password", (req) => {
+    const user = userOf(req);
+    const password = str(req.body?.password);
+    if (password === null) throw new ApiError(422, "form_param_missing", "Enter password.", "password");
+    if (!user.passwordHash) throw noPassword();
+    if (!verifyPassword(password, user.passwordHash)) {
+      throw new ApiError(422, "form_password_incorrect", "Password is incorrect.", "password");
+    }
+    return { verified: true };
+  });
+
+  // Without a password the user is returned unchanged (and no webhook is sent), as Clerk documents.
+  route("POST", "/v1/users/:id/remove_password", (req) => {
+    const user = userOf(req);
+    if (!user.passwordHash) return userJSON(store, user, "bapi");
+    user.passwordHash = null;
+    user.passwordUpdatedAt = Date.now();
+    user.passwordCompromised = false;
+    if (isTrue(req.body?.sign_out_of_other_sessions)) revokeSessionsOf(user);
+    return saved(user);
+  });
+
+  // A compromised password no longer signs in (`form_password_compromised`); an email code still does.
+  route("POST", "/v1/users/:id/password/set_compromised", (req) => {
+    const user = userOf(req);
+    if (!user.passwordHash) throw noPassword();
+    user.passwordCompromised = true;
+    if (isTrue(req.body?.revoke_all_sessions)) revokeSessionsOf(user);
+    return saved(user);
+  });
+  route("POST", "/v1/users/:id/password/unset_compromised", (req) => {
+    const user = userOf(req);
+    user.passwordCompromised = false;
+    return saved(user);
+  });
+
+  // Trusted devices are native iOS and Android apps' (`trusted_device_sign_in_enabled` is off): nobody has one.
+  route("GET", "/v1/users/:id/trusted_devices", (req) => {
+    userOf(req);
+    return { data: [], total_count: 0 };
+  });
+  route("DELETE", "/v1/users/:id/trusted_devices/:deviceId", (req) => {
+    userOf(req);
+    throw new ApiError(404, "resource_not_found", "Trusted device not found");
+  });
+}

@@ -1,0 +1,146 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { createClerkClient as createCore2Client } from "@clerk/backend";
+import { verifyWebhook } from "@clerk/backend/webhooks";
+import { expect } from "vitest";
+import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "./emulator-api";
+import { ROOT } from "./server";
+import { webhookBreaches } from "./webhook-contract";
+import { newWebhookSecret } from "./webhooks";
+
+/**
+ * What the tests of the Backend API's users, email addresses and restrictions
+ * share: both of Clerk's SDK lines, an in-process emulator whose webhooks a
+ * loopback sink receives and verifies as an app does, and the Frontend API's
+ * sign-in and sign-up as a fresh browser meets them.
+ */
+
+const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
+export type Clerk = ReturnType<typeof createCore2Client>;
+type CreateClient = (options: { secretKey: string; apiUrl: string }) => Clerk;
+
+/** @clerk/backend 2 (this app's) and 3 (tests/fixtures/core3's), each as a factory. */
+export const sdks: [string, () => Promise<CreateClient>][] = [
+  ["@clerk/backend 2 (Core 2)", async () => createCore2Client as unknown as CreateClient],
+  [
+    "@clerk/backend 3 (Core 3)",
+    async () => {
+      expect((core3Require("@clerk/backend/package.json") as { version: string }).version).toMatch(/^3\./);
+      return ((await import(core3Require.resolve("@clerk/backend"))) as { createClerkClient: CreateClient })
+        .createClerkClient;
+    },
+  ],
+];
+
+export const PASSWORD = "access-password-1";
+
+/** What @clerk/backend 3 adds to `users` (absent in 2, whose tests call the Backend API directly instead). */
+export type Core3Users = Clerk["users"] & {
+  removePassword?(userId: string, params: { signOutOfOtherSessions?: boolean }): Promise<{ raw: unknown }>;
+  replaceUserMetadata?(userId: string, params: { publicMetadata?: object }): Promise<{ raw: unknown }>;
+  replaceUserEmailAddress?(
+    userId: string,
+    params: { emailAddress: string },
+  ): Promise<{ id: string; emailAddress: string; verification: { status: string } | null }>;
+};
+
+export type Received = { type: string; data: Record<string, any>; body: { type: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
+
+export type EmulatorWithWebhooks = {
+  emu: InProcessEmulator;
+  secretKey: string;
+  /** Every webhook received, in order. */
+  received: Received[];
+  /** The webhooks about `id` (a user's, a session's user's, an email's address), once `count` have come. */
+  eventsAbout(id: string, count: number): Promise<Received[]>;
+  /** Clerk's spec broken by any webhook received (its webhooks OpenAPI). */
+  webhookBreaches(): string[];
+  /** A password sign-in on a fresh browser: the sign-in's status, or Clerk's error code. */
+  signIn(identifier: string, password?: string): Promise<string | undefined>;
+  /** An email-code sign-in on a fresh browser (the code is always the test code). */
+  signInWithCode(identifier: string): Promise<string | undefined>;
+  /** A sign-up's first step on a fresh browser: its status, or Clerk's error code. */
+  signUp(email: string, form?: Record<string, string>): Promise<string | undefined>;
+  close(): Promise<void>;
+};
+
+export async function startEmulatorWithWebhooks(): Promise<EmulatorWithWebhooks> {
+  const secret = newWebhookSecret();
+  const received: Received[] = [];
+  const sink: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      const headers = new Headers(req.headers as Record<string, string>);
+      const request = new Request(`http://127.0.0.1${req.url}`, { method: "POST", headers, body });
+      void verifyWebhook(request, { signingSecret: secret }).then(
+        (event) => {
+          const data = event.data as unknown as Record<string, unknown>;
+          received.push({ type: event.type, data, body: JSON.parse(body) as { type: string } });
+          res.writeHead(200).end();
+        },
+        () => res.writeHead(400).end(),
+      );
+    });
+  });
+  await new Promise<void>((done) => sink.listen(0, "127.0.0.1", done));
+  const url = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/hooks`;
+  const secretKey = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
+  const emu = await startInProcessEmulator({ secretKey, webhooks: { url, secret } });
+
+  const status = (r: Awaited<ReturnType<ReturnType<typeof frontendClient>>>) =>
+    r.status === 200 ? (r.body.response.status as string) : errorCode(r);
+
+  return {
+    emu,
+    secretKey,
+    received,
+    async eventsAbout(id, count) {
+      const about = (e: Received) =>
+        e.data.id === id || e.data.user_id === id || e.data.to_email_address === id || e.data.user?.id === id;
+      await expect.poll(() => received.filter(about).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
+      return received.filter(about);
+    },
+    webhookBreaches: () => received.flatMap((e) => webhookBreaches(e.body)),
+    async signIn(identifier, password = PASSWORD) {
+      return status(await frontendClient(emu.origin)("POST", "/v1/client/sign_ins", { identifier, password }));
+    },
+    async signInWithCode(identifier) {
+      const browser = frontendClient(emu.origin);
+      const started = await browser("POST", "/v1/client/sign_ins", { identifier, strategy: "email_code" });
+      if (started.status !== 200) return errorCode(started);
+      const id = started.body.response.id as string;
+      return status(
+        await browser("POST", `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+          strategy: "email_code",
+          code: "424242",
+        }),
+      );
+    },
+    async signUp(email, form = {}) {
+      return status(
+        await frontendClient(emu.origin)("POST", "/v1/client/sign_ups", {
+          email_address: email,
+          password: PASSWORD,
+          ...form,
+        }),
+      );
+    },
+    async close() {
+      await emu.close();
+      await new Promise((done) => sink.close(done));
+    },
+  };
+}
+
+/** What an @clerk/backend call rejected with: Clerk's status, first error code and its meta. */
+export async function apiError(call: Promise<unknown>) {
+  const error = (await call.then(
+    () => null,
+    (e: unknown) => e,
+  )) as { status?: number; errors?: { code: string; meta?: Record<string, unknown> }[] } | null;
+  return { status: error?.status, code: error?.errors?.[0]?.code, meta: error?.errors?.[0]?.meta };
+}
