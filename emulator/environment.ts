@@ -1,3 +1,6 @@
+import { defaultInstance } from "./instance";
+import type { InstanceRecord } from "./records";
+
 /**
  * What `GET /v1/environment` returns: one production instance with email +
  * password sign-in, email-code verification at sign-up, optional names, and
@@ -26,7 +29,12 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 
 const off = { enabled: false };
 
-export function environmentJSON(applicationName: string, settings: { organizationSlugs: boolean }) {
+export function environmentJSON(
+  applicationName: string,
+  settings: { organizationSlugs: boolean },
+  instance: InstanceRecord = defaultInstance(),
+) {
+  const { settings: own, organizationSettings: orgs } = instance;
   return {
     auth_config: {
       object: "auth_config",
@@ -45,8 +53,8 @@ export function environmentJSON(applicationName: string, settings: { organizatio
       email_address_verification_strategies: ["email_code"],
       single_session_mode: true,
       enhanced_email_deliverability: false,
-      test_mode: false,
-      url_based_session_syncing: false,
+      test_mode: own.testMode,
+      url_based_session_syncing: own.urlBasedSessionSyncing,
       claimed_at: null,
       reverification: false,
       native_settings: {
@@ -76,7 +84,7 @@ export function environmentJSON(applicationName: string, settings: { organizatio
         },
         accounts: { background_color: "#ffffff" },
       },
-      preferred_sign_in_strategy: "password",
+      preferred_sign_in_strategy: own.preferredSignInStrategy === "otp" ? "otp" : "password",
       logo_image_url: "",
       favicon_image_url: "",
       home_url: "/",
@@ -97,10 +105,10 @@ export function environmentJSON(applicationName: string, settings: { organizatio
       after_leave_organization_url: "/orgs",
       after_create_organization_url: "/orgs",
       logo_link_url: "/",
-      support_email: null,
+      support_email: own.supportEmail,
       branded: false,
       experimental_force_oauth_first: false,
-      clerk_js_version: "5",
+      clerk_js_version: own.clerkJsVersion ?? "5",
       show_devmode_warning: false,
       google_one_tap_client_id: null,
       help_url: null,
@@ -159,7 +167,7 @@ export function environmentJSON(applicationName: string, settings: { organizatio
         block_disposable_email_domains: off,
       },
       password_settings: {
-        disable_hibp: true,
+        disable_hibp: !own.hibp,
         disable_password_reverification: false,
         min_length: 8,
         max_length: 72,
@@ -188,14 +196,20 @@ export function environmentJSON(applicationName: string, settings: { organizatio
       },
       passkey_settings: { allow_autofill: false, show_sign_in_button: false, satisfies_second_factor: false },
     },
+    // As `PATCH /v1/instance/organization_settings` sets them (emulator/backend/instance.ts).
     organization_settings: {
-      enabled: true,
+      enabled: orgs.enabled,
       // 0: no limit on members per organization.
-      max_allowed_memberships: 0,
-      actions: { admin_delete: true },
-      domains: { enabled: false, enrollment_modes: [], default_role: "org:member" },
+      max_allowed_memberships: orgs.maxAllowedMemberships,
+      actions: { admin_delete: orgs.adminDeleteEnabled },
+      domains: {
+        enabled: orgs.domainsEnabled,
+        // Manual invitation is always there; the automatic ones as the instance allows them.
+        enrollment_modes: orgs.domainsEnabled ? ["manual_invitation", ...orgs.domainsEnrollmentModes] : [],
+        default_role: orgs.domainsDefaultRole,
+      },
       slug: { disabled: !settings.organizationSlugs },
-      creator_role: "org:admin",
+      creator_role: orgs.creatorRole,
     },
     commerce_settings: {
       billing: {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import express, { type Router } from "express";
@@ -6,6 +7,7 @@ import { Faults, type FaultMode } from "./faults";
 import { createFrontendApi } from "./frontend";
 import { activityOf } from "./frontend/context";
 import { fullName } from "./json";
+import { enrollByDomains } from "./organization-domains";
 import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./proxy";
 import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./rate-limits";
 import { recordAnswersTo } from "./recorder";
@@ -108,6 +110,10 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     store.onChange((reset) => webhooks.changed(reset));
     store.onMessage((message) => webhooks.sent(message));
   }
+  // Verified domains hand out invitations and suggestions to whoever has an address on them, however they got it.
+  store.onChange(() => enrollByDomains(store));
+  // `svix_url`'s read-only portal: each address is a fresh secret, kept for this process.
+  const portalTokens = new Set<string>();
 
   const router = express.Router();
   // The control API is mounted on its own (or not at all): leave its paths to it.
@@ -137,7 +143,31 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     res.setHeader("Content-Security-Policy", "default-src 'none'");
     res.end(image.bytes);
   });
-  router.use("/api", createBackendApi({ store, key, faults, secretKey: options.secretKey, frontendApiUrl }));
+  router.get("/svix/:token", (req, res) => {
+    if (!portalTokens.has(req.params.token))
+      return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such portal").toJSON());
+    sendJson(res, 200, {
+      endpoint: options.webhooks?.url ?? null,
+      enabled: store.state.instance.svixApp,
+      deliveries: webhooks?.deliveries() ?? [],
+    });
+  });
+  router.use(
+    "/api",
+    createBackendApi({
+      store,
+      key,
+      faults,
+      secretKey: options.secretKey,
+      frontendApiUrl,
+      allowedOrigins: (options.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o),
+      webhookPortalUrl: (req) => {
+        const token = randomBytes(24).toString("hex");
+        portalTokens.add(token);
+        return `${frontendApiUrl(req)}/svix/${token}`;
+      },
+    }),
+  );
   router.use(
     createFrontendApi({
       store,

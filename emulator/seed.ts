@@ -1,5 +1,6 @@
 import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
 import { newId } from "./ids";
+import { defaultInstance, upgradeInstance } from "./instance";
 import type { MembershipRecord, OrgRecord, Role, State, UserRecord } from "./records";
 
 export function hashPassword(password: string): string {
@@ -118,6 +119,11 @@ export function seedState(): State {
     clients: [],
     handshakes: [],
     images: [],
+    organizationDomains: [],
+    organizationSuggestions: [],
+    membershipRequests: [],
+    instance: defaultInstance(),
+    waitlistEntries: [],
   };
 }
 
@@ -144,6 +150,7 @@ export function newOrgFields() {
 export function upgrade(state: State): State {
   state.signInTokens ??= [];
   state.images ??= [];
+  upgradeInstance(state);
   for (const user of state.users) {
     user.emails ??= [
       { id: user.emailId, email: user.email, verified: true, createdAt: user.createdAt, updatedAt: user.updatedAt },

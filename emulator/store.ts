@@ -206,11 +206,14 @@ export class Store {
       slug: input.slug,
       createdBy: input.createdBy,
       ...newOrgFields(),
+      // The instance's default limit (`PATCH /v1/instance/organization_settings`); 0 is none.
+      maxAllowedMemberships: this.state.instance.organizationSettings.maxAllowedMemberships,
       createdAt: t,
       updatedAt: t,
     };
     this.state.organizations.push(org);
-    if (input.createdBy) this.addMembership(org.id, input.createdBy, "org:admin");
+    if (input.createdBy)
+      this.addMembership(org.id, input.createdBy, this.state.instance.organizationSettings.creatorRole);
     this.changed();
     return org;
   }

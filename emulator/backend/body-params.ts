@@ -1,4 +1,5 @@
 import { ApiError, str, type Route } from "../routing";
+import { INSTANCE_BODY_FIELDS } from "./instance-params";
 import { unknownParameter } from "./query-params";
 
 /**
@@ -170,6 +171,7 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
   "POST /v1/sign_in_tokens/:id/revoke": {},
   "POST /v1/sessions/:id/revoke": {},
   "POST /v1/testing_tokens": {},
+  ...INSTANCE_BODY_FIELDS,
 };
 
 /**

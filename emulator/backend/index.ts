@@ -4,7 +4,13 @@ import { ApiError, createRegistrar, notImplemented } from "../routing";
 import type { Store } from "../store";
 import { jwks, type SigningKey } from "../tokens";
 import { createBackendContext } from "./context";
+import { registerDomainRoutes } from "./domains";
+import { registerInstanceRoutes } from "./instance";
 import { registerInvitationRoutes } from "./invitations";
+import { registerOrganizationDomainRoutes } from "./organization-domains";
+import { registerTemplateRoutes } from "./templates";
+import { registerWaitlistRoutes } from "./waitlist";
+import { registerWebhookAppRoutes } from "./webhook-app";
 import { registerOrganizationRoutes } from "./organizations";
 import { withDeclaredBodyFields } from "./body-params";
 import { withDeclaredQueryParams } from "./query-params";
@@ -18,10 +24,15 @@ export type BackendApiOptions = {
   secretKey: string;
   /** Where browsers reach the Frontend API, for the links in invitations and sign-in tokens. */
   frontendApiUrl: (req: Request) => string;
+  /** The origins the emulator was started with (`--allowed-origin`), which `GET /v1/instance` shows. */
+  allowedOrigins?: readonly string[];
+  /** A fresh address of the emulator's read-only webhook portal (`svix_url`). */
+  webhookPortalUrl?: (req: Request) => string;
 };
 
 /** Clerk's Backend API, one module per resource. Bearer secret key required. */
-export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl }: BackendApiOptions): Router {
+export function createBackendApi(options: BackendApiOptions): Router {
+  const { store, key, faults, secretKey, frontendApiUrl } = options;
   const router = express.Router();
   router.use(express.json({ limit: "64kb" }));
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
@@ -42,6 +53,12 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   registerOrganizationRoutes(route, bapi);
   registerInvitationRoutes(route, bapi);
   registerSessionRoutes(route, bapi);
+  registerOrganizationDomainRoutes(route, bapi);
+  registerInstanceRoutes(route, bapi, { startupOrigins: options.allowedOrigins ?? [] });
+  registerDomainRoutes(route, bapi, secretKey);
+  registerTemplateRoutes(route, bapi);
+  registerWaitlistRoutes(route, bapi);
+  if (options.webhookPortalUrl) registerWebhookAppRoutes(route, bapi, options.webhookPortalUrl);
 
   router.use(notImplemented);
   return router;

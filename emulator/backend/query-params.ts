@@ -1,5 +1,6 @@
 import type { Request } from "express";
 import { fullName } from "../json";
+import { INSTANCE_QUERY_PARAMS } from "./instance-params";
 import { ApiError, clampInt, str, type Route } from "../routing";
 import type { InvitationRecord, MembershipRecord, OrgRecord, SessionRecord, Store, UserRecord } from "../store";
 
@@ -262,6 +263,7 @@ export const BACKEND_QUERY_PARAMS: Readonly<Record<string, readonly string[]>> =
   "/v1/sessions/:id": [],
   // Not in Clerk's description (tests/contract/allowlist.ts); @clerk/backend sends the nonce.
   "/v1/clients/handshake_payload": ["nonce"],
+  ...INSTANCE_QUERY_PARAMS,
 };
 
 /** Clerk's answer to a parameter it does not know (`FormUnknownParameter`: 422, `form_param_unknown`). */

@@ -6,6 +6,7 @@ import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";
 import { registerEmailRoutes } from "./me-emails";
 import { registerMeRoutes } from "./me";
+import { registerOrganizationDomainRoutes } from "./organization-domains";
 import { registerMemberRoutes } from "./organization-members";
 import { registerOrganizationRoutes } from "./organizations";
 import { registerSignInRoutes } from "./sign-ins";
@@ -36,6 +37,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerEmailRoutes(route, fapi);
   registerOrganizationRoutes(route, fapi);
   registerMemberRoutes(route, fapi);
+  registerOrganizationDomainRoutes(route, fapi);
 
   router.use(notImplemented);
   return router;

@@ -1,0 +1,192 @@
+import type { Request } from "express";
+import { deletedJSON } from "../json";
+import { permissionsFor } from "../json/common";
+import {
+  acceptSuggestion,
+  attemptAffiliation,
+  createDomain,
+  deleteDomain,
+  domainOfEmail,
+  isVerified,
+  membershipRequestJSON,
+  organizationDomainJSON,
+  organizationSuggestionJSON,
+  parseDomainName,
+  parseEnrollmentMode,
+  prepareAffiliation,
+  requireDomainsEnabled,
+  setEnrollmentMode,
+} from "../organization-domains";
+import { parseEmail } from "../invitations";
+import { ApiError, paginate, sendJson, str } from "../routing";
+import { joinWaitlist } from "../waitlist";
+import type { FrontendContext, Route } from "./context";
+import { orgAccess } from "./organizations";
+import { TEST_EMAIL_CODE } from "./sign-ins";
+
+/**
+ * Verified domains as `<OrganizationProfile/>` manages them (admins add a
+ * domain, verify it with an email code to an address on it, choose how it
+ * enrolls people), the person's suggestions to join and their acceptance,
+ * an organization's membership requests, the waitlist, and the proxy health
+ * check Clerk's `POST /v1/proxy_checks` calls through an app's proxy.
+ */
+export function registerOrganizationDomainRoutes(route: Route, fapi: FrontendContext): void {
+  const { store, me, reply } = fapi;
+  const { memberOrg, adminOrg } = orgAccess(fapi);
+
+  /** Reading domains takes Clerk's `org:sys_domains:read`, which admins have. */
+  const domainReader = (req: Request) => {
+    const found = memberOrg(req);
+    if (!permissionsFor(found.membership.role).includes("org:sys_domains:read")) {
+      throw new ApiError(403, "missing_organization_permission", "Current user is missing an organization permission.");
+    }
+    return found;
+  };
+  const domainIn = (orgId: string, req: Request) => {
+    const domain = store.state.organizationDomains.find((d) => d.id === req.params.domainId && d.orgId === orgId);
+    if (!domain) throw new ApiError(404, "resource_not_found", "Organization domain not found");
+    return domain;
+  };
+  const managed = (req: Request) => {
+    const { org, user } = adminOrg(req);
+    return { org, user, domain: domainIn(org.id, req) };
+  };
+
+  route("GET", "/v1/organizations/:id/domains", (req, res) => {
+    const { org } = domainReader(req);
+    const verified = str(req.query.verified);
+    const mode = str(req.query.enrollment_mode);
+    const list = store.state.organizationDomains.filter(
+      (d) =>
+        d.orgId === org.id &&
+        (verified === null || isVerified(d) === (verified === "true")) &&
+        (mode === null || d.enrollmentMode === mode),
+    );
+    return reply(
+      req,
+      res,
+      paginate(
+        list.map((d) => organizationDomainJSON(store, d)),
+        req.query,
+      ),
+    );
+  });
+
+  route("POST", "/v1/organizations/:id/domains", (req, res) => {
+    const { org, user } = adminOrg(req);
+    requireDomainsEnabled(store);
+    const name = parseDomainName(store, req.body?.name);
+    const mode = req.body?.enrollment_mode ? parseEnrollmentMode(req.body.enrollment_mode) : "manual_invitation";
+    // An admin who already has a verified address on the domain verifies it by adding it (Clerk's docs).
+    const own = user.emails.find((e) => e.verified && domainOfEmail(e.email) === name);
+    const domain = createDomain(store, org, {
+      name,
+      enrollmentMode: own ? mode : "manual_invitation",
+      verified: Boolean(own),
+      affiliationEmail: own?.email ?? null,
+    });
+    return reply(req, res, organizationDomainJSON(store, domain));
+  });
+
+  route("GET", "/v1/organizations/:id/domains/:domainId", (req, res) => {
+    const { org } = domainReader(req);
+    return reply(req, res, organizationDomainJSON(store, domainIn(org.id, req)));
+  });
+
+  route("DELETE", "/v1/organizations/:id/domains/:domainId", (req, res) => {
+    const { domain } = managed(req);
+    deleteDomain(store, domain);
+    return reply(req, res, deletedJSON("organization_domain", domain.id));
+  });
+
+  route("POST", "/v1/organizations/:id/domains/:domainId/update_enrollment_mode", (req, res) => {
+    const { domain } = managed(req);
+    const deletePending = req.body?.delete_pending === true || req.body?.delete_pending === "true";
+    setEnrollmentMode(store, domain, parseEnrollmentMode(req.body?.enrollment_mode), deletePending);
+    return reply(req, res, organizationDomainJSON(store, domain));
+  });
+
+  route("POST", "/v1/organizations/:id/domains/:domainId/prepare_affiliation_verification", (req, res) => {
+    const { domain } = managed(req);
+    const email = parseEmail(req.body?.affiliation_email_address, "affiliation_email_address");
+    prepareAffiliation(store, domain, email, TEST_EMAIL_CODE);
+    return reply(req, res, organizationDomainJSON(store, domain));
+  });
+
+  route("POST", "/v1/organizations/:id/domains/:domainId/attempt_affiliation_verification", (req, res) => {
+    const { domain } = managed(req);
+    attemptAffiliation(store, domain, str(req.body?.code) ?? "", TEST_EMAIL_CODE);
+    return reply(req, res, organizationDomainJSON(store, domain));
+  });
+
+  // The person's suggestions ---------------------------------------------------
+  route("GET", "/v1/me/organization_suggestions", (req, res) => {
+    const { user } = me(req);
+    const statuses = (str(req.query.status) ?? "").split(",").filter(Boolean);
+    const list = store.state.organizationSuggestions.filter(
+      (s) => s.userId === user.id && store.org(s.orgId) && (statuses.length === 0 || statuses.includes(s.status)),
+    );
+    return reply(
+      req,
+      res,
+      paginate(
+        list.map((s) => organizationSuggestionJSON(store, s)),
+        req.query,
+      ),
+    );
+  });
+
+  route("POST", "/v1/me/organization_suggestions/:suggestionId/accept", (req, res) => {
+    const { user } = me(req);
+    const suggestion = store.state.organizationSuggestions.find(
+      (s) => s.id === req.params.suggestionId && s.userId === user.id,
+    );
+    if (!suggestion) throw new ApiError(404, "resource_not_found", "Suggestion not found");
+    acceptSuggestion(store, suggestion);
+    return reply(req, res, organizationSuggestionJSON(store, suggestion));
+  });
+
+  // Requests to join, as an admin sees them (accepting and rejecting them is the members module's).
+  route("GET", "/v1/organizations/:id/membership_requests", (req, res) => {
+    const { org } = adminOrg(req);
+    const status = str(req.query.status);
+    const list = store.state.membershipRequests.filter(
+      (r) => r.orgId === org.id && store.user(r.userId) && (status === null || r.status === status),
+    );
+    return reply(
+      req,
+      res,
+      paginate(
+        list.map((r) => membershipRequestJSON(store, r)),
+        req.query,
+      ),
+    );
+  });
+
+  // The waitlist: anyone may join (clerk-js's <Waitlist/>), signed in or not.
+  route("POST", "/v1/waitlist", (req, res) => {
+    const entry = joinWaitlist(store, parseEmail(req.body?.email_address), true);
+    return reply(req, res, {
+      object: "waitlist_entry",
+      id: entry.id,
+      created_at: entry.createdAt,
+      updated_at: entry.updatedAt,
+    });
+  });
+
+  // What Clerk's proxy check calls through the app's proxy: healthy when the proxy names itself and proves it is
+  // this instance's (its secret key), for a domain of the instance.
+  route("GET", "/v1/proxy-health", (req, res) => {
+    const domainId = str(req.query.domain_id) ?? "";
+    const known = domainId === "dmn_emulator" || store.state.instance.satelliteDomains.some((d) => d.id === domainId);
+    const healthy = known && Boolean(req.get("clerk-proxy-url")) && req.get("clerk-secret-key") === fapi.secretKey;
+    sendJson(
+      res,
+      healthy ? 200 : 503,
+      healthy
+        ? { status: "healthy", x_forwarded_for: req.get("x-forwarded-for") ?? "" }
+        : { status: "unhealthy", message: "The request did not come through this instance's proxy." },
+    );
+  });
+}
