@@ -164,15 +164,12 @@ export function registerOrganizationDomainRoutes(route: Route, fapi: FrontendCon
     );
   });
 
-  // The waitlist: anyone may join (clerk-js's <Waitlist/>), signed in or not.
-  route("POST", "/v1/waitlist", (req, res) => {
+  // The waitlist: anyone may join (clerk-js's <Waitlist/>), signed in or not. Clerk answers the bare entry, not
+  // wrapped with the client (its spec's Client.WaitlistEntry; clerk-js 6's Waitlist.join reads the whole payload,
+  // clerk-js 5 read `.response` and so never saw the id, which nothing used).
+  route("POST", "/v1/waitlist", (req) => {
     const entry = joinWaitlist(store, parseEmail(req.body?.email_address), true);
-    return reply(req, res, {
-      object: "waitlist_entry",
-      id: entry.id,
-      created_at: entry.createdAt,
-      updated_at: entry.updatedAt,
-    });
+    return { object: "waitlist_entry", id: entry.id };
   });
 
   // What Clerk's proxy check calls through the app's proxy: healthy when the proxy names itself and proves it is
