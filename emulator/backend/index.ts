@@ -6,6 +6,7 @@ import { jwks, type SigningKey } from "../tokens";
 import { createBackendContext } from "./context";
 import { registerDomainRoutes } from "./domains";
 import { registerInstanceRoutes } from "./instance";
+import { registerInterstitialRoute } from "./interstitial";
 import { registerInvitationRoutes } from "./invitations";
 import { registerOrganizationDomainRoutes } from "./organization-domains";
 import { registerTemplateRoutes } from "./templates";
@@ -36,6 +37,11 @@ export function createBackendApi(options: BackendApiOptions): Router {
   const router = express.Router();
   router.use(express.json({ limit: "64kb" }));
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
+  // Each GET takes the query parameters its entry in query-params.ts names, each write the body
+  // fields its entry in body-params.ts keeps or follows; anything else is refused, never ignored.
+  const route = withDeclaredBodyFields(withDeclaredQueryParams(createRegistrar(router, "bapi", faults)));
+  // Public in Clerk: registered before the secret key is asked for.
+  registerInterstitialRoute(route);
   router.use((req, res, next) => {
     if (req.get("authorization") === `Bearer ${secretKey}`) return next();
     res
@@ -43,9 +49,6 @@ export function createBackendApi(options: BackendApiOptions): Router {
       .type("application/json")
       .send(JSON.stringify(new ApiError(401, "authentication_invalid", "Invalid secret key").toJSON()));
   });
-  // Each GET takes the query parameters its entry in query-params.ts names, each write the body
-  // fields its entry in body-params.ts keeps or follows; anything else is refused, never ignored.
-  const route = withDeclaredBodyFields(withDeclaredQueryParams(createRegistrar(router, "bapi", faults)));
   const bapi = createBackendContext(store, frontendApiUrl);
 
   route("GET", "/v1/jwks", () => jwks(key));

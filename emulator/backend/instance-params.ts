@@ -112,4 +112,13 @@ export const INSTANCE_QUERY_PARAMS: Readonly<Record<string, readonly string[]>> 
   "/v1/templates/:type": ["paginated", "limit", "offset"],
   "/v1/templates/:type/:slug": [],
   "/v1/waitlist_entries": ["limit", "offset", "query", "status", "order_by"],
+  "/v1/public/interstitial": [
+    "frontendApi",
+    "frontend_api",
+    "publishable_key",
+    "proxy_url",
+    "domain",
+    "sign_in_url",
+    "use_domain_for_script",
+  ],
 };

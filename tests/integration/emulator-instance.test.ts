@@ -365,6 +365,25 @@ describe("the waitlist", () => {
   });
 });
 
+describe("the interstitial", () => {
+  it("is public, loads clerk-js through the proxy with the publishable key, and escapes what it is given", async () => {
+    const publishableKey = `pk_live_${Buffer.from("clerk.emulator.invalid$").toString("base64")}`;
+    const proxyUrl = `${emu.origin}/__clerk`;
+    const url = `${emu.origin}/__clerk/api/v1/public/interstitial?publishable_key=${publishableKey}&proxy_url=${encodeURIComponent(proxyUrl)}`;
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).toContain(`"${proxyUrl}/npm/@clerk/clerk-js@5/dist/clerk.browser.js"`);
+    expect(html).toContain(`"data-clerk-publishable-key", "${publishableKey}"`);
+    const hostile = `${emu.origin}/__clerk/api/v1/public/interstitial?publishable_key=${publishableKey}&proxy_url=${encodeURIComponent("http://127.0.0.1/</script><script>alert(1)</script>")}`;
+    const escaped = await (await fetch(hostile)).text();
+    expect(escaped).not.toContain("<script>alert(1)");
+    const missing = await fetch(`${emu.origin}/__clerk/api/v1/public/interstitial`);
+    expect(missing.status).toBe(400);
+  });
+});
+
 describe("the Svix app", () => {
   it("deleted, no webhook is sent; created again, they are, and svix_url opens the emulator's portal", async () => {
     for (const [name, clerk] of sdks) {
