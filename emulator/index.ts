@@ -111,7 +111,17 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     store.onMessage((message) => webhooks.sent(message));
   }
   // Verified domains hand out invitations and suggestions to whoever has an address on them, however they got it.
-  store.onChange(() => enrollByDomains(store));
+  // The changes it makes come back here; the pass already under way covers them.
+  let enrolling = false;
+  store.onChange(() => {
+    if (enrolling) return;
+    enrolling = true;
+    try {
+      enrollByDomains(store);
+    } finally {
+      enrolling = false;
+    }
+  });
   // `svix_url`'s read-only portal: each address is a fresh secret, kept for this process.
   const portalTokens = new Set<string>();
 

@@ -159,6 +159,14 @@ describe("the instance", () => {
     const create = await browser("POST", "/v1/organizations", { name: "Not now" });
     expect([create.status, errorCode(create)]).toEqual([403, "organization_not_enabled_in_instance"]);
 
+    // Slugs off for the instance: the environment says so, and a new organization has none.
+    const noSlugs = await emu.bapi("PATCH", "/v1/instance/organization_settings", { slug_disabled: true });
+    expect(noSlugs.body.slug_disabled).toBe(true);
+    expect((await environment()).organization_settings.slug.disabled).toBe(true);
+    const slugless = await emu.bapi("POST", "/v1/organizations", { name: "No Slug Here", created_by: admin.id });
+    expect(slugless.body.slug).toBe("");
+    await emu.bapi("PATCH", "/v1/instance/organization_settings", { slug_disabled: false });
+
     const member = await emu.bapi("PATCH", "/v1/instance/organization_settings", { creator_role_id: "role_member" });
     expect(errorCode(member)).toBe("organization_missing_creator_role_permissions");
     const restored = await emu.bapi("PATCH", "/v1/instance/organization_settings", {
