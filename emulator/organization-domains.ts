@@ -1,12 +1,9 @@
 import { newId } from "./ids";
 import { createInvitation } from "./invitations";
 import { affiliationCodeEmail } from "./messages";
-import { publicOrganizationDataJSON } from "./json/organizations";
-import { publicUserDataJSON } from "./json/users";
 import { ApiError } from "./routing";
 import type {
   DomainEnrollmentMode,
-  MembershipRequestRecord,
   OrganizationDomainRecord,
   OrganizationSuggestionRecord,
   OrgRecord,
@@ -341,74 +338,4 @@ export function acceptSuggestion(store: Store, suggestion: OrganizationSuggestio
     });
   }
   store.changed();
-}
-
-// JSON ------------------------------------------------------------------------
-
-export function organizationDomainJSON(store: Store, d: OrganizationDomainRecord) {
-  const org = store.org(d.orgId);
-  const affiliation = d.affiliation
-    ? {
-        status: d.affiliation.status,
-        strategy: "email_code",
-        attempts: d.affiliation.attempts,
-        expire_at: d.affiliation.expireAt,
-        verified_at: d.affiliation.verifiedAt,
-      }
-    : null;
-  const ownership =
-    d.ownershipVerifiedAt === null
-      ? null
-      : {
-          status: "verified",
-          strategy: "dns_record",
-          attempts: null,
-          expire_at: null,
-          verified_at: d.ownershipVerifiedAt,
-        };
-  return {
-    object: "organization_domain",
-    id: d.id,
-    organization_id: d.orgId,
-    name: d.name,
-    enrollment_mode: d.enrollmentMode,
-    affiliation_email_address: d.affiliationEmail,
-    affiliation_verification: affiliation,
-    ownership_verification: ownership,
-    // Deprecated in Clerk's description, and still what clerk-js 5 reads: the affiliation's.
-    verification: affiliation,
-    total_pending_invitations: store.state.invitations.filter((i) => i.domainId === d.id && i.status === "pending")
-      .length,
-    total_pending_suggestions: store.state.organizationSuggestions.filter(
-      (s) => s.domainId === d.id && s.status === "pending",
-    ).length,
-    ...(org ? { public_organization_data: publicOrganizationDataJSON(store, org) } : {}),
-    created_at: d.createdAt,
-    updated_at: d.updatedAt,
-  };
-}
-
-export function organizationSuggestionJSON(store: Store, s: OrganizationSuggestionRecord) {
-  const org = store.org(s.orgId);
-  return {
-    object: "organization_suggestion",
-    id: s.id,
-    ...(org ? { public_organization_data: publicOrganizationDataJSON(store, org) } : {}),
-    status: s.status,
-    created_at: s.createdAt,
-    updated_at: s.updatedAt,
-  };
-}
-
-export function membershipRequestJSON(store: Store, r: MembershipRequestRecord) {
-  const user = store.user(r.userId);
-  return {
-    object: "organization_membership_request",
-    id: r.id,
-    organization_id: r.orgId,
-    status: r.status,
-    public_user_data: user ? publicUserDataJSON(store, user) : null,
-    created_at: r.createdAt,
-    updated_at: r.updatedAt,
-  };
 }

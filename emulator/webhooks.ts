@@ -4,7 +4,7 @@ import { backendInvitationJSON, membershipJSON, organizationJSON } from "./json/
 import { backendSessionJSON } from "./json/sessions";
 import { userJSON } from "./json/users";
 import type { OutgoingMessage } from "./messages";
-import { organizationDomainJSON } from "./organization-domains";
+import { organizationDomainJSON } from "./json/organization-domains";
 import { waitlistEntryJSON } from "./waitlist";
 import type { SessionRecord, SessionStatus, Store, UserRecord } from "./store";
 

@@ -4,13 +4,13 @@ import {
   createDomain,
   deleteDomain,
   isVerified,
-  organizationDomainJSON,
   parseDomainName,
   parseEnrollmentMode,
   requireDomainsEnabled,
   setEnrollmentMode,
   setVerified,
 } from "../organization-domains";
+import { organizationDomainJSON } from "../json/organization-domains";
 import { ApiError, paginate, str } from "../routing";
 import type { OrganizationDomainRecord } from "../store";
 import { bodyOf, isTrue } from "./body-params";

@@ -8,15 +8,17 @@ import {
   deleteDomain,
   domainOfEmail,
   isVerified,
-  membershipRequestJSON,
-  organizationDomainJSON,
-  organizationSuggestionJSON,
   parseDomainName,
   parseEnrollmentMode,
   prepareAffiliation,
   requireDomainsEnabled,
   setEnrollmentMode,
 } from "../organization-domains";
+import {
+  membershipRequestJSON,
+  organizationDomainJSON,
+  organizationSuggestionJSON,
+} from "../json/organization-domains";
 import { parseEmail } from "../invitations";
 import { ApiError, paginate, sendJson, str } from "../routing";
 import { joinWaitlist } from "../waitlist";
