@@ -169,6 +169,10 @@ export async function startInProcessEmulator(
   app.use("/__clerk/_emulator", emulator.control);
   app.use("/__clerk", emulator.router);
   const server = createServer(app);
+  // The tests' client and this server share one event loop: a long synchronous stretch (password hashing on a
+  // busy machine) lets both keep-alive timers fire at once, and the client reuses a socket the server is closing
+  // (ECONNRESET). A keep-alive longer than any such stall keeps that from happening.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const bapi = async (method: string, path: string, body?: Record<string, unknown>) =>
