@@ -21,6 +21,7 @@ import {
 } from "../json/organization-domains";
 import { parseEmail } from "../invitations";
 import { ApiError, paginate, sendJson, str } from "../routing";
+import { valuesOf } from "../backend/query-params";
 import { joinWaitlist } from "../waitlist";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
@@ -33,6 +34,9 @@ import { TEST_EMAIL_CODE } from "./sign-ins";
  * an organization's membership requests, the waitlist, and the proxy health
  * check Clerk's `POST /v1/proxy_checks` calls through an app's proxy.
  */
+/** `status`, given once, repeated, or comma-separated (`pending,accepted`), as clerk-js may send it. */
+const statusesOf = (req: Request) => valuesOf(req.query.status).flatMap((v) => v.split(",").filter(Boolean));
+
 export function registerOrganizationDomainRoutes(route: Route, fapi: FrontendContext): void {
   const { store, me, reply } = fapi;
   const { memberOrg, adminOrg } = orgAccess(fapi);
@@ -125,7 +129,7 @@ export function registerOrganizationDomainRoutes(route: Route, fapi: FrontendCon
   // The person's suggestions ---------------------------------------------------
   route("GET", "/v1/me/organization_suggestions", (req, res) => {
     const { user } = me(req);
-    const statuses = (str(req.query.status) ?? "").split(",").filter(Boolean);
+    const statuses = statusesOf(req);
     const list = store.state.organizationSuggestions.filter(
       (s) => s.userId === user.id && store.org(s.orgId) && (statuses.length === 0 || statuses.includes(s.status)),
     );
@@ -152,9 +156,9 @@ export function registerOrganizationDomainRoutes(route: Route, fapi: FrontendCon
   // Requests to join, as an admin sees them (accepting and rejecting them is the members module's).
   route("GET", "/v1/organizations/:id/membership_requests", (req, res) => {
     const { org } = adminOrg(req);
-    const status = str(req.query.status);
+    const statuses = statusesOf(req);
     const list = store.state.membershipRequests.filter(
-      (r) => r.orgId === org.id && store.user(r.userId) && (status === null || r.status === status),
+      (r) => r.orgId === org.id && store.user(r.userId) && (statuses.length === 0 || statuses.includes(r.status)),
     );
     return reply(
       req,

@@ -262,6 +262,10 @@ describe("what an automatic domain does", () => {
     const suggestion = suggestions.body.response.data[0];
     const accepted = await browser("POST", `/v1/me/organization_suggestions/${suggestion.id}/accept`);
     expect(accepted.body.response.status).toBe("accepted");
+    const pendingOnly = await browser("GET", "/v1/me/organization_suggestions?status=pending");
+    expect(pendingOnly.body.response.data).toEqual([]);
+    const both = await browser("GET", "/v1/me/organization_suggestions?status=pending,accepted");
+    expect(both.body.response.data.map((s: { id: string }) => s.id)).toEqual([suggestion.id]);
     const again = await browser("POST", `/v1/me/organization_suggestions/${suggestion.id}/accept`);
     expect(errorCode(again)).toBe("organization_suggestion_already_accepted");
 
