@@ -190,6 +190,17 @@ describe("organization domains through the Backend API", () => {
     expect([automatic.status, errorCode(automatic)]).toEqual([400, "organization_domain_not_verified"]);
     const owned = await emu.bapi("POST", `/v1/organizations/${orgId}/domains/${first.body.id}/verify_ownership`);
     expect(owned.body.ownership_verification).toMatchObject({ status: "verified" });
+    // A mode the instance has not turned on is refused.
+    await enableDomains(["automatic_invitation"]);
+    const suggesting = await emu.bapi("POST", `/v1/organizations/${orgId}/domains`, {
+      name: domainName(),
+      enrollment_mode: "automatic_suggestion",
+    });
+    expect([suggesting.status, errorCode(suggesting)]).toEqual([
+      403,
+      "organization_domain_enrollment_mode_not_enabled",
+    ]);
+    await enableDomains();
     const common = await emu.bapi("POST", `/v1/organizations/${orgId}/domains`, { name: "gmail.com" });
     expect(errorCode(common)).toBe("organization_domain_common");
     const badMode = await emu.bapi("POST", `/v1/organizations/${orgId}/domains`, {
@@ -230,6 +241,13 @@ describe("what an automatic domain does", () => {
     expect(accepted.status).toBe(200);
     const members = await emu.bapi("GET", `/v1/organizations/${orgId}/memberships?user_id=${after.body.id}`);
     expect(members.body.data.map((m: { role: string }) => m.role)).toEqual(["org:member"]);
+
+    // The instance's default role for domains is the role invitations carry.
+    await emu.bapi("PATCH", "/v1/instance/organization_settings", { domains_default_role_id: "role_admin" });
+    const boss = await emu.bapi("POST", "/v1/users", { email_address: [`boss@${name}`], password: TEAM_PASSWORD });
+    const bossInvitations = await emu.bapi("GET", `/v1/users/${boss.body.id}/organization_invitations`);
+    expect(bossInvitations.body.data.map((i: { role: string }) => i.role)).toEqual(["org:admin"]);
+    await emu.bapi("PATCH", "/v1/instance/organization_settings", { domains_default_role_id: "role_member" });
 
     // Switching to manual with delete_pending revokes the invitation still pending (an admin in the browser).
     const adminBrowser = await signedIn(admin.email);
