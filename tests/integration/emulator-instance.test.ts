@@ -135,6 +135,9 @@ describe("the instance", () => {
       });
       expect(settings, name).toMatchObject({ maxAllowedMemberships: 7, adminDeleteEnabled: false });
     }
+    // Core 3 reads them back with a method of its own.
+    const core3Instance = sdks[1]![1].instance as unknown as { getOrganizationSettings(): Promise<unknown> };
+    expect(await core3Instance.getOrganizationSettings()).toMatchObject({ maxAllowedMemberships: 7 });
     const read = await emu.bapi("GET", "/v1/instance/organization_settings");
     expect(read.body).toMatchObject({
       max_allowed_memberships: 7,
