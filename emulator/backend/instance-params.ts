@@ -48,6 +48,8 @@ export const INSTANCE_BODY_FIELDS: Readonly<Record<string, Readonly<Record<strin
   // The new home URL is kept and shown as the primary domain's name; no DNS or certificate to change.
   "POST /v1/instance/change_domain": { home_url: "kept", is_secondary: "flag" },
   "PUT /v1/beta_features/domain": { home_url: "kept", is_secondary: "flag" },
+  // Not in Clerk's description (tests/contract/allowlist.ts): what @clerk/backend's betaFeatures.changeDomain sends.
+  "POST /v1/beta_features/change_domain": { home_url: "kept", is_secondary: "flag" },
   "PATCH /v1/beta_features/instance_settings": {
     test_mode: "kept",
     restricted_to_allowlist: { refused: "Send allowlist to PATCH /v1/instance/restrictions instead." },

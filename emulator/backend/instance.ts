@@ -238,6 +238,8 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
   };
   route("POST", "/v1/instance/change_domain", changeDomain);
   route("PUT", "/v1/beta_features/domain", changeDomain);
+  // @clerk/backend 2 and 3's betaFeatures.changeDomain() post here, a path Clerk's description no longer lists.
+  route("POST", "/v1/beta_features/change_domain", changeDomain);
 
   // The deprecated home of three instance settings; the emulator's allow-list lives with the restrictions.
   route("PATCH", "/v1/beta_features/instance_settings", (req) => {

@@ -209,6 +209,12 @@ describe("the instance", () => {
     expect(changed.status).toBe(202);
     const domains = await sdks[0]![1].domains.list();
     expect(domains.data.find((d) => !d.isSatellite)?.name).toBe("teamwork.example.com");
+    // What both SDKs' betaFeatures.changeDomain() send (a path Clerk's description does not list).
+    for (const [i, [name, clerk]] of sdks.entries()) {
+      await clerk.betaFeatures.changeDomain({ homeUrl: `https://core${i + 2}.example.com` });
+      const primary = (await clerk.domains.list()).data.find((d) => !d.isSatellite);
+      expect(primary?.name, name).toBe(`core${i + 2}.example.com`);
+    }
     const beta = await emu.bapi("PUT", "/v1/beta_features/domain", { home_url: "no url" });
     expect([beta.status, errorCode(beta)]).toEqual([422, "form_param_value_invalid"]);
     const settings = await emu.bapi("PATCH", "/v1/beta_features/instance_settings", { test_mode: false });
