@@ -1,4 +1,5 @@
-import type { RestrictionsRecord } from "./records";
+import { defaultInstance } from "./instance";
+import type { InstanceRecord, RestrictionsRecord } from "./records";
 import { noRestrictions } from "./seed";
 
 /**
@@ -36,8 +37,10 @@ const off = { enabled: false };
 export function environmentJSON(
   applicationName: string,
   settings: { organizationSlugs: boolean; emailLinkVerification?: boolean; passkeys?: boolean },
+  instance: InstanceRecord = defaultInstance(),
   restrictions: RestrictionsRecord = noRestrictions(),
 ) {
+  const { settings: own, organizationSettings: orgs } = instance;
   // Email links sign in always; verifying an address by link is an instance setting (off: codes only),
   // because clerk-js's <SignUp/> and <UserProfile/> use links instead of codes once it is listed.
   const emailVerifications = settings.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"];
@@ -68,8 +71,8 @@ export function environmentJSON(
       email_address_verification_strategies: emailVerifications,
       single_session_mode: true,
       enhanced_email_deliverability: false,
-      test_mode: false,
-      url_based_session_syncing: false,
+      test_mode: own.testMode,
+      url_based_session_syncing: own.urlBasedSessionSyncing,
       claimed_at: null,
       reverification: false,
       native_settings: {
@@ -99,7 +102,7 @@ export function environmentJSON(
         },
         accounts: { background_color: "#ffffff" },
       },
-      preferred_sign_in_strategy: "password",
+      preferred_sign_in_strategy: own.preferredSignInStrategy === "otp" ? "otp" : "password",
       logo_image_url: "",
       favicon_image_url: "",
       home_url: "/",
@@ -120,10 +123,10 @@ export function environmentJSON(
       after_leave_organization_url: "/orgs",
       after_create_organization_url: "/orgs",
       logo_link_url: "/",
-      support_email: null,
+      support_email: own.supportEmail,
       branded: false,
       experimental_force_oauth_first: false,
-      clerk_js_version: "5",
+      clerk_js_version: own.clerkJsVersion ?? "5",
       show_devmode_warning: false,
       google_one_tap_client_id: null,
       help_url: null,
@@ -192,7 +195,7 @@ export function environmentJSON(
         block_disposable_email_domains: { enabled: restrictions.blockDisposableEmailDomains },
       },
       password_settings: {
-        disable_hibp: true,
+        disable_hibp: !own.hibp,
         disable_password_reverification: false,
         min_length: 8,
         max_length: 72,
@@ -225,14 +228,20 @@ export function environmentJSON(
         satisfies_second_factor: false,
       },
     },
+    // As `PATCH /v1/instance/organization_settings` sets them (emulator/backend/instance.ts).
     organization_settings: {
-      enabled: true,
+      enabled: orgs.enabled,
       // 0: no limit on members per organization.
-      max_allowed_memberships: 0,
-      actions: { admin_delete: true },
-      domains: { enabled: false, enrollment_modes: [], default_role: "org:member" },
+      max_allowed_memberships: orgs.maxAllowedMemberships,
+      actions: { admin_delete: orgs.adminDeleteEnabled },
+      domains: {
+        enabled: orgs.domainsEnabled,
+        // Manual invitation is always there; the automatic ones as the instance allows them.
+        enrollment_modes: orgs.domainsEnabled ? ["manual_invitation", ...orgs.domainsEnrollmentModes] : [],
+        default_role: orgs.domainsDefaultRole,
+      },
       slug: { disabled: !settings.organizationSlugs },
-      creator_role: "org:admin",
+      creator_role: orgs.creatorRole,
     },
     commerce_settings: {
       billing: {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import express, { type Router } from "express";
@@ -6,6 +7,7 @@ import { Faults, type FaultMode } from "./faults";
 import { createFrontendApi } from "./frontend";
 import { activityOf } from "./frontend/context";
 import { fullName } from "./json";
+import { enrollByDomains } from "./organization-domains";
 import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./proxy";
 import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./rate-limits";
 import { createMembershipRequest } from "./membership-requests";
@@ -116,6 +118,20 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     store.onChange((reset) => webhooks.changed(reset));
     store.onMessage((message) => webhooks.sent(message));
   }
+  // Verified domains hand out invitations and suggestions to whoever has an address on them, however they got it.
+  // The changes it makes come back here; the pass already under way covers them.
+  let enrolling = false;
+  store.onChange(() => {
+    if (enrolling) return;
+    enrolling = true;
+    try {
+      enrollByDomains(store);
+    } finally {
+      enrolling = false;
+    }
+  });
+  // `svix_url`'s read-only portal: each address is a fresh secret, kept for this process.
+  const portalTokens = new Set<string>();
 
   const router = express.Router();
   // The control API is mounted on its own (or not at all): leave its paths to it.
@@ -146,6 +162,15 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     res.end(image.bytes);
   });
   const sessionLifetimeMs = 7 * 86_400_000;
+  router.get("/svix/:token", (req, res) => {
+    if (!portalTokens.has(req.params.token))
+      return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such portal").toJSON());
+    sendJson(res, 200, {
+      endpoint: options.webhooks?.url ?? null,
+      enabled: store.state.instance.svixApp,
+      deliveries: webhooks?.deliveries() ?? [],
+    });
+  });
   router.use(
     "/api",
     createBackendApi({
@@ -155,6 +180,12 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       secretKey: options.secretKey,
       frontendApiUrl,
       tokens: { issuer: options.issuer, tokenTtlSeconds, sessionTokenVersion, sessionLifetimeMs },
+      allowedOrigins: (options.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o),
+      webhookPortalUrl: (req) => {
+        const token = randomBytes(24).toString("hex");
+        portalTokens.add(token);
+        return `${frontendApiUrl(req)}/svix/${token}`;
+      },
     }),
   );
   router.use(

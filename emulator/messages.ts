@@ -1,6 +1,7 @@
 import type { Request } from "express";
 import { newId } from "./ids";
 import type { Store } from "./store";
+import { applySmsTemplate, applyTemplate } from "./templates";
 
 /**
  * The emails and text messages Clerk would send, as Clerk's `email.created`
@@ -106,7 +107,8 @@ function email(
 ): EmailMessage {
   const { paragraphs, data, ...rest } = fields;
   const html = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n");
-  return {
+  // The instance's template for the slug (emulator/templates.ts): its sender names, and whether Clerk delivers it.
+  return applyTemplate(store, {
     object: "email",
     id: newId("ema"),
     from_email_name: FROM_EMAIL_NAME,
@@ -117,7 +119,7 @@ function email(
     status: "queued",
     data: { app: appData(store), theme: THEME, ...data },
     delivered_by_clerk: true,
-  };
+  });
 }
 
 /**
@@ -197,7 +199,7 @@ export function verificationCodeSms(
   to: { phoneNumber: string; phoneNumberId: string | null; userId: string | null },
   code: string,
 ): SmsMessage {
-  return {
+  return applySmsTemplate(store, {
     object: "sms_message",
     id: newId("sms"),
     slug: "verification_code",
@@ -210,7 +212,56 @@ export function verificationCodeSms(
     data: { otp_code: code },
     delivered_by_clerk: true,
     created_at_ms: Date.now(),
-  };
+  });
+}
+
+/** The code that verifies an organization's domain (`affiliation_code`), sent to an address on it. */
+export function affiliationCodeEmail(
+  store: Store,
+  to: { address: string; orgId: string; domain: string },
+  code: string,
+): EmailMessage {
+  const orgName = store.org(to.orgId)?.name ?? "";
+  return email(store, {
+    slug: "affiliation_code",
+    to_email_address: to.address,
+    email_address_id: null,
+    user_id: null,
+    subject: `${code} is your verification code`,
+    paragraphs: [
+      `${code} is the code that verifies ${to.domain} for ${orgName} on ${store.settings.applicationName}.`,
+      "Do not share this with anyone.",
+    ],
+    data: { otp_code: code, org: { name: orgName }, domain: to.domain },
+  });
+}
+
+/** A waitlist entry's confirmation (`waitlist_confirmation`): the address is on the list. */
+export function waitlistConfirmationEmail(store: Store, address: string): EmailMessage {
+  const app = store.settings.applicationName;
+  return email(store, {
+    slug: "waitlist_confirmation",
+    to_email_address: address,
+    email_address_id: null,
+    user_id: null,
+    subject: `You are on the waitlist for ${app}`,
+    paragraphs: [`Thanks for joining the waitlist for ${app}. We will let you know when you can sign up.`],
+    data: {},
+  });
+}
+
+/** A waitlist entry invited (`waitlist_invitation`): its link signs up the address. */
+export function waitlistInvitationEmail(store: Store, address: string, actionUrl: string): EmailMessage {
+  const app = store.settings.applicationName;
+  return email(store, {
+    slug: "waitlist_invitation",
+    to_email_address: address,
+    email_address_id: null,
+    user_id: null,
+    subject: `You can now sign up for ${app}`,
+    paragraphs: [`Your spot on the waitlist for ${app} has come up.`, `Sign up: ${actionUrl}`],
+    data: { action_url: actionUrl },
+  });
 }
 
 /** Which of Clerk's link emails: signing in, signing up, or verifying an address added to a profile. */

@@ -160,6 +160,8 @@ export type InvitationRecord = {
   expiresAt: number;
   createdAt: number;
   updatedAt: number;
+  /** The verified domain that made it (Clerk's automatic invitations), if one did. */
+  domainId?: string;
 };
 
 /** A one-time sign-in link for a user, made with the Backend API (`/v1/sign_in_tokens`). */
@@ -335,6 +337,12 @@ export type State = {
   blocklist: IdentifierRecord[];
   /** The instance's restrictions (`PATCH /v1/instance/restrictions`). */
   restrictions: RestrictionsRecord;
+  /** Organizations' verified domains, and what they hand out (emulator/organization-domains.ts). */
+  organizationDomains: OrganizationDomainRecord[];
+  organizationSuggestions: OrganizationSuggestionRecord[];
+  /** The instance's own settings, as the Backend API's `/v1/instance…` endpoints change them (emulator/instance.ts). */
+  instance: InstanceRecord;
+  waitlistEntries: WaitlistEntryRecord[];
 };
 
 /** A JWT template (`/v1/jwt_templates`): claims with Clerk's shortcodes, minted for a session by name. */
@@ -381,4 +389,106 @@ export type RestrictionsRecord = {
   allowlistBlocklistDisabledOnSignIn: boolean;
   blockEmailSubaddresses: boolean;
   blockDisposableEmailDomains: boolean;
+};
+
+export type DomainEnrollmentMode =
+  "manual_invitation" | "automatic_invitation" | "automatic_suggestion" | "enterprise_sso";
+
+/** An organization's domain: verified by affiliation (an email code), its ownership only ever marked by the Backend API. */
+export type OrganizationDomainRecord = {
+  id: string;
+  orgId: string;
+  /** Lowercase, e.g. `example.com`. */
+  name: string;
+  enrollmentMode: DomainEnrollmentMode;
+  /** Since when the enrollment mode holds: invitations revoked after it are not made again. */
+  enrollmentSince: number;
+  affiliationEmail: string | null;
+  affiliation: {
+    status: "unverified" | "verified";
+    attempts: number;
+    expireAt: number | null;
+    verifiedAt: number | null;
+  } | null;
+  ownershipVerifiedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** A suggestion to a user to ask to join an organization whose domain their verified address is on. */
+export type OrganizationSuggestionRecord = {
+  id: string;
+  orgId: string;
+  domainId: string;
+  userId: string;
+  status: "pending" | "accepted";
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type WaitlistEntryRecord = {
+  id: string;
+  email: string;
+  status: "pending" | "invited" | "rejected" | "completed";
+  /** The invitation to the application an `invite` made. */
+  invitationId: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** A satellite domain (`/v1/domains`): the handshake may send browsers back to it. */
+export type SatelliteDomainRecord = {
+  id: string;
+  name: string;
+  proxyUrl: string | null;
+  isSecondary: boolean;
+  createdAt: number;
+};
+
+export type RedirectUrlRecord = { id: string; url: string; createdAt: number; updatedAt: number };
+
+/** A template changed from Clerk's default (`PUT /v1/templates/:type/:slug`, `toggle_delivery`). */
+export type TemplateOverride = {
+  name?: string;
+  subject?: string | null;
+  markup?: string;
+  body?: string;
+  fromEmailName?: string;
+  replyToEmailName?: string;
+  deliveredByClerk?: boolean;
+  updatedAt: number;
+};
+
+export type InstanceRecord = {
+  /** `PATCH /v1/instance`. */
+  settings: {
+    testMode: boolean;
+    hibp: boolean;
+    supportEmail: string | null;
+    clerkJsVersion: string | null;
+    developmentOrigin: string | null;
+    allowedOrigins: string[];
+    urlBasedSessionSyncing: boolean;
+    preferredSignInStrategy: "password" | "otp" | "";
+  };
+  organizationSettings: {
+    enabled: boolean;
+    maxAllowedMemberships: number;
+    adminDeleteEnabled: boolean;
+    domainsEnabled: boolean;
+    domainsEnrollmentModes: DomainEnrollmentMode[];
+    creatorRole: Role;
+    domainsDefaultRole: Role;
+  };
+  blockedCountryCodes: string[];
+  protect: { rulesEnabled: boolean; specterEnabled: boolean };
+  oauthApplicationSettings: Record<string, unknown>;
+  satelliteDomains: SatelliteDomainRecord[];
+  redirectUrls: RedirectUrlRecord[];
+  /** Keyed `email/verification_code`, `sms/…`. */
+  templates: Record<string, TemplateOverride>;
+  /** Whether the instance has a Svix app (`POST /v1/webhooks/svix`): without one, no webhook is sent. */
+  svixApp: boolean;
+  /** The production domain's home URL, as `POST /v1/instance/change_domain` last set it. */
+  homeUrl: string | null;
 };

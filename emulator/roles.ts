@@ -37,9 +37,12 @@ const CREATOR_PERMISSIONS = ["org:sys_memberships:manage", "org:sys_memberships:
 /** The creator role's id: whoever creates an organization gets it (Clerk's default, `org:admin`). */
 export const CREATOR_ROLE_ID = "role_admin";
 
-/** The key of the role an organization's creator gets. */
-export function creatorRoleKey(store: Holder): string {
-  return findRole(store, CREATOR_ROLE_ID)?.key ?? "org:admin";
+/** The key of the role an organization's creator gets: the instance's setting (`creator_role_id`), else `org:admin`. */
+export function creatorRoleKey(
+  store: Holder & { state: { instance?: { organizationSettings: { creatorRole: string } } } },
+): string {
+  const chosen = store.state.instance?.organizationSettings.creatorRole;
+  return (chosen ? findRole(store, chosen)?.key : null) ?? findRole(store, CREATOR_ROLE_ID)?.key ?? "org:admin";
 }
 
 /** The default role's id: what someone joining without a chosen role gets (Clerk's "default role for members", `org:member`). */

@@ -87,6 +87,8 @@ export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Fa
   };
 
   return (method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT", pattern: string, handler: Handler) => {
+    // One handler per operation: a second registration would silently replace the first.
+    if (byKey.has(`${api} ${method} ${pattern}`)) throw new Error(`${api} ${method} ${pattern} is registered twice`);
     byKey.set(`${api} ${method} ${pattern}`, handler);
     registered.add(`${api} ${method} ${pattern}`);
     router.all(pattern, dispatch);

@@ -1,5 +1,6 @@
 import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
 import { newId } from "./ids";
+import { defaultInstance, upgradeInstance } from "./instance";
 import type { MembershipRecord, OrgRecord, RestrictionsRecord, Role, State, UserRecord } from "./records";
 import { defaultRoles } from "./roles";
 
@@ -125,6 +126,10 @@ export function seedState(): State {
     allowlist: [],
     blocklist: [],
     restrictions: noRestrictions(),
+    organizationDomains: [],
+    organizationSuggestions: [],
+    instance: defaultInstance(),
+    waitlistEntries: [],
   };
 }
 
@@ -171,6 +176,7 @@ export function upgrade(state: State): State {
   state.allowlist ??= [];
   state.blocklist ??= [];
   state.restrictions ??= noRestrictions();
+  upgradeInstance(state);
   for (const user of state.users) {
     user.emails ??= [
       { id: user.emailId, email: user.email, verified: true, createdAt: user.createdAt, updatedAt: user.updatedAt },

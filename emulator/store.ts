@@ -211,6 +211,8 @@ export class Store {
       slug: input.slug,
       createdBy: input.createdBy,
       ...newOrgFields(),
+      // The instance's default limit (`PATCH /v1/instance/organization_settings`); 0 is none.
+      maxAllowedMemberships: this.state.instance.organizationSettings.maxAllowedMemberships,
       createdAt: t,
       updatedAt: t,
     };

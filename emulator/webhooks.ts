@@ -5,6 +5,8 @@ import { permissionJSON, roleJSON } from "./json/roles";
 import { backendSessionJSON } from "./json/sessions";
 import { userJSON } from "./json/users";
 import type { OutgoingMessage } from "./messages";
+import { organizationDomainJSON } from "./json/organization-domains";
+import { waitlistEntryJSON } from "./waitlist";
 import type { SessionRecord, SessionStatus, Store, UserRecord } from "./store";
 
 export type WebhookSettings = {
@@ -47,7 +49,15 @@ export function svixHeaders(secret: string, id: string, body: string, seconds = 
 /** A new Svix signing secret. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
-type Kind = "user" | "organization" | "organizationMembership" | "organizationInvitation" | "role" | "permission";
+type Kind =
+  | "user"
+  | "organization"
+  | "organizationMembership"
+  | "organizationInvitation"
+  | "organizationDomain"
+  | "waitlistEntry"
+  | "role"
+  | "permission";
 type Snapshot = Map<string, { kind: Kind; signature: string; deleted: () => unknown }>;
 /** Each session's status: only its creation and its end are events (`touch` and new tokens are not). */
 type SessionSnapshot = Map<string, SessionStatus>;
@@ -129,6 +139,20 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
     for (const p of store.state.permissions) {
       now.set(p.id, { kind: "permission", signature: signatureOf(p), deleted: () => deletedJSON("permission", p.id) });
     }
+    // Their JSON is the signature: their counts of pending invitations and suggestions, and a waitlist
+    // entry's `completed`, follow other records.
+    for (const d of store.state.organizationDomains) {
+      const deleted = () => deletedJSON("organization_domain", d.id);
+      now.set(d.id, { kind: "organizationDomain", signature: signatureOf(organizationDomainJSON(store, d)), deleted });
+    }
+    for (const e of store.state.waitlistEntries) {
+      // Clerk has no waitlistEntry.deleted.
+      now.set(e.id, {
+        kind: "waitlistEntry",
+        signature: signatureOf(waitlistEntryJSON(store, e, null)),
+        deleted: () => null,
+      });
+    }
     return now;
   }
 
@@ -143,6 +167,19 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
         "bapi",
       );
     if (kind === "permission") return permissionJSON(store.state.permissions.find((p) => p.id === id)!);
+    if (kind === "organizationDomain") {
+      return organizationDomainJSON(
+        store,
+        store.state.organizationDomains.find((d) => d.id === id)!,
+      );
+    }
+    if (kind === "waitlistEntry") {
+      return waitlistEntryJSON(
+        store,
+        store.state.waitlistEntries.find((e) => e.id === id)!,
+        null,
+      );
+    }
     if (kind === "organizationMembership") {
       return membershipJSON(
         store,
@@ -212,6 +249,8 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
   }
 
   function send(type: string, data: unknown) {
+    // Without a Svix app (`DELETE /v1/webhooks/svix`), Clerk sends no webhook.
+    if (!store.state.instance.svixApp) return;
     const id = `msg_${randomBytes(12).toString("hex")}`;
     const body = JSON.stringify({
       data,

@@ -1,4 +1,5 @@
 import { ApiError, str, type Route } from "../routing";
+import { INSTANCE_BODY_FIELDS } from "./instance-params";
 import { unknownParameter } from "./query-params";
 
 /**
@@ -311,6 +312,7 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
   "POST /v1/phone_numbers/:id/attempt_verification": { verification_id: "kept", code: "kept" },
   "PUT /v1/users/:id/phone_number": { phone_number: "kept", identification_status: "kept" },
   ...USER_ACCESS_FIELDS,
+  ...INSTANCE_BODY_FIELDS,
 };
 
 /**

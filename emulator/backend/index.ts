@@ -5,9 +5,16 @@ import type { Store } from "../store";
 import { jwks, type SigningKey } from "../tokens";
 import { createBackendContext } from "./context";
 import { rawUploadBody } from "../uploads";
+import { registerDomainRoutes } from "./domains";
+import { registerInstanceRoutes } from "./instance";
+import { registerInterstitialRoute } from "./interstitial";
 import { registerInvitationRoutes } from "./invitations";
+import { registerOrganizationDomainRoutes } from "./organization-domains";
 import { registerMembershipRoutes } from "./organization-members";
 import { registerOrganizationRoleRoutes } from "./organization-roles";
+import { registerTemplateRoutes } from "./templates";
+import { registerWaitlistRoutes } from "./waitlist";
+import { registerWebhookAppRoutes } from "./webhook-app";
 import { registerOrganizationRoutes } from "./organizations";
 import { registerPhoneNumberRoutes } from "./phone-numbers";
 import { withDeclaredBodyFields } from "./body-params";
@@ -33,10 +40,15 @@ export type BackendApiOptions = {
   frontendApiUrl: (req: Request) => string;
   /** How the Frontend API mints session tokens and how long its sessions last: the Backend API's are the same. */
   tokens: SessionMintingOptions;
+  /** The origins the emulator was started with (`--allowed-origin`), which `GET /v1/instance` shows. */
+  allowedOrigins?: readonly string[];
+  /** A fresh address of the emulator's read-only webhook portal (`svix_url`). */
+  webhookPortalUrl?: (req: Request) => string;
 };
 
 /** Clerk's Backend API, one module per resource. Bearer secret key required. */
-export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl, tokens }: BackendApiOptions): Router {
+export function createBackendApi(options: BackendApiOptions): Router {
+  const { store, key, faults, secretKey, frontendApiUrl, tokens } = options;
   const router = express.Router();
   router.use(express.json({ limit: "64kb" }));
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
@@ -44,6 +56,11 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   router.use("/v1/organizations/:id/logo", rawUploadBody);
   // A profile image comes as a multipart form (@clerk/backend's `updateUserProfileImage`).
   router.use("/v1/users/:id/profile_image", rawUploadBody);
+  // Each GET takes the query parameters its entry in query-params.ts names, each write the body
+  // fields its entry in body-params.ts keeps or follows; anything else is refused, never ignored.
+  const route = withDeclaredBodyFields(withDeclaredQueryParams(createRegistrar(router, "bapi", faults)));
+  // Public in Clerk: registered before the secret key is asked for.
+  registerInterstitialRoute(route);
   router.use((req, res, next) => {
     if (req.get("authorization") === `Bearer ${secretKey}`) return next();
     res
@@ -51,9 +68,6 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
       .type("application/json")
       .send(JSON.stringify(new ApiError(401, "authentication_invalid", "Invalid secret key").toJSON()));
   });
-  // Each GET takes the query parameters its entry in query-params.ts names, each write the body
-  // fields its entry in body-params.ts keeps or follows; anything else is refused, never ignored.
-  const route = withDeclaredBodyFields(withDeclaredQueryParams(createRegistrar(router, "bapi", faults)));
   const bapi = createBackendContext(store, frontendApiUrl);
 
   route("GET", "/v1/jwks", () => jwks(key));
@@ -73,6 +87,12 @@ export function createBackendApi({ store, key, faults, secretKey, frontendApiUrl
   registerUserProfileRoutes(route, bapi);
   registerEmailAddressRoutes(route, bapi);
   registerRestrictionRoutes(route, bapi);
+  registerOrganizationDomainRoutes(route, bapi);
+  registerInstanceRoutes(route, bapi, { startupOrigins: options.allowedOrigins ?? [] });
+  registerDomainRoutes(route, bapi, secretKey);
+  registerTemplateRoutes(route, bapi);
+  registerWaitlistRoutes(route, bapi);
+  if (options.webhookPortalUrl) registerWebhookAppRoutes(route, bapi, options.webhookPortalUrl);
 
   router.use(notImplemented);
   return router;

@@ -1,5 +1,6 @@
 import type { Request } from "express";
 import { fullName } from "../json";
+import { INSTANCE_QUERY_PARAMS } from "./instance-params";
 import { ApiError, clampInt, str, type Route } from "../routing";
 import type {
   InvitationRecord,
@@ -318,6 +319,7 @@ export const BACKEND_QUERY_PARAMS: Readonly<Record<string, readonly string[]>> =
   "/v1/clients": ["paginated", "limit", "offset"],
   "/v1/clients/:id": [],
   "/v1/sign_ups/:id": [],
+  ...INSTANCE_QUERY_PARAMS,
 };
 
 /** Clerk's answer to a parameter it does not know (`FormUnknownParameter`: 422, `form_param_unknown`). */

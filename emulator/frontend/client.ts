@@ -1,4 +1,5 @@
 import type { Request, Response } from "express";
+import { instanceOrigins } from "../backend/domains";
 import { environmentJSON } from "../environment";
 import { newId } from "../ids";
 import { sessionJSON } from "../json";
@@ -11,12 +12,10 @@ import { templateTokenForRequest } from "./template-tokens";
 export function registerClientRoutes(route: Route, fapi: FrontendContext): void {
   const { store, currentClient, ensureClient, clientPayload, envelope, setClientCookies, mintToken } = fapi;
 
-  route("GET", "/v1/environment", () =>
-    environmentJSON(fapi.applicationName, store.settings, store.state.restrictions),
-  );
-  route("PATCH", "/v1/environment", () =>
-    environmentJSON(fapi.applicationName, store.settings, store.state.restrictions),
-  );
+  const environment = () =>
+    environmentJSON(fapi.applicationName, store.settings, store.state.instance, store.state.restrictions);
+  route("GET", "/v1/environment", environment);
+  route("PATCH", "/v1/environment", environment);
 
   route("GET", "/v1/client", (req) => ({ response: clientPayload(req, currentClient(req)), client: null }));
 
@@ -55,7 +54,8 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
       throw new ApiError(400, "form_param_format_invalid", "redirect_url must be an absolute URL", "redirect_url");
     }
     // Clerk sends the browser back only to the instance's allowed origins (or the proxy's, or its own).
-    if (!redirectAllowed(req, target, fapi.allowedOrigins, fapi.secretKey))
+    // The instance's own allowed origins, satellite domains and redirect URLs count too (emulator/backend/domains.ts).
+    if (!redirectAllowed(req, target, [...fapi.allowedOrigins, ...instanceOrigins(store)], fapi.secretKey))
       throw new ApiError(
         400,
         "form_param_value_invalid",

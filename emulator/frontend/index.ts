@@ -12,6 +12,7 @@ import { registerMultiDomainRoutes } from "./multi-domain";
 import { registerMeMfaRoutes } from "./me-mfa";
 import { registerSessionVerificationRoutes } from "./session-verification";
 import { registerPhoneRoutes } from "./me-phones";
+import { registerOrganizationDomainRoutes } from "./organization-domains";
 import { registerMemberRoutes } from "./organization-members";
 import { registerOrganizationRoleRoutes } from "./organization-roles";
 import { registerPasskeyRoutes } from "./passkeys";
@@ -55,6 +56,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   registerWellKnownRoutes(route, fapi);
   registerInfrastructureRoutes(route, fapi);
   registerMultiDomainRoutes(route, fapi);
+  registerOrganizationDomainRoutes(route, fapi);
 
   router.use(notImplemented);
   return router;

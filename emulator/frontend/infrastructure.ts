@@ -21,8 +21,13 @@ export function registerInfrastructureRoutes(route: Route, fapi: FrontendContext
    * `X-Forwarded-For` — and the answer echoes the client address it passed on.
    */
   route("GET", "/v1/proxy-health", (req, res) => {
-    if (!str(req.query.domain_id)) throw new ApiError(400, "form_param_missing", "domain_id is missing", "domain_id");
+    const domainId = str(req.query.domain_id);
+    if (!domainId) throw new ApiError(400, "form_param_missing", "domain_id is missing", "domain_id");
     const unhealthy = (message: string) => sendJson(res, 503, { status: "unhealthy", message });
+    // The primary domain's id (GET /v1/instance) or a satellite's (`/v1/domains`).
+    if (domainId !== "dmn_emulator" && !fapi.store.state.instance.satelliteDomains.some((d) => d.id === domainId)) {
+      return unhealthy(`No domain ${domainId} in this instance.`);
+    }
     const proxyUrl = req.get("clerk-proxy-url");
     if (!proxyUrl) return unhealthy("The request has no Clerk-Proxy-Url header: it did not come through a proxy.");
     try {

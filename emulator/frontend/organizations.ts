@@ -76,14 +76,16 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
     return reply(req, res, frontendInvitationJSON(store, invitation));
   });
 
-  route("GET", "/v1/me/organization_suggestions", (req, res) => {
-    me(req);
-    return reply(req, res, { data: [], total_count: 0 });
-  });
-
   // Organizations -------------------------------------------------------------
   route("POST", "/v1/organizations", (req, res) => {
     const { user } = me(req);
+    if (!store.state.instance.organizationSettings.enabled) {
+      throw new ApiError(
+        403,
+        "organization_not_enabled_in_instance",
+        "Organizations are not enabled for this instance.",
+      );
+    }
     const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
     const org = createOrganizationFor(store, user.id, input);
     return reply(req, res, organizationJSON(store, org, "fapi"));
@@ -101,6 +103,13 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
 
   route("DELETE", "/v1/organizations/:id", (req, res) => {
     const { org } = orgWith(req, "org:sys_profile:delete");
+    if (!store.state.instance.organizationSettings.adminDeleteEnabled) {
+      throw new ApiError(
+        403,
+        "organization_admin_delete_not_enabled",
+        "Admins cannot delete organizations in this instance.",
+      );
+    }
     store.deleteOrganization(org);
     return reply(req, res, deletedJSON("organization", org.id, org.slug ? { slug: org.slug } : {}));
   });
@@ -126,8 +135,5 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
     return reply(req, res, deletedJSON("image", id));
   });
 
-  route("GET", "/v1/organizations/:id/domains", (req, res) => {
-    memberOrg(req);
-    return reply(req, res, { data: [], total_count: 0 });
-  });
+  // Membership requests, domains and suggestions: emulator/frontend/organization-domains.ts.
 }

@@ -70,12 +70,7 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
     return v;
   };
 
-  route("GET", "/v1/client/sessions/:id", (req, res) => {
-    const session = sessionOfClient(currentClient(req), req.params.id);
-    const token = session.status === "active" ? mintToken(req, session) : null;
-    return envelope(req, res, currentClient(req), sessionJSON(store, session, token));
-  });
-
+  // Reading one session (`GET /v1/client/sessions/:id`) is in client.ts.
   // A person with no second factor is asked for the first, whatever the level (Clerk's fallback).
   route("POST", "/v1/client/sessions/:id/verify", (req, res) => {
     const { session, user } = sessionAndUser(req);

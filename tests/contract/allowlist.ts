@@ -118,4 +118,20 @@ export const allowlist: Excuse[] = [
       };
     },
   },
+  {
+    api: "bapi",
+    schema: "#/paths",
+    reason:
+      "@clerk/backend's betaFeatures.changeDomain() sends POST /beta_features/change_domain, which the published " +
+      "spec does not list; it lists the same operation (home_url, is_secondary; 202 with no body) as " +
+      "POST /instance/change_domain. The older path is that operation under its first name.",
+    evidence:
+      "@clerk/backend 2.33 and 3.25: BetaFeaturesAPI.changeDomain() requests POST joinPaths('/beta_features', " +
+      "'change_domain') with { homeUrl, isSecondary } (src/api/endpoints/BetaFeaturesApi.ts).",
+    correct(paths) {
+      const documented = (paths["/instance/change_domain"] as { post?: unknown } | undefined)?.post;
+      if (!documented) throw new Error("allowlist: POST /instance/change_domain is gone from Clerk's spec");
+      paths["/beta_features/change_domain"] = { post: documented };
+    },
+  },
 ];

@@ -82,7 +82,7 @@ describe("health", () => {
       "Clerk-Secret-Key": secretKey,
       "X-Forwarded-For": "203.0.113.7",
     };
-    const healthy = await get("/v1/proxy-health?domain_id=dmn_1", proxied);
+    const healthy = await get("/v1/proxy-health?domain_id=dmn_emulator", proxied);
     expect([healthy.status, await healthy.json()]).toEqual([
       200,
       { status: "healthy", x_forwarded_for: "203.0.113.7" },
@@ -96,9 +96,11 @@ describe("health", () => {
     ] as const) {
       const headers: Record<string, string> = { ...proxied, [name]: value };
       if (!value) delete headers[name];
-      const r = await get("/v1/proxy-health?domain_id=dmn_1", headers);
+      const r = await get("/v1/proxy-health?domain_id=dmn_emulator", headers);
       expect([name, value, r.status, (await r.json()).status]).toEqual([name, value, 503, "unhealthy"]);
     }
+    const otherDomain = await get("/v1/proxy-health?domain_id=dmn_someone_else", proxied);
+    expect([otherDomain.status, (await otherDomain.json()).status]).toEqual([503, "unhealthy"]);
     const noDomain = await get("/v1/proxy-health", proxied);
     expect([noDomain.status, (await noDomain.json()).errors[0].meta.param_name]).toEqual([400, "domain_id"]);
   });

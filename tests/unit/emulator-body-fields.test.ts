@@ -32,6 +32,13 @@ describe("the Backend API's body fields", () => {
     "%s: a rule for each field Clerk documents, and no other",
     (key, rules) => {
       const [method, pattern] = key.split(" ") as [string, string];
+      // What @clerk/backend's betaFeatures.changeDomain sends, a path Clerk's description does not list: the
+      // documented POST /instance/change_domain under its older name (tests/contract/allowlist.ts).
+      if (key === "POST /v1/beta_features/change_domain") {
+        expect(documentedFields(method, pattern)).toBeNull();
+        expect(Object.keys(rules).sort()).toEqual(documentedFields("POST", "/v1/instance/change_domain"));
+        return;
+      }
       expect(Object.keys(rules).sort()).toEqual(documentedFields(method, pattern));
     },
   );

@@ -1,0 +1,275 @@
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import type { Request } from "express";
+import { newId } from "../ids";
+import { deletedJSON } from "../json";
+import { ApiError, str } from "../routing";
+import type { RedirectUrlRecord, SatelliteDomainRecord, Store } from "../store";
+import { bodyOf, isTrue } from "./body-params";
+import type { BackendContext, Route } from "./context";
+import { page } from "./query-params";
+
+/**
+ * The instance's domains (`/v1/domains`: the primary one and satellites),
+ * its redirect URLs (`/v1/redirect_urls`) and proxy checks
+ * (`/v1/proxy_checks`). Satellites' origins and redirect URLs' origins are
+ * origins the handshake may send a browser back to (`instanceOrigins`).
+ */
+const PRIMARY_ID = "dmn_emulator";
+/** The host the emulator's publishable key names (emulator/instance-keys.ts): it never resolves. */
+const PRIMARY_NAME = "emulator.invalid";
+
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/** Origins the instance's own settings allow, beside those the emulator was started with. */
+export function instanceOrigins(store: Store): string[] {
+  const { settings, satelliteDomains, redirectUrls } = store.state.instance;
+  const origins = [...settings.allowedOrigins, ...satelliteDomains.map((d) => `https://${d.name}`)];
+  for (const r of redirectUrls) {
+    const url = URL.canParse(r.url) ? new URL(r.url) : null;
+    if (url && (url.protocol === "https:" || url.protocol === "http:")) origins.push(url.origin);
+  }
+  return origins;
+}
+
+function parseDomainName(value: unknown, store: Store, except?: SatelliteDomainRecord): string {
+  const name = (str(value) ?? "").trim().toLowerCase();
+  if (!DOMAIN.test(name)) {
+    throw new ApiError(
+      422,
+      "form_param_format_invalid",
+      "is invalid",
+      "name",
+      "name must be a domain name, e.g. example.com.",
+    );
+  }
+  if (name === PRIMARY_NAME || store.state.instance.satelliteDomains.some((d) => d !== except && d.name === name)) {
+    throw new ApiError(
+      422,
+      "form_identifier_exists",
+      "is taken",
+      "name",
+      `${name} is already a domain of this instance.`,
+    );
+  }
+  return name;
+}
+
+function parseProxyUrl(value: unknown): string | null {
+  if (value === undefined || value === null || value === "") return null;
+  const text = str(value) ?? "";
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    throw new ApiError(422, "form_param_format_invalid", "is invalid", "proxy_url", "proxy_url must be a full URL.");
+  }
+  return text.replace(/\/+$/, "");
+}
+
+/** Loopback, private and link-local addresses: where an app's proxy runs beside the emulator. */
+function isLocalAddress(address: string): boolean {
+  const v4 = address.replace(/^::ffff:/, "");
+  if (isIP(v4) === 4) {
+    const [a = 0, b = 0] = v4.split(".").map(Number);
+    return (
+      a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)
+    );
+  }
+  const lower = address.toLowerCase();
+  return lower === "::1" || lower.startsWith("fc") || lower.startsWith("fd") || lower.startsWith("fe80:");
+}
+
+/**
+ * Clerk's proxy check: it calls the proxy's `/v1/proxy-health` and expects its
+ * own Frontend API to answer through it. The emulator does the same, and so
+ * makes a request to a URL it is given: only to loopback and private addresses
+ * (every address the host resolves to), never out to the internet.
+ */
+async function checkProxy(proxyUrl: string, domainId: string, secretKey: string): Promise<boolean> {
+  const url = new URL(proxyUrl);
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
+  if (addresses.length === 0 || !addresses.every(isLocalAddress)) {
+    throw new ApiError(
+      422,
+      "invalid_proxy_configuration",
+      "The emulator checks proxies on loopback and private addresses only.",
+      "proxy_url",
+      `${url.host} is not a loopback or private address: the emulator makes no request out of the machine or its network.`,
+    );
+  }
+  try {
+    const res = await fetch(`${proxyUrl}/v1/proxy-health?domain_id=${encodeURIComponent(domainId)}`, {
+      headers: { "Clerk-Proxy-Url": proxyUrl, "Clerk-Secret-Key": secretKey, "X-Forwarded-For": "127.0.0.1" },
+      redirect: "manual",
+      signal: AbortSignal.timeout(5_000),
+    });
+    const body = (await res.json().catch(() => null)) as { status?: string } | null;
+    return res.status === 200 && body?.status === "healthy";
+  } catch {
+    return false;
+  }
+}
+
+export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: BackendContext, secretKey: string): void {
+  const satellites = () => store.state.instance.satelliteDomains;
+
+  const primaryJSON = (req: Request) => ({
+    object: "domain",
+    id: PRIMARY_ID,
+    name: store.state.instance.homeUrl ? new URL(store.state.instance.homeUrl).host : PRIMARY_NAME,
+    is_satellite: false,
+    frontend_api_url: `https://clerk.${PRIMARY_NAME}`,
+    accounts_portal_url: null,
+    proxy_url: frontendApiUrl(req),
+    development_origin: "",
+    cname_targets: null,
+  });
+  const satelliteJSON = (d: SatelliteDomainRecord) => ({
+    object: "domain",
+    id: d.id,
+    name: d.name,
+    is_satellite: true,
+    frontend_api_url: `https://clerk.${d.name}`,
+    accounts_portal_url: null,
+    proxy_url: d.proxyUrl,
+    development_origin: "",
+    cname_targets: null,
+  });
+  const satelliteOf = (req: Request) => {
+    const id = String(req.params.id);
+    if (id === PRIMARY_ID) {
+      throw new ApiError(
+        400,
+        "operation_not_allowed_on_primary_domain",
+        "This operation is not allowed on the primary domain.",
+      );
+    }
+    const found = satellites().find((d) => d.id === id);
+    if (!found) throw new ApiError(404, "resource_not_found", "Domain not found");
+    return found;
+  };
+
+  route("GET", "/v1/domains", (req) => {
+    const data = [primaryJSON(req), ...satellites().map(satelliteJSON)];
+    return { data, total_count: data.length };
+  });
+  route("POST", "/v1/domains", (req) => {
+    const body = bodyOf(req.body);
+    if (!isTrue(body.is_satellite)) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "is_satellite",
+        "Only satellite domains can be added.",
+      );
+    }
+    const domain: SatelliteDomainRecord = {
+      id: newId("dmn"),
+      name: parseDomainName(body.name, store),
+      proxyUrl: parseProxyUrl(body.proxy_url),
+      isSecondary: false,
+      createdAt: Date.now(),
+    };
+    satellites().push(domain);
+    store.changed();
+    return satelliteJSON(domain);
+  });
+  route("PATCH", "/v1/domains/:id", (req) => {
+    const domain = satelliteOf(req);
+    const body = bodyOf(req.body);
+    if (body.name !== undefined && body.name !== null) domain.name = parseDomainName(body.name, store, domain);
+    if (body.proxy_url !== undefined) domain.proxyUrl = parseProxyUrl(body.proxy_url);
+    if (body.is_secondary !== undefined && body.is_secondary !== null) domain.isSecondary = isTrue(body.is_secondary);
+    store.changed();
+    return satelliteJSON(domain);
+  });
+  route("DELETE", "/v1/domains/:id", (req) => {
+    const domain = satelliteOf(req);
+    store.state.instance.satelliteDomains = satellites().filter((d) => d !== domain);
+    store.changed();
+    return deletedJSON("domain", domain.id);
+  });
+
+  // Redirect URLs --------------------------------------------------------------
+  const redirectJSON = (r: RedirectUrlRecord) => ({
+    object: "redirect_url",
+    id: r.id,
+    url: r.url,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  });
+  const redirectOf = (req: Request) => {
+    const found = store.state.instance.redirectUrls.find((r) => r.id === req.params.id);
+    if (!found) throw new ApiError(404, "resource_not_found", "Redirect URL not found");
+    return found;
+  };
+  route("GET", "/v1/redirect_urls", (req) => {
+    // `paginated`: Clerk's description of version 2025-11-10 gives this list one shape, an array.
+    return page(req, store.state.instance.redirectUrls).map(redirectJSON);
+  });
+  route("POST", "/v1/redirect_urls", (req) => {
+    const url = (str(req.body?.url) ?? "").trim();
+    // `https://…` or a custom scheme (`my-app://callback`), as Clerk takes them; plain http for local origins only.
+    const parsed = URL.canParse(url) ? new URL(url) : null;
+    const local = parsed?.protocol === "http:" && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(parsed.hostname);
+    if (!parsed || (parsed.protocol === "http:" && !local) || !/^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol)) {
+      throw new ApiError(
+        422,
+        "invalid_redirect_url",
+        "is invalid",
+        "url",
+        "url must start with https:// or a custom scheme.",
+      );
+    }
+    const existing = store.state.instance.redirectUrls.find((r) => r.url === url);
+    if (existing) throw new ApiError(422, "duplicate_record", "is taken", "url", `${url} is already a redirect URL.`);
+    const t = Date.now();
+    const record: RedirectUrlRecord = { id: newId("ru"), url, createdAt: t, updatedAt: t };
+    store.state.instance.redirectUrls.push(record);
+    store.changed();
+    return redirectJSON(record);
+  });
+  route("GET", "/v1/redirect_urls/:id", (req) => redirectJSON(redirectOf(req)));
+  route("DELETE", "/v1/redirect_urls/:id", (req) => {
+    const found = redirectOf(req);
+    store.state.instance.redirectUrls = store.state.instance.redirectUrls.filter((r) => r !== found);
+    store.changed();
+    return deletedJSON("redirect_url", found.id);
+  });
+
+  // Proxy checks ---------------------------------------------------------------
+  route("POST", "/v1/proxy_checks", async (req) => {
+    const body = bodyOf(req.body);
+    const domainId = str(body.domain_id) ?? "";
+    const domain = domainId === PRIMARY_ID ? null : satellites().find((d) => d.id === domainId);
+    if (domain === undefined) throw new ApiError(404, "resource_not_found", "Domain not found", "domain_id");
+    const proxyUrl = parseProxyUrl(body.proxy_url);
+    if (!proxyUrl) throw new ApiError(422, "form_param_missing", "is missing", "proxy_url");
+    const successful = await checkProxy(proxyUrl, domainId, secretKey);
+    if (!successful) {
+      throw new ApiError(
+        422,
+        "invalid_proxy_configuration",
+        "The proxy did not reach this instance's Frontend API.",
+        "proxy_url",
+        `${proxyUrl}/v1/proxy-health did not answer as this instance's Frontend API.`,
+      );
+    }
+    // A successful check sets the domain's proxy, as Clerk's does.
+    if (domain) {
+      domain.proxyUrl = proxyUrl;
+      store.changed();
+    }
+    const t = Date.now();
+    return {
+      object: "proxy_check",
+      id: newId("proxychk"),
+      domain_id: domainId,
+      last_run_at: t,
+      proxy_url: proxyUrl,
+      successful,
+      created_at: t,
+      updated_at: t,
+    };
+  });
+}

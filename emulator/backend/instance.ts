@@ -1,0 +1,263 @@
+import type { Response } from "express";
+import { ENROLLMENT_MODES } from "../organization-domains";
+import { normaliseOrigin } from "../proxy";
+import { findRole, isCreatorEligible } from "../roles";
+import { ApiError, str } from "../routing";
+import type { DomainEnrollmentMode, InstanceRecord, RoleRecord, Store } from "../store";
+import { bodyOf, isTrue } from "./body-params";
+import type { BackendContext, Route } from "./context";
+
+/**
+ * The instance's settings (`/v1/instance…`). Each is stored and read back;
+ * where the emulator plays what a setting does, it reads it from the store:
+ * the environment clerk-js loads (`emulator/environment.ts`), the origins the
+ * handshake may redirect to (`allowed_origins`), new organizations' member
+ * limit and creator role, verified domains (`domains_enabled`, their modes and
+ * default role), organization slugs, and whether admins may delete.
+ */
+const invalid = (param: string, why: string) => new ApiError(422, "form_param_value_invalid", "is invalid", param, why);
+
+function bool(value: unknown, param: string): boolean {
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new ApiError(422, "form_param_type_invalid", "must be a boolean", param, `${param} must be true or false.`);
+}
+
+/** A field given and not null: Clerk's "leave as it is" for null. */
+const given = (body: Record<string, unknown>, name: string) => body[name] !== undefined && body[name] !== null;
+
+function stringList(value: unknown, param: string): string[] {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) {
+    throw new ApiError(422, "form_param_type_invalid", "must be a list of strings", param);
+  }
+  return value as string[];
+}
+
+/** Roles are named by id in these settings (`role_admin`…, as `GET /v1/organization_roles` lists them); a key is accepted too. */
+function roleOfId(store: Store, value: unknown, param: string): RoleRecord {
+  const text = str(value) ?? "";
+  const role = findRole(store, text);
+  if (!role) throw new ApiError(422, "resource_not_found", "Role not found", param, `No role ${text}.`);
+  return role;
+}
+
+export function organizationSettingsJSON(store: Store) {
+  const s = store.state.instance.organizationSettings;
+  return {
+    object: "organization_settings",
+    enabled: s.enabled,
+    max_allowed_memberships: s.maxAllowedMemberships,
+    max_allowed_roles: 10,
+    max_allowed_domains: 10,
+    creator_role: s.creatorRole,
+    admin_delete_enabled: s.adminDeleteEnabled,
+    domains_enabled: s.domainsEnabled,
+    slug_disabled: !store.settings.organizationSlugs,
+    domains_enrollment_modes: s.domainsEnrollmentModes,
+    domains_default_role: s.domainsDefaultRole,
+  };
+}
+
+function instanceJSON(store: Store, extraOrigins: readonly string[]) {
+  const allowed = [...extraOrigins, ...store.state.instance.settings.allowedOrigins];
+  return {
+    object: "instance",
+    id: "ins_emulator",
+    environment_type: "production",
+    allowed_origins: allowed.length ? [...new Set(allowed)] : null,
+    workspace_id: null,
+  };
+}
+
+function updateInstance(store: Store, body: Record<string, unknown>): void {
+  const next = { ...store.state.instance.settings };
+  if (given(body, "test_mode")) next.testMode = bool(body.test_mode, "test_mode");
+  if (given(body, "hibp")) next.hibp = bool(body.hibp, "hibp");
+  if (body.support_email !== undefined) next.supportEmail = str(body.support_email) || null;
+  if (body.clerk_js_version !== undefined) next.clerkJsVersion = str(body.clerk_js_version) || null;
+  if (body.development_origin !== undefined) next.developmentOrigin = str(body.development_origin) || null;
+  if (body.allowed_origins !== undefined) {
+    next.allowedOrigins = stringList(body.allowed_origins, "allowed_origins").map((o) => {
+      const origin = normaliseOrigin(o);
+      if (!origin) throw invalid("allowed_origins", `${o} is not an origin (scheme, host and port).`);
+      return origin;
+    });
+  }
+  // `cookieless_dev` is the deprecated name of URL-based session syncing.
+  for (const name of ["url_based_session_syncing", "cookieless_dev"]) {
+    if (given(body, name)) next.urlBasedSessionSyncing = bool(body[name], name);
+  }
+  const strategy = body.preferred_sign_in_strategy_when_password_required;
+  if (strategy !== undefined && strategy !== null) {
+    if (strategy !== "password" && strategy !== "otp" && strategy !== "") {
+      throw invalid("preferred_sign_in_strategy_when_password_required", "must be password, otp or empty.");
+    }
+    next.preferredSignInStrategy = strategy;
+  }
+  store.state.instance.settings = next;
+  store.changed();
+}
+
+function updateOrganizationSettings(store: Store, body: Record<string, unknown>): void {
+  const next = { ...store.state.instance.organizationSettings };
+  if (given(body, "enabled")) next.enabled = bool(body.enabled, "enabled");
+  if (given(body, "max_allowed_memberships")) {
+    const max = Number(body.max_allowed_memberships);
+    if (!Number.isInteger(max) || max < 0)
+      throw invalid("max_allowed_memberships", "must be a whole number, 0 or more.");
+    next.maxAllowedMemberships = max;
+  }
+  if (given(body, "admin_delete_enabled"))
+    next.adminDeleteEnabled = bool(body.admin_delete_enabled, "admin_delete_enabled");
+  if (given(body, "domains_enabled")) next.domainsEnabled = bool(body.domains_enabled, "domains_enabled");
+  if (body.domains_enrollment_modes !== undefined) {
+    const modes = stringList(body.domains_enrollment_modes, "domains_enrollment_modes");
+    const allowed: DomainEnrollmentMode[] = ["automatic_invitation", "automatic_suggestion"];
+    const wrong = modes.find((m) => !allowed.includes(m as DomainEnrollmentMode));
+    if (wrong) throw invalid("domains_enrollment_modes", `${wrong} is not one of ${allowed.join(", ")}.`);
+    next.domainsEnrollmentModes = [...new Set(modes)] as DomainEnrollmentMode[];
+  }
+  if (given(body, "creator_role_id")) {
+    const role = roleOfId(store, body.creator_role_id, "creator_role_id");
+    // Whoever creates an organization must be able to manage it (Clerk's creator role rule).
+    if (!isCreatorEligible(store, role)) {
+      throw new ApiError(
+        422,
+        "organization_missing_creator_role_permissions",
+        "The creator role lacks the permissions to manage the organization.",
+        "creator_role_id",
+      );
+    }
+    next.creatorRole = role.key;
+  }
+  if (given(body, "domains_default_role_id")) {
+    next.domainsDefaultRole = roleOfId(store, body.domains_default_role_id, "domains_default_role_id").key;
+  }
+  // Clerk's instance-wide slug switch; it holds for this process, as the `CLERK_EMULATOR_ORG_SLUGS` setting it overrides.
+  if (given(body, "slug_disabled")) store.settings.organizationSlugs = !bool(body.slug_disabled, "slug_disabled");
+  store.state.instance.organizationSettings = next;
+  store.changed();
+}
+
+/** Clerk answers 202 with no body when a domain change is accepted (it takes effect after DNS and certificates). */
+function accepted(res: Response): null {
+  res.status(202).end();
+  return null;
+}
+
+export type InstanceRouteOptions = {
+  /** The origins the emulator was started with (`--allowed-origin`), shown beside those set here. */
+  startupOrigins: readonly string[];
+};
+
+/** The instance, its organization settings, communication, protection and OAuth application settings. */
+export function registerInstanceRoutes(route: Route, { store }: BackendContext, options: InstanceRouteOptions): void {
+  const instance = () => store.state.instance;
+
+  route("GET", "/v1/instance", () => instanceJSON(store, options.startupOrigins));
+  route("PATCH", "/v1/instance", (req, res) => {
+    updateInstance(store, bodyOf(req.body));
+    res.status(204).end();
+    return null;
+  });
+
+  route("GET", "/v1/instance/organization_settings", () => organizationSettingsJSON(store));
+  route("PATCH", "/v1/instance/organization_settings", (req) => {
+    updateOrganizationSettings(store, bodyOf(req.body));
+    return organizationSettingsJSON(store);
+  });
+
+  const communicationJSON = () => ({
+    object: "instance_communication",
+    blocked_country_codes: instance().blockedCountryCodes,
+  });
+  route("GET", "/v1/instance/communication", communicationJSON);
+  route("PATCH", "/v1/instance/communication", (req) => {
+    const body = bodyOf(req.body);
+    if (body.blocked_country_codes !== undefined) {
+      const codes =
+        body.blocked_country_codes === null ? [] : stringList(body.blocked_country_codes, "blocked_country_codes");
+      const wrong = codes.find((c) => !/^[A-Z]{2}$/.test(c));
+      if (wrong) throw invalid("blocked_country_codes", `${wrong} is not an uppercase ISO 3166-1 alpha-2 code.`);
+      if (new Set(codes).size !== codes.length) throw invalid("blocked_country_codes", "Codes must be unique.");
+      if (codes.length > 250) throw invalid("blocked_country_codes", "At most 250 codes.");
+      instance().blockedCountryCodes = codes;
+      store.changed();
+    }
+    return communicationJSON();
+  });
+
+  const protectJSON = () => ({
+    object: "instance_protect",
+    rules_enabled: instance().protect.rulesEnabled,
+    specter_enabled: instance().protect.specterEnabled,
+    checks_bypassed: false,
+  });
+  route("GET", "/v1/instance/protect", protectJSON);
+  route("PATCH", "/v1/instance/protect", (req) => {
+    const body = bodyOf(req.body);
+    const next = { ...instance().protect };
+    if (given(body, "rules_enabled")) next.rulesEnabled = bool(body.rules_enabled, "rules_enabled");
+    if (given(body, "specter_enabled")) next.specterEnabled = bool(body.specter_enabled, "specter_enabled");
+    instance().protect = next;
+    store.changed();
+    return protectJSON();
+  });
+
+  const oauthJSON = () => ({ object: "oauth_application_settings", ...instance().oauthApplicationSettings });
+  route("GET", "/v1/instance/oauth_application_settings", oauthJSON);
+  route("PATCH", "/v1/instance/oauth_application_settings", (req) => {
+    const body = bodyOf(req.body);
+    const next = { ...instance().oauthApplicationSettings };
+    for (const [name, value] of Object.entries(body)) {
+      if (value === undefined) continue;
+      if (name === "default_scopes") next[name] = value === null ? null : stringList(value, name);
+      else if (value !== null) next[name] = bool(value, name);
+    }
+    instance().oauthApplicationSettings = next;
+    store.changed();
+    return oauthJSON();
+  });
+
+  const changeDomain = (req: Parameters<Parameters<Route>[2]>[0], res: Response) => {
+    const body = bodyOf(req.body);
+    const homeUrl = str(body.home_url);
+    if (homeUrl !== null) {
+      let url: URL | null = null;
+      try {
+        url = new URL(homeUrl);
+      } catch {
+        url = null;
+      }
+      if (!url || !/^https?:$/.test(url.protocol)) throw invalid("home_url", "home_url must be a full URL.");
+      instance().homeUrl = url.origin;
+      store.changed();
+    }
+    if (body.is_secondary !== undefined) isTrue(body.is_secondary);
+    return accepted(res);
+  };
+  route("POST", "/v1/instance/change_domain", changeDomain);
+  route("PUT", "/v1/beta_features/domain", changeDomain);
+  // @clerk/backend 2 and 3's betaFeatures.changeDomain() post here, a path Clerk's description no longer lists.
+  route("POST", "/v1/beta_features/change_domain", changeDomain);
+
+  // The deprecated home of three instance settings; the emulator's allow-list lives with the restrictions.
+  route("PATCH", "/v1/beta_features/instance_settings", (req) => {
+    const body = bodyOf(req.body);
+    const settings = { ...instance().settings };
+    if (given(body, "test_mode")) settings.testMode = bool(body.test_mode, "test_mode");
+    instance().settings = settings;
+    store.changed();
+    return {
+      object: "instance_settings",
+      id: "ins_emulator",
+      restricted_to_allowlist: false,
+      from_email_address: instance().templates["email/verification_code"]?.fromEmailName ?? "notifications",
+      progressive_sign_up: true,
+      enhanced_email_deliverability: false,
+    };
+  });
+}
+
+export type { InstanceRecord };
+export { ENROLLMENT_MODES };

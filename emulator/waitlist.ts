@@ -1,0 +1,102 @@
+import { newId } from "./ids";
+import { createInstanceInvitation, ticketUrl } from "./invitations";
+import { instanceInvitationJSON } from "./json";
+import { waitlistConfirmationEmail, waitlistInvitationEmail } from "./messages";
+import { ApiError } from "./routing";
+import type { Store, WaitlistEntryRecord } from "./store";
+
+/**
+ * Clerk's waitlist: an address joins (the Frontend API's `POST /v1/waitlist`,
+ * or the Backend API), is invited (an invitation to the application, emailed
+ * with the `waitlist_invitation` template) or rejected; it is `completed`
+ * once its invitation is accepted, i.e. the person signed up with it.
+ */
+export function waitlistStatus(store: Store, entry: WaitlistEntryRecord): WaitlistEntryRecord["status"] {
+  const invitation = entry.invitationId ? store.state.invitations.find((i) => i.id === entry.invitationId) : null;
+  return entry.status === "invited" && invitation?.status === "accepted" ? "completed" : entry.status;
+}
+
+export function joinWaitlist(store: Store, email: string, notify: boolean): WaitlistEntryRecord {
+  // An address already on the list keeps its entry, as Clerk's join is idempotent for it.
+  const existing = store.state.waitlistEntries.find((e) => e.email === email);
+  if (existing) return existing;
+  if (store.emailTaken(email)) {
+    throw new ApiError(422, "form_identifier_exists", "is taken", "email_address", `${email} already has an account.`);
+  }
+  const t = Date.now();
+  const entry: WaitlistEntryRecord = {
+    id: newId("wle"),
+    email,
+    status: "pending",
+    invitationId: null,
+    createdAt: t,
+    updatedAt: t,
+  };
+  store.state.waitlistEntries.push(entry);
+  store.changed();
+  if (notify) store.send(waitlistConfirmationEmail(store, email));
+  return entry;
+}
+
+export function inviteFromWaitlist(
+  store: Store,
+  entry: WaitlistEntryRecord,
+  frontendApiUrl: string,
+  ignoreExisting: boolean,
+): void {
+  if (entry.status !== "pending" && entry.status !== "rejected") {
+    throw new ApiError(
+      422,
+      "form_param_value_invalid",
+      "is invalid",
+      undefined,
+      "Only a pending or rejected entry can be invited.",
+    );
+  }
+  const invitation = createInstanceInvitation(store, {
+    email: entry.email,
+    redirectUrl: null,
+    ignoreExisting,
+    link: null,
+  });
+  store.send(waitlistInvitationEmail(store, entry.email, ticketUrl(frontendApiUrl, invitation.ticket)));
+  entry.status = "invited";
+  entry.invitationId = invitation.id;
+  entry.updatedAt = Date.now();
+  store.changed();
+}
+
+export function rejectFromWaitlist(store: Store, entry: WaitlistEntryRecord): void {
+  if (waitlistStatus(store, entry) === "completed") {
+    throw new ApiError(
+      422,
+      "form_param_value_invalid",
+      "is invalid",
+      undefined,
+      "A completed entry cannot be rejected.",
+    );
+  }
+  const t = Date.now();
+  // Its invitation, if one is still pending, no longer lets the address sign up.
+  const invitation = store.state.invitations.find((i) => i.id === entry.invitationId && i.status === "pending");
+  if (invitation) Object.assign(invitation, { status: "revoked", updatedAt: t });
+  entry.status = "rejected";
+  entry.updatedAt = t;
+  store.changed();
+}
+
+export function waitlistEntryJSON(store: Store, entry: WaitlistEntryRecord, frontendApiUrl: string | null) {
+  const invitation = entry.invitationId ? store.state.invitations.find((i) => i.id === entry.invitationId) : null;
+  return {
+    object: "waitlist_entry",
+    id: entry.id,
+    email_address: entry.email,
+    status: waitlistStatus(store, entry),
+    is_locked: false,
+    created_at: entry.createdAt,
+    updated_at: entry.updatedAt,
+    invitation: invitation
+      ? instanceInvitationJSON(invitation, frontendApiUrl === null ? "" : ticketUrl(frontendApiUrl, invitation.ticket))
+      : null,
+  };
+}
