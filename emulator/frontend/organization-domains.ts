@@ -15,7 +15,7 @@ import {
 } from "../organization-domains";
 import { organizationDomainJSON, organizationSuggestionJSON } from "../json/organization-domains";
 import { parseEmail } from "../invitations";
-import { ApiError, paginate, sendJson, str } from "../routing";
+import { ApiError, paginate, str } from "../routing";
 import { valuesOf } from "../backend/query-params";
 import { joinWaitlist } from "../waitlist";
 import type { FrontendContext, Route } from "./context";
