@@ -48,6 +48,9 @@ const LEFT_OUT: Record<Api, string[]> = {
   ],
 };
 
+/** The same groups' operations filed under another tag (a user's billing, a user's web3 wallet…). */
+const LEFT_OUT_PATHS = [/\/billing\//, /\/web3_wallets\//, /\/oauth_access_tokens\//];
+
 const SPECS: Record<Api, string> = { fapi: "fapi-2025-11-10.yml", bapi: "bapi-2025-11-10.yml" };
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
@@ -87,11 +90,11 @@ function coverage() {
     const operations = specOperations(api).map((op) => ({
       ...op,
       done: have.has(`${api} ${op.method} ${shape(op.path)}`),
-      leftOut: LEFT_OUT[api].includes(op.tag),
+      leftOut: LEFT_OUT[api].includes(op.tag) || LEFT_OUT_PATHS.some((p) => p.test(op.path)),
     }));
     const tags = new Map<string, { done: number; total: number; leftOut: boolean }>();
     for (const op of operations) {
-      const entry = tags.get(op.tag) ?? { done: 0, total: 0, leftOut: op.leftOut };
+      const entry = tags.get(op.tag) ?? { done: 0, total: 0, leftOut: LEFT_OUT[api].includes(op.tag) };
       entry.total += 1;
       if (op.done) entry.done += 1;
       tags.set(op.tag, entry);
