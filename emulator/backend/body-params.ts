@@ -111,6 +111,7 @@ const USER_ACCESS_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldR
   "DELETE /v1/users/:id/trusted_devices/:deviceId": {},
   "POST /v1/users/:id/profile_image": { file: "kept" },
   "DELETE /v1/users/:id/profile_image": {},
+  "DELETE /v1/users/:id/passkeys/:passkeyId": {},
   "PUT /v1/users/:id/metadata": USER_METADATA_FIELDS,
   "POST /v1/email_addresses": {
     user_id: "kept",

@@ -1,4 +1,6 @@
-import { userJSON } from "../json";
+import { deletedJSON, userJSON } from "../json";
+import { passkeysOf } from "../json/passkeys";
+import { ApiError } from "../routing";
 import { parseMetadata } from "../metadata";
 import { readImageUpload } from "../uploads";
 import type { BackendContext, Route } from "./context";
@@ -24,6 +26,17 @@ export function registerUserProfileRoutes(route: Route, { store, userOf }: Backe
       store.changed();
     }
     return userJSON(store, user, "bapi");
+  });
+
+  // One of the user's registered passkeys (`users.deleteUserPasskey`): it no longer signs them in.
+  route("DELETE", "/v1/users/:id/passkeys/:passkeyId", (req) => {
+    const user = userOf(req);
+    const passkey = passkeysOf(store, user.id).find((p) => p.id === req.params.passkeyId);
+    if (!passkey) throw new ApiError(404, "resource_not_found", "Passkey not found");
+    store.state.passkeys = (store.state.passkeys ?? []).filter((p) => p !== passkey);
+    user.updatedAt = Date.now();
+    store.changed();
+    return deletedJSON("passkey", passkey.id);
   });
 
   // Unlike PATCH (a deep merge), each metadata field given replaces the old one whole; the others stay.

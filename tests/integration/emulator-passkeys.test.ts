@@ -4,6 +4,7 @@ import { join } from "node:path";
 import express from "express";
 import { chromium, type Browser, type Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backendSdks } from "../support/clerk-sdks";
 import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../emulator";
 import { createScriptCdn } from "../../emulator/cdn";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
@@ -199,5 +200,43 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
     expect(removed.body.response).toMatchObject({ object: "passkey", id: passkey.id, deleted: true });
     expect((await ada("GET", `/v1/me/passkeys/${passkey.id}`)).status).toBe(404);
     expect((await bapiUser("user_seed_ada")).passkeys).toEqual([]);
+  });
+
+  it.each(backendSdks)("the Backend API removes a user's passkey: %s (users.deleteUserPasskey)", async (_name, sdk) => {
+    const now = Date.now();
+    const passkey = {
+      id: `passkey_bapi_${now}`,
+      userId: "user_seed_grace",
+      name: "Phone",
+      credentialId: `cred_${now}`,
+      publicKey: {},
+      alg: -7,
+      signCount: 0,
+      challenge: null,
+      verified: true,
+      lastUsedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    emulator.store.state.passkeys = [...(emulator.store.state.passkeys ?? []), passkey];
+    const clerk = (await sdk())({ secretKey: SECRET, apiUrl: `${origin}/__clerk/api` });
+    expect((await bapiUser("user_seed_grace")).passkeys.map((p: { id: string }) => p.id)).toContain(passkey.id);
+    const users = clerk.users as unknown as {
+      deleteUserPasskey(p: {
+        userId: string;
+        passkeyIdentificationId: string;
+      }): Promise<{ id: string; deleted: boolean }>;
+    };
+    const deleted = await users.deleteUserPasskey({ userId: "user_seed_grace", passkeyIdentificationId: passkey.id });
+    expect([deleted.id, deleted.deleted]).toEqual([passkey.id, true]);
+    expect((await bapiUser("user_seed_grace")).passkeys).toEqual([]);
+    // Another user's passkey, or one already gone: Clerk's 404.
+    const again = await users
+      .deleteUserPasskey({ userId: "user_seed_grace", passkeyIdentificationId: passkey.id })
+      .then(
+        () => null,
+        (e: { status?: number }) => e.status,
+      );
+    expect(again).toBe(404);
   });
 });

@@ -1,13 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { expect } from "vitest";
+import { backendSdks, type BackendClient } from "./clerk-sdks";
 import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "./emulator-api";
-import { ROOT } from "./server";
 import { webhookBreaches } from "./webhook-contract";
 import { newWebhookSecret } from "./webhooks";
 
@@ -18,22 +15,9 @@ import { newWebhookSecret } from "./webhooks";
  * sign-in and sign-up as a fresh browser meets them.
  */
 
-const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
-export type Clerk = ReturnType<typeof createCore2Client>;
-type CreateClient = (options: { secretKey: string; apiUrl: string }) => Clerk;
-
+export type Clerk = BackendClient;
 /** @clerk/backend 2 (this app's) and 3 (tests/fixtures/core3's), each as a factory. */
-export const sdks: [string, () => Promise<CreateClient>][] = [
-  ["@clerk/backend 2 (Core 2)", async () => createCore2Client as unknown as CreateClient],
-  [
-    "@clerk/backend 3 (Core 3)",
-    async () => {
-      expect((core3Require("@clerk/backend/package.json") as { version: string }).version).toMatch(/^3\./);
-      return ((await import(core3Require.resolve("@clerk/backend"))) as { createClerkClient: CreateClient })
-        .createClerkClient;
-    },
-  ],
-];
+export const sdks = backendSdks;
 
 export const PASSWORD = "access-password-1";
 
