@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { ApiError } from "../routing";
+import { ApiError, str } from "../routing";
 import type { Store, UserRecord } from "../store";
 
 export type BackendContext = ReturnType<typeof createBackendContext>;
@@ -13,6 +13,25 @@ export function asList(value: unknown): string[] {
 }
 
 /** What the Backend API's resources share: the store, the records a path names, the Frontend API's address. */
+/**
+ * `identification_status` of `PUT /v1/users/:id/email_address` and `…/phone_number`:
+ * `verified` (the default) or `unverified`; Clerk's `reserved` is refused, the
+ * emulator having no reserved `what` (addresses, phone numbers).
+ */
+export function identificationStatus(value: unknown, what: string): "verified" | "unverified" {
+  const status = str(value) ?? "verified";
+  if (status === "verified" || status === "unverified") return status;
+  throw new ApiError(
+    422,
+    "form_param_value_invalid",
+    "is invalid",
+    "identification_status",
+    status === "reserved"
+      ? `The emulator has no reserved ${what}: send verified or unverified.`
+      : `${status} does not match one of the allowed values for parameter identification_status`,
+  );
+}
+
 export function createBackendContext(
   store: Store,
   /** Where browsers reach the Frontend API, for the links in invitations and sign-in tokens. */

@@ -7,7 +7,7 @@ import { ApiError, str } from "../routing";
 import type { EmailRecord, UserRecord } from "../store";
 import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
 import { isTrue } from "./body-params";
-import type { BackendContext, Route } from "./context";
+import { identificationStatus, type BackendContext, type Route } from "./context";
 
 /** A code sent by `prepare_verification`, checked by `attempt_verification`; kept in memory only. */
 type CodeVerification = {
@@ -197,25 +197,7 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
   route("PUT", "/v1/users/:id/email_address", (req) => {
     const user = userOf(req);
     const address = parseEmail(req.body?.email_address);
-    const status = str(req.body?.identification_status) ?? "verified";
-    if (status === "reserved") {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        "identification_status",
-        "The emulator has no reserved addresses: send verified or unverified.",
-      );
-    }
-    if (status !== "verified" && status !== "unverified") {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        "identification_status",
-        `${status} does not match one of the allowed values for parameter identification_status`,
-      );
-    }
+    const status = identificationStatus(req.body?.identification_status, "addresses");
     const kept = user.emails.find((e) => e.email === address);
     // An unverified address is not claimed: someone else may hold it too, as Clerk says.
     if (!kept && status === "verified") refuseTaken(address, user);

@@ -6,7 +6,7 @@ import type { PhoneRecord, UserRecord } from "../store";
 import { textCode } from "../frontend/me-phones";
 import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
 import { bodyOf, isTrue } from "./body-params";
-import type { BackendContext, Route } from "./context";
+import { identificationStatus, type BackendContext, type Route } from "./context";
 
 /** A code sent by `prepare_verification`, checked by `attempt_verification` (kept in memory, as testing tokens are). */
 type PhoneVerification = {
@@ -143,25 +143,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     const user = userOf(req);
     const body = bodyOf(req.body);
     const number = parsePhone(body.phone_number);
-    const status = str(body.identification_status) ?? "verified";
-    if (status === "reserved") {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        "identification_status",
-        "The emulator has no reserved phone numbers: create it verified or unverified.",
-      );
-    }
-    if (status !== "verified" && status !== "unverified") {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        "identification_status",
-        `${status} does not match one of the allowed values for parameter identification_status`,
-      );
-    }
+    const status = identificationStatus(body.identification_status, "phone numbers");
     refuseTakenPhone(store, number, user);
     user.phones = [];
     user.phoneId = null;

@@ -123,17 +123,7 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
       env,
       browser: launched,
       offLoopback,
-      async newContext() {
-        const context = await launched.newContext();
-        await context.route(
-          (url) => !isLoopbackUrl(url.href),
-          (route) => {
-            offLoopback.push(route.request().url());
-            return route.abort();
-          },
-        );
-        return context;
-      },
+      newContext: () => loopbackOnlyContext(launched, offLoopback),
       output: () => output,
       stop,
     };
@@ -141,4 +131,17 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
     await stop();
     throw error;
   }
+}
+
+/** A browser context whose requests beyond loopback are refused, each listed in `offLoopback`. */
+export async function loopbackOnlyContext(browser: Browser, offLoopback: string[]): Promise<BrowserContext> {
+  const context = await browser.newContext();
+  await context.route(
+    (url) => !isLoopbackUrl(url.href),
+    (route) => {
+      offLoopback.push(route.request().url());
+      return route.abort();
+    },
+  );
+  return context;
 }
