@@ -90,11 +90,18 @@ async function loaderUser(page: Page): Promise<string> {
 describe("@clerk/testing 2 (Core 3) on the Core 3 fixture against the standalone emulator", () => {
   let context: BrowserContext;
   let page: Page;
+  /** The API version each Frontend API call named. */
+  let versions: string[];
 
   beforeEach(async () => {
     await context?.close();
     context = await browser.newContext();
     page = await context.newPage();
+    versions = [];
+    page.on("request", (r) => {
+      const url = new URL(r.url());
+      if (url.pathname.startsWith("/__clerk/v1/")) versions.push(url.searchParams.get("__clerk_api_version") ?? "none");
+    });
     await helpers.setupClerkTestingToken({ page });
     await page.goto(`${fixture!.appUrl}/`);
     await helpers.clerk.loaded({ page });
@@ -109,6 +116,9 @@ describe("@clerk/testing 2 (Core 3) on the Core 3 fixture against the standalone
     });
     await page.reload();
     expect(await loaderUser(page)).toBe(people.password.id);
+    // clerk-js 6.40 names Frontend API version 2026-08-20 in every call (docs/emulator.md, API versions).
+    expect(versions.length).toBeGreaterThan(2);
+    expect(new Set(versions)).toEqual(new Set(["2026-08-20"]));
 
     await helpers.clerk.signOut({ page });
     await page.reload();
