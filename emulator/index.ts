@@ -47,6 +47,11 @@ export type ClerkEmulatorOptions = {
   frontendApiUrl?: string;
   /** Milliseconds added before every Backend API answer: a Clerk that is far away. */
   backendLatencyMs?: number;
+  /**
+   * Milliseconds added before every Frontend API answer (`/v1/…`): a browser far from Clerk. Page
+   * objects that start waiting for an answer only after the click that sends it (Clerk's own) need it.
+   */
+  frontendLatencyMs?: number;
   /** Tests only: a folder where every Frontend and Backend API answer is written down, for the contract check. */
   recordDir?: string;
   /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
@@ -127,6 +132,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   router.use(rateLimiter.frontend);
   const latency = options.backendLatencyMs ?? 0;
   if (latency > 0) router.use("/api", (_req, _res, next) => void setTimeout(next, latency));
+  const frontendLatency = options.frontendLatencyMs ?? 0;
+  if (frontendLatency > 0) router.use("/v1", (_req, _res, next) => void setTimeout(next, frontendLatency));
   // Uploaded profile images and logos: their ids are unguessable and never reused, so they keep.
   router.get("/images/:id", (req, res) => {
     const image = store.image(req.params.id);
