@@ -48,8 +48,8 @@ export type ClerkEmulatorOptions = {
   /** Milliseconds added before every Backend API answer: a Clerk that is far away. */
   backendLatencyMs?: number;
   /**
-   * Milliseconds added before every Frontend API answer (`/v1/…`): a browser far from Clerk. Page
-   * objects that start waiting for an answer only after the click that sends it (Clerk's own) need it.
+   * Milliseconds by which every Frontend API answer (`/v1/…`) is held back: a browser far from Clerk.
+   * Page objects that start waiting for an answer only after the click that sends it (Clerk's own) need it.
    */
   frontendLatencyMs?: number;
   /** Tests only: a folder where every Frontend and Backend API answer is written down, for the contract check. */
@@ -133,7 +133,17 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const latency = options.backendLatencyMs ?? 0;
   if (latency > 0) router.use("/api", (_req, _res, next) => void setTimeout(next, latency));
   const frontendLatency = options.frontendLatencyMs ?? 0;
-  if (frontendLatency > 0) router.use("/v1", (_req, _res, next) => void setTimeout(next, frontendLatency));
+  // The answer is held back, not the handling: a call that reached Clerk takes effect even when the
+  // browser navigates away before the answer arrives (a reload right after a click, as tests do).
+  if (frontendLatency > 0)
+    router.use("/v1", (_req, res, next) => {
+      const end = res.end.bind(res) as (...args: unknown[]) => express.Response;
+      res.end = ((...args: unknown[]) => {
+        setTimeout(() => end(...args), frontendLatency);
+        return res;
+      }) as express.Response["end"];
+      next();
+    });
   // Uploaded profile images and logos: their ids are unguessable and never reused, so they keep.
   router.get("/images/:id", (req, res) => {
     const image = store.image(req.params.id);

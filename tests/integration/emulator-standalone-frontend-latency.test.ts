@@ -72,6 +72,31 @@ describe("npm run emulator -- --frontend-latency-ms", () => {
     expect(signIn.ms).toBeGreaterThanOrEqual(LATENCY_MS - 5);
   });
 
+  it("holds back the answer, not the call: a browser gone before the answer still signed in", async () => {
+    const bapi = (path: string, init: RequestInit = {}) =>
+      fetch(`${url}/api/v1${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+      });
+    const sessions = async () =>
+      ((await (await bapi("/sessions?user_id=user_seed_grace")).json()) as { id: string }[]).length;
+    const before = await sessions();
+    const { token } = (await (
+      await bapi("/sign_in_tokens", { method: "POST", body: JSON.stringify({ user_id: "user_seed_grace" }) })
+    ).json()) as { token: string };
+    // The browser reloads 200 ms after the click: it never sees the answer.
+    const gone = AbortSignal.timeout(200);
+    await expect(
+      fetch(`${url}/v1/client/sign_ins`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ strategy: "ticket", ticket: token }),
+        signal: gone,
+      }),
+    ).rejects.toThrow();
+    expect(await sessions()).toBe(before + 1);
+  });
+
   it("leaves the Backend API alone (--latency-ms is its own)", async () => {
     const users = await timed(() =>
       fetch(`${url}/api/v1/users/count`, { headers: { Authorization: `Bearer ${secret}` } }),
