@@ -5,6 +5,8 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClerkEmulator, type ClerkEmulator } from "../../emulator";
 
+// What a sign-in answers, as Clerk's own integration specs found it must (scripts/clerk-integration.sh).
+//
 // A sign-in lists the first factors the user can use: Clerk's <SignIn/> opens on the password
 // screen whenever `password` is among them, so a user without a password (made through the Backend
 // API with skip_password_requirement) must not be offered one, or no code is ever sent. Clerk's own
@@ -57,5 +59,36 @@ describe("a sign-in's first factors", () => {
     expect(codesOnly).not.toContain("password");
     expect(codesOnly).toContain("email_code");
     expect(await firstFactorsOf(withPassword.emailAddresses[0]!.emailAddress)).toContain("password");
+  });
+});
+
+describe("a sign-in started on a signed-in client", () => {
+  it("is Clerk's session_exists, with the client and its session in meta.client for clerk-js to take", async () => {
+    const form = (fields: Record<string, string>, cookie = "") => ({
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie },
+      body: new URLSearchParams(fields),
+    });
+    const first = await fetch(
+      `${origin}/v1/client/sign_ins`,
+      form({ identifier: "ada@example.com", password: "teamwork-demo", strategy: "password" }),
+    );
+    const signedIn = (await first.json()) as { response: { status: string; created_session_id: string } };
+    expect(signedIn.response.status).toBe("complete");
+    const cookie = first.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("__client="))!
+      .split(";")[0]!;
+
+    // Another tab, whose <SignIn/> was open before: it knows nothing of the session yet.
+    const again = await fetch(`${origin}/v1/client/sign_ins`, form({ identifier: "ada@example.com" }, cookie));
+    expect(again.status).toBe(400);
+    const body = (await again.json()) as {
+      errors: { code: string }[];
+      meta: { client?: { last_active_session_id: string | null; sessions: { id: string }[] } };
+    };
+    expect(body.errors[0]!.code).toBe("session_exists");
+    expect(body.meta.client?.last_active_session_id).toBe(signedIn.response.created_session_id);
+    expect(body.meta.client?.sessions.map((s) => s.id)).toEqual([signedIn.response.created_session_id]);
   });
 });
