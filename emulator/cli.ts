@@ -39,6 +39,9 @@ Options (environment variable in brackets):
                                                                      [CLERK_EMULATOR_SESSION_TOKEN_VERSION] (2)
   --latency-ms <n>       milliseconds added before every Backend API answer, as a Clerk far away
                          (0 to 10000)                                [CLERK_EMULATOR_LATENCY_MS] (0)
+  --frontend-latency-ms <n>
+                         milliseconds added before every Frontend API answer, as for a browser
+                         far from Clerk (0 to 10000)        [CLERK_EMULATOR_FRONTEND_LATENCY_MS] (0)
   --control              mount the control API at /_emulator (tests) [CLERK_EMULATOR_CONTROL=1]
   --help                 this text
 
@@ -68,6 +71,7 @@ export function parseCli(
         "token-ttl": { type: "string" },
         "session-token-version": { type: "string" },
         "latency-ms": { type: "string" },
+        "frontend-latency-ms": { type: "string" },
         "npm-dir": { type: "string", multiple: true },
         control: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -89,6 +93,10 @@ export function parseCli(
   const latencyMs = Number(latency);
   if (!/^\d+$/.test(latency.trim()) || latencyMs > 10_000)
     throw new UsageError(`--latency-ms: milliseconds, 0 to 10000 (got "${latency}")`);
+  const frontendLatency = values["frontend-latency-ms"] ?? env.CLERK_EMULATOR_FRONTEND_LATENCY_MS ?? "0";
+  const frontendLatencyMs = Number(frontendLatency);
+  if (!/^\d+$/.test(frontendLatency.trim()) || frontendLatencyMs > 10_000)
+    throw new UsageError(`--frontend-latency-ms: milliseconds, 0 to 10000 (got "${frontendLatency}")`);
 
   const dataDir = values["data-dir"] ?? env.CLERK_EMULATOR_DATA_DIR ?? ".data/clerk-emulator";
   const webhookUrl = values["webhook-url"] ?? env.CLERK_EMULATOR_WEBHOOK_URL ?? null;
@@ -139,6 +147,7 @@ export function parseCli(
     control: values.control ?? env.CLERK_EMULATOR_CONTROL === "1",
     rateLimits,
     latencyMs,
+    frontendLatencyMs,
     tokenTtlSeconds: ttl,
     sessionTokenVersion,
     applicationName: env.CLERK_EMULATOR_APP_NAME ?? "Clerk emulator",
@@ -176,7 +185,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       `  Frontend API ${running.url}/v1   Backend API ${running.url}/api/v1` +
         (options.control ? `   control API ${running.url}/_emulator` : ""),
       `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}. Session tokens: version ${options.sessionTokenVersion}.` +
-        (options.latencyMs > 0 ? ` Backend API latency: ${options.latencyMs} ms.` : ""),
+        (options.latencyMs > 0 ? ` Backend API latency: ${options.latencyMs} ms.` : "") +
+        (options.frontendLatencyMs > 0 ? ` Frontend API latency: ${options.frontendLatencyMs} ms.` : ""),
       `  Sign in as ada@example.com or grace@example.com, password "${DEMO_PASSWORD}"; email codes are ${TEST_EMAIL_CODE}.`,
       "",
       "# Your app's .env:",

@@ -55,6 +55,11 @@ export type ClerkEmulatorOptions = {
   frontendApiUrl?: string;
   /** Milliseconds added before every Backend API answer: a Clerk that is far away. */
   backendLatencyMs?: number;
+  /**
+   * Milliseconds by which every Frontend API answer (`/v1/…`) is held back: a browser far from Clerk.
+   * Page objects that start waiting for an answer only after the click that sends it (Clerk's own) need it.
+   */
+  frontendLatencyMs?: number;
   /** Tests only: a folder where every Frontend and Backend API answer is written down, for the contract check. */
   recordDir?: string;
   /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
@@ -151,6 +156,18 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   router.use(rateLimiter.frontend);
   const latency = options.backendLatencyMs ?? 0;
   if (latency > 0) router.use("/api", (_req, _res, next) => void setTimeout(next, latency));
+  const frontendLatency = options.frontendLatencyMs ?? 0;
+  // The answer is held back, not the handling: a call that reached Clerk takes effect even when the
+  // browser navigates away before the answer arrives (a reload right after a click, as tests do).
+  if (frontendLatency > 0)
+    router.use("/v1", (_req, res, next) => {
+      const end = res.end.bind(res) as (...args: unknown[]) => express.Response;
+      res.end = ((...args: unknown[]) => {
+        setTimeout(() => end(...args), frontendLatency);
+        return res;
+      }) as express.Response["end"];
+      next();
+    });
   // Uploaded profile images and logos: their ids are unguessable and never reused, so they keep.
   router.get("/images/:id", (req, res) => {
     const image = store.image(req.params.id);

@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly paramName?: string,
     /** Clerk's `long_message`, where it differs from the short one. */
     readonly longMessage?: string,
+    /** The envelope's own `meta` (the Frontend API puts the browser's client there: clerk-js reads `meta.client`). */
+    readonly meta: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -25,7 +27,7 @@ export class ApiError extends Error {
           meta: this.paramName ? { param_name: this.paramName } : {},
         },
       ],
-      meta: {},
+      meta: this.meta,
       clerk_trace_id: "emulator",
     };
   }

@@ -29,6 +29,8 @@ export type StandaloneOptions = {
   rateLimits: RateLimitMode;
   /** Milliseconds added before every Backend API answer (a Clerk far away), as local mode's CLERK_EMULATOR_LATENCY_MS. */
   latencyMs: number;
+  /** Milliseconds added before every Frontend API answer (a browser far from Clerk). */
+  frontendLatencyMs: number;
   tokenTtlSeconds: number;
   /** Clerk's session token format: 2, or 1 for an instance not yet on version 2. */
   sessionTokenVersion: SessionTokenVersion;
@@ -94,6 +96,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
     allowedOrigins,
     rateLimits: options.rateLimits,
     backendLatencyMs: options.latencyMs,
+    frontendLatencyMs: options.frontendLatencyMs,
     recordDir: options.recordDir,
     webhooks: options.webhookUrl ? { url: options.webhookUrl, secret: webhookSecret } : undefined,
   });

@@ -141,6 +141,8 @@ export function createFrontendContext(options: FrontendApiOptions) {
    * The instance is single-session (`single_session_mode` in the environment): Clerk refuses to
    * start a sign-in or a sign-up on a client that already has an active session, before anything
    * else (HTTP 400, `session_exists`); clerk-js's <SignIn/> then activates that session instead.
+   * The answer carries the client in `meta.client`, as Clerk's error answers do: a tab opened before
+   * the sign-in elsewhere learns of the session from it (clerk-js's `getClientResourceFromPayload`).
    */
   const refuseIfSignedIn = (req: Request) => {
     const client = currentClient(req);
@@ -151,6 +153,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
         "Session already exists",
         undefined,
         "You're currently in single session mode. You can only be signed into one account at a time.",
+        { client: clientPayload(req, client) },
       );
     }
   };

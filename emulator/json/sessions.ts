@@ -105,7 +105,8 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     status: signIn.status,
     identifier: signIn.identifier,
     supported_identifiers: ["email_address", "phone_number", "username"],
-    supported_first_factors: factors,
+    // Clerk offers a password only to a user who has one (a user made without one signs in by code).
+    supported_first_factors: user?.passwordHash ? factors : factors.filter((f) => f.strategy !== "password"),
     supported_second_factors: secondFactors,
     first_factor_verification:
       signIn.firstFactorStrategy === "passkey"

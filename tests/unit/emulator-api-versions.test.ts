@@ -69,3 +69,58 @@ describe("organization metadata across API versions", () => {
     expect(res.status).toBe(422);
   });
 });
+
+// clerk-js 6.40 (Core 3) names Frontend API version 2026-08-20 (SUPPORTED_FAPI_VERSION, clerk/javascript
+// 777ed6d543; 2026-07-14 before it, 8dcbbb24f0). What it changes is passkeys as a second factor: Clerk
+// lists `passkey` in `supported_second_factors` only to clients on that version, and only when the
+// instance lets passkeys satisfy the second factor and the user has one. The emulator has no passkeys
+// (`passkey_settings.satisfies_second_factor: false`), so each version gets the same answers.
+describe("Frontend API version 2026-08-20 (clerk-js 6.40)", () => {
+  const fapi = async (version: string, method: string, path: string, form?: Record<string, string>, cookie = "") => {
+    const res = await fetch(`${api.replace(/\/api$/, "")}/v1${path}?__clerk_api_version=${version}`, {
+      method,
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "http://127.0.0.1", Cookie: cookie },
+      body: form ? new URLSearchParams(form) : undefined,
+    });
+    const client = res.headers.getSetCookie().find((c) => c.startsWith("__client="));
+    return { status: res.status, body: (await res.json()) as Record<string, unknown>, cookie: client?.split(";")[0] };
+  };
+
+  it("answers the environment as for 2026-05-12, with passkeys not satisfying the second factor", async () => {
+    const latest = await fapi("2026-08-20", "GET", "/environment");
+    expect(latest.status).toBe(200);
+    expect(latest.body).toEqual((await fapi("2026-05-12", "GET", "/environment")).body);
+    expect(latest.body).toMatchObject({ user_settings: { passkey_settings: { satisfies_second_factor: false } } });
+  });
+
+  it("signs in with a password and offers the same factors, never a passkey second factor", async () => {
+    const factorsOf = async (version: string) => {
+      const created = await fapi(version, "POST", "/client/sign_ins", { identifier: "grace@example.com" });
+      expect(created.status).toBe(200);
+      const signIn = created.body.response as {
+        id: string;
+        status: string;
+        supported_first_factors: { strategy: string }[];
+        supported_second_factors: { strategy: string }[] | null;
+      };
+      expect(signIn.status).toBe("needs_first_factor");
+      const attempt = await fapi(
+        version,
+        "POST",
+        `/client/sign_ins/${signIn.id}/attempt_first_factor`,
+        { strategy: "password", password: "teamwork-demo" },
+        created.cookie,
+      );
+      expect(attempt.status).toBe(200);
+      expect((attempt.body.response as { status: string }).status).toBe("complete");
+      return {
+        first: signIn.supported_first_factors.map((f) => f.strategy),
+        second: (signIn.supported_second_factors ?? []).map((f) => f.strategy),
+      };
+    };
+    const latest = await factorsOf("2026-08-20");
+    expect(latest).toEqual(await factorsOf("2026-05-12"));
+    expect(latest.first).toContain("password");
+    expect(latest.second).not.toContain("passkey");
+  });
+});
