@@ -1,7 +1,5 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
 import { DEMO_PASSWORD } from "../../emulator";
 import {
   errorCode,
@@ -22,35 +20,15 @@ import { newWebhookSecret } from "../support/webhooks";
 const SECRET = newWebhookSecret();
 type Received = { type: string; data: Record<string, any>; body: Record<string, unknown> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
 const received: Received[] = [];
-let sink: Server;
+let sink: WebhookSink;
 let emu: InProcessEmulator;
 /** The app's page the links land on: an allowed origin, as the instance's sign-in page would be. */
 const APP = "http://app.example";
 
 beforeAll(async () => {
-  sink = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      const request = new Request(`http://127.0.0.1${req.url}`, {
-        method: "POST",
-        headers: new Headers(req.headers as Record<string, string>),
-        body,
-      });
-      void verifyWebhook(request, { signingSecret: SECRET }).then(
-        (event) => {
-          const data = event.data as unknown as Record<string, unknown>;
-          received.push({ type: event.type, data, body: JSON.parse(body) as Record<string, unknown> });
-          res.writeHead(200).end();
-        },
-        () => res.writeHead(400).end(),
-      );
-    });
-  });
-  await new Promise<void>((done) => sink.listen(0, "127.0.0.1", done));
-  const port = (sink.address() as AddressInfo).port;
+  sink = await startWebhookSink(SECRET, (e) => received.push(e));
   emu = await startInProcessEmulator({
-    webhooks: { url: `http://127.0.0.1:${port}/hooks`, secret: SECRET },
+    webhooks: { url: sink.url, secret: SECRET },
     allowedOrigins: [APP],
     emailLinkVerification: true,
   });
@@ -58,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emu?.close();
-  await new Promise((done) => sink?.close(done));
+  await sink?.close();
 });
 
 afterEach(() => {

@@ -1,11 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
-import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
 import { emulatorPublishableKey } from "../../emulator/instance-keys";
 import {
   errorCode,
@@ -32,36 +30,17 @@ const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json
 const SECRET = newWebhookSecret();
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 const received: { type: string; data: Record<string, any>; body: { type: string } }[] = [];
-let sink: Server;
+let sink: WebhookSink;
 let emu: InProcessEmulator;
 let core2: Sdk;
 let core3: Sdk;
 let createCore3Client: (options: object) => Sdk;
 
 beforeAll(async () => {
-  sink = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      const request = new Request(`http://127.0.0.1${req.url}`, {
-        method: "POST",
-        headers: new Headers(req.headers as Record<string, string>),
-        body,
-      });
-      void verifyWebhook(request, { signingSecret: SECRET }).then(
-        (event) => {
-          received.push({ type: event.type, data: event.data as any, body: JSON.parse(body) });
-          res.writeHead(200).end();
-        },
-        () => res.writeHead(400).end(),
-      );
-    });
-  });
-  await new Promise<void>((done) => sink.listen(0, "127.0.0.1", done));
-  const port = (sink.address() as AddressInfo).port;
+  sink = await startWebhookSink(SECRET, (e) => received.push(e));
   emu = await startInProcessEmulator({
     secretKey: SECRET_KEY,
-    webhooks: { url: `http://127.0.0.1:${port}/hooks`, secret: SECRET },
+    webhooks: { url: sink.url, secret: SECRET },
   });
   const secretKey = SECRET_KEY;
   const apiUrl = `${emu.origin}/__clerk/api`;
@@ -75,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emu?.close();
-  await new Promise((done) => sink?.close(done));
+  await sink?.close();
 });
 
 afterEach(() => {

@@ -1,11 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
-import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
 import {
   errorCode,
   frontendClient,
@@ -28,7 +26,7 @@ type Client = ReturnType<typeof createCore2Client>;
 const SECRET = newWebhookSecret();
 type Received = { type: string; data: Record<string, any>; body: Record<string, unknown> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
 const received: Received[] = [];
-let sink: Server;
+let sink: WebhookSink;
 let emu: InProcessEmulator;
 let sdks: [string, Client][];
 let counter = 0;
@@ -36,31 +34,11 @@ let counter = 0;
 const domainName = () => `d${++counter}x${Date.now().toString(36)}.example.org`;
 
 beforeAll(async () => {
-  sink = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      const headers = new Headers(req.headers as Record<string, string>);
-      const request = new Request(`http://127.0.0.1${req.url}`, { method: "POST", headers, body });
-      void verifyWebhook(request, { signingSecret: SECRET }).then(
-        (event) => {
-          received.push({
-            type: event.type,
-            data: event.data as never,
-            body: JSON.parse(body) as Record<string, unknown>,
-          });
-          res.writeHead(200).end();
-        },
-        () => res.writeHead(400).end(),
-      );
-    });
-  });
-  await new Promise<void>((done) => sink.listen(0, "127.0.0.1", done));
-  const port = (sink.address() as AddressInfo).port;
+  sink = await startWebhookSink(SECRET, (e) => received.push(e));
   const secretKey = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
   emu = await startInProcessEmulator({
     secretKey,
-    webhooks: { url: `http://127.0.0.1:${port}/hooks`, secret: SECRET },
+    webhooks: { url: sink.url, secret: SECRET },
   });
   const apiUrl = `${emu.origin}/__clerk/api`;
   const core3 = (await import(core3Require.resolve("@clerk/backend"))) as {
@@ -74,7 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emu?.close();
-  await new Promise((done) => sink?.close(done));
+  await sink?.close();
 });
 
 // The events this slice sends keep Clerk's webhooks spec (other events are other tests' to check).

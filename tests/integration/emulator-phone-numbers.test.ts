@@ -1,11 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
-import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
 import {
   errorCode,
   frontendClient,
@@ -31,40 +29,23 @@ const PASSWORD = "phone-test-password";
 type Event = { type: string; data: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
 const events: Event[] = [];
 const breaches: string[] = [];
-let sink: Server;
+let sink: WebhookSink;
 let emu: InProcessEmulator;
 
 beforeAll(async () => {
-  sink = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      const request = new Request(`http://127.0.0.1${req.url}`, {
-        method: "POST",
-        headers: new Headers(req.headers as Record<string, string>),
-        body,
-      });
-      void verifyWebhook(request, { signingSecret: SECRET }).then(
-        (event) => {
-          events.push({ type: event.type, data: event.data as unknown as Record<string, unknown> });
-          breaches.push(...webhookBreaches(JSON.parse(body) as { type: string }));
-          res.writeHead(200).end();
-        },
-        () => res.writeHead(400).end(),
-      );
-    });
+  sink = await startWebhookSink(SECRET, (e) => {
+    events.push({ type: e.type, data: e.data });
+    breaches.push(...webhookBreaches(e.body));
   });
-  await new Promise<void>((done) => sink.listen(0, "127.0.0.1", done));
-  const port = (sink.address() as AddressInfo).port;
   emu = await startInProcessEmulator({
     secretKey: SECRET_KEY,
-    webhooks: { url: `http://127.0.0.1:${port}/hooks`, secret: SECRET },
+    webhooks: { url: sink.url, secret: SECRET },
   });
 });
 
 afterAll(async () => {
   await emu?.close();
-  await new Promise((done) => sink?.close(done));
+  await sink?.close();
   // Every webhook body kept Clerk's spec for its event type.
   expect(breaches).toEqual([]);
 });

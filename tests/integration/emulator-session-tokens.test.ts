@@ -1,11 +1,9 @@
 import { createHmac, createPublicKey, randomBytes, verify, type JsonWebKey } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as core2 from "@clerk/backend";
-import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
 import { DEMO_PASSWORD } from "../../emulator";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
 import { frontendClient, newPerson, startInProcessEmulator, type InProcessEmulator } from "../support/emulator-api";
@@ -38,40 +36,21 @@ const sdks: [string, () => Promise<Sdk>][] = [
 const SECRET = newWebhookSecret();
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 const received: { type: string; data: any; body: { type: string } }[] = [];
-let sink: Server;
+let sink: WebhookSink;
 let emu: InProcessEmulator;
 
 beforeAll(async () => {
-  sink = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      const request = new Request("http://127.0.0.1/hooks", {
-        method: "POST",
-        headers: new Headers(req.headers as Record<string, string>),
-        body,
-      });
-      void verifyWebhook(request, { signingSecret: SECRET }).then(
-        (event) => {
-          received.push({ type: event.type, data: event.data, body: JSON.parse(body) as { type: string } });
-          res.writeHead(200).end();
-        },
-        () => res.writeHead(400).end(),
-      );
-    });
-  });
-  await new Promise<void>((done) => sink.listen(0, "127.0.0.1", done));
-  const port = (sink.address() as AddressInfo).port;
+  sink = await startWebhookSink(SECRET, (e) => received.push(e));
   emu = await startInProcessEmulator({
     secretKey: SECRET_KEY,
     issuer: EMULATOR_ISSUER,
-    webhooks: { url: `http://127.0.0.1:${port}/hooks`, secret: SECRET },
+    webhooks: { url: sink.url, secret: SECRET },
   });
 });
 
 afterAll(async () => {
   await emu?.close();
-  await new Promise((done) => sink?.close(done));
+  await sink?.close();
 });
 
 // Every webhook received keeps Clerk's webhooks spec (an impersonated session's session.created carries its actor).

@@ -1,11 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { verifyWebhook } from "@clerk/backend/webhooks";
 import { expect } from "vitest";
 import { backendSdks, type BackendClient } from "./clerk-sdks";
 import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "./emulator-api";
 import { webhookBreaches } from "./webhook-contract";
+import { startWebhookSink, type VerifiedWebhook } from "./webhook-sink";
 import { newWebhookSecret } from "./webhooks";
 
 /**
@@ -31,7 +29,7 @@ export type Core3Users = Clerk["users"] & {
   ): Promise<{ id: string; emailAddress: string; verification: { status: string } | null }>;
 };
 
-export type Received = { type: string; data: Record<string, any>; body: { type: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
+export type Received = VerifiedWebhook;
 
 export type EmulatorWithWebhooks = {
   emu: InProcessEmulator;
@@ -54,24 +52,8 @@ export type EmulatorWithWebhooks = {
 export async function startEmulatorWithWebhooks(): Promise<EmulatorWithWebhooks> {
   const secret = newWebhookSecret();
   const received: Received[] = [];
-  const sink: Server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      const headers = new Headers(req.headers as Record<string, string>);
-      const request = new Request(`http://127.0.0.1${req.url}`, { method: "POST", headers, body });
-      void verifyWebhook(request, { signingSecret: secret }).then(
-        (event) => {
-          const data = event.data as unknown as Record<string, unknown>;
-          received.push({ type: event.type, data, body: JSON.parse(body) as { type: string } });
-          res.writeHead(200).end();
-        },
-        () => res.writeHead(400).end(),
-      );
-    });
-  });
-  await new Promise<void>((done) => sink.listen(0, "127.0.0.1", done));
-  const url = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/hooks`;
+  const sink = await startWebhookSink(secret, (e) => received.push(e));
+  const url = sink.url;
   const secretKey = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
   const emu = await startInProcessEmulator({ secretKey, webhooks: { url, secret } });
 
@@ -115,7 +97,7 @@ export async function startEmulatorWithWebhooks(): Promise<EmulatorWithWebhooks>
     },
     async close() {
       await emu.close();
-      await new Promise((done) => sink.close(done));
+      await sink.close();
     },
   };
 }
