@@ -1,58 +1,24 @@
-import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HELP, parseCli, UsageError } from "../../emulator/cli";
-import { NETWORK_GUARD_PATH } from "../support/guard";
-import { spawnGroup, stopGroup } from "../support/process-group";
-import { ROOT } from "../support/server";
+import { startStandaloneEmulator, timed, type StandaloneEmulator } from "../support/standalone-emulator";
 
 // `npm run emulator -- --latency-ms N` (or CLERK_EMULATOR_LATENCY_MS), as local
 // mode already had: a Clerk far away, on the standalone emulator too.
 const LATENCY_MS = 400;
-let emulator: ChildProcess | null = null;
+let emulator: StandaloneEmulator | undefined;
 let output = "";
 let url = "";
 let secret = "";
 
 beforeAll(async () => {
-  const child = spawnGroup(
-    process.execPath,
-    ["scripts/emulator.mjs", "--port", "0", "--data-dir", "memory", "--latency-ms", String(LATENCY_MS)],
-    ROOT,
-    {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
-      CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR,
-      NODE_ENV: "test",
-    },
-  );
-  emulator = child;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the emulator did not start:\n${output}`)), 20_000);
-    child.stdout?.on("data", (d: Buffer) => {
-      output += d.toString();
-      if (/^CLERK_PROXY_URL=/m.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-    child.once("exit", (code) => reject(new Error(`the emulator exited (${code}):\n${output}`)));
-  });
-  url = /listening on (http:\S+)/.exec(output)![1]!;
-  secret = /^CLERK_SECRET_KEY=(.+)$/m.exec(output)![1]!;
+  emulator = await startStandaloneEmulator(["--latency-ms", String(LATENCY_MS)]);
+  ({ url, secret } = emulator);
+  output = emulator.output();
 }, 30_000);
 
 afterAll(async () => {
-  await stopGroup(emulator, "SIGKILL");
+  await emulator?.stop();
 });
-
-const timed = async (request: () => Promise<Response>) => {
-  const started = performance.now();
-  const res = await request();
-  await res.arrayBuffer();
-  return { status: res.status, ms: performance.now() - started };
-};
 
 describe("npm run emulator -- --latency-ms", () => {
   it("delays every Backend API answer by that much, and says so at start", async () => {
