@@ -178,7 +178,7 @@ describe("Clerk's SDK sees nothing that no Clerk key signed", () => {
     expect(total(calls)).toBeLessThanOrEqual(1);
   });
 
-  it("with CLERK_JWT_KEY, 3,000 made-up 8 KB key ids leave nothing in memory", async () => {
+  it("with CLERK_JWT_KEY, 6,000 made-up 8 KB key ids leave nothing in memory", async () => {
     const heapUsed = async () => (await scrapeMetrics(jwtKeyMetrics)).get("nodejs_heap_size_used_bytes") ?? NaN;
     const kid = (n: number) => `${n}_`.padEnd(8192, "k");
     // One forged token's signature, reused: the key id is what changes.
@@ -199,18 +199,19 @@ describe("Clerk's SDK sees nothing that no Clerk key signed", () => {
     };
     await send(0, 200);
     const before = await heapUsed();
-    await send(1_000, 3_000);
+    await send(1_000, 6_000);
     // What the requests left behind and no longer need goes at the next collections: the lowest of three
     // readings, each after more requests, so that a collection not yet run is not taken for a leak (a kept
     // key id stays in every reading).
     let after = Infinity;
     for (let round = 0; round < 3; round += 1) {
-      await send(10_000 + round * 200, 200);
+      await send(20_000 + round * 200, 200);
       after = Math.min(after, await heapUsed());
     }
-    // 3,000 kept key ids are 24 MB of strings alone (168 MB of heap before the fix, past this heap's limit).
+    // 6,000 kept key ids are 48 MB of strings alone (3,000 took 168 MB of heap before the fix). What a loaded
+    // machine leaves uncollected stays below 20 MB (17.5 and 19.6 MB read in two full CI runs).
     expect(appWithJwtKey.child.exitCode).toBeNull();
-    expect(after - before).toBeLessThan(16 * 2 ** 20);
+    expect(after - before).toBeLessThan(32 * 2 ** 20);
   }, 120_000);
 });
 

@@ -56,6 +56,17 @@ export function keysModeEnv(publicKeyPem: string): Record<string, string> {
  * fresh data folder (so a known, seeded state).
  */
 export async function startServer(env: Record<string, string | undefined> = {}): Promise<RunningServer> {
+  // A port found free can be taken by another test process before the server binds it: then another port.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startServerOnce(env);
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes("EADDRINUSE")) throw error;
+    }
+  }
+}
+
+async function startServerOnce(env: Record<string, string | undefined>): Promise<RunningServer> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   // With keys, the server needs to know its public origin; here that is its own.
