@@ -27,8 +27,8 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
 afterAll(async () => {
-  admin.disconnect();
-  await redis.stop();
+  admin?.disconnect();
+  await redis?.stop();
 });
 
 type Instance = {
