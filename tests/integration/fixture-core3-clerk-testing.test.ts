@@ -1,17 +1,17 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import type { BrowserContext, Page } from "@playwright/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { CORE3_FIXTURE, startCore3Fixture, type Core3Fixture } from "../support/core3-fixture";
+import { startFixture, type RunningFixture } from "../support/fixture-app";
+import { ROOT } from "../support/server";
 
 // Clerk's test helpers for Core 3, @clerk/testing 2 (tests/fixtures/core3's), used unchanged on the
 // Core 3 fixture against `npm run emulator`, as that app's team would: clerkSetup in a setup step, then
 // setupClerkTestingToken and clerk.signIn in Playwright. The only difference from testing against Clerk
 // is the environment (CLERK_API_URL names the emulator; the Frontend API is the app's proxy path).
 
-const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
+const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
 const PASSWORD = "helpers-two-password-1";
 
 type SignInParams =
@@ -31,8 +31,7 @@ type BackendClient = {
   };
 };
 
-let fixture: Core3Fixture | undefined;
-let browser: Browser;
+let fixture: RunningFixture | undefined;
 let helpers: Helpers;
 const people = { password: { email: "", id: "" }, emailCode: { email: "", id: "" } };
 const savedEnv = { ...process.env };
@@ -44,7 +43,7 @@ beforeAll(async () => {
   const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string };
   expect(version).toMatch(/^2\./);
   helpers = core3Require("@clerk/testing/playwright") as Helpers;
-  fixture = await startCore3Fixture();
+  fixture = await startFixture("core3");
 
   // What the app keeps in .env, as the emulator printed it; clerkSetup reads it from the environment.
   process.env.CLERK_PUBLISHABLE_KEY = fixture.env.CLERK_PUBLISHABLE_KEY;
@@ -71,11 +70,9 @@ beforeAll(async () => {
     const user = await backend.users.createUser({ emailAddress: [email], password: PASSWORD });
     people[key] = { email, id: user.id };
   }
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
   await fixture?.stop();
   for (const key of ["CLERK_PUBLISHABLE_KEY", "CLERK_SECRET_KEY", "CLERK_API_URL", "CLERK_FAPI", "CLERK_TESTING_TOKEN"])
     if (savedEnv[key] === undefined) delete process.env[key];
@@ -95,7 +92,7 @@ describe("@clerk/testing 2 (Core 3) on the Core 3 fixture against the standalone
 
   beforeEach(async () => {
     await context?.close();
-    context = await browser.newContext();
+    context = await fixture!.newContext();
     page = await context.newPage();
     versions = [];
     page.on("request", (r) => {

@@ -1,6 +1,7 @@
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import { chromium, type Browser, type BrowserContext } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
 import { isLoopbackUrl, NETWORK_GUARD_PATH } from "./guard";
@@ -50,27 +51,33 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
     return child;
   };
   let browser: Browser | undefined;
+  const cleanUps: (() => void)[] = [];
   const stop = async () => {
     await browser?.close();
     for (const child of groups.reverse()) await stopGroup(child, "SIGKILL");
+    for (const cleanUp of cleanUps) cleanUp();
   };
 
   try {
-    // The fixture's own build, every run (a few seconds): a test never runs a stale one.
+    // The fixture's own build, every run (a few seconds), into a folder of this start's own: a test never
+    // runs a stale build, and two test files building at once (react-router build empties its folder
+    // first) never remove each other's.
+    if (line === "core3" && !existsSync(join(fixture, "node_modules/@clerk/react-router")))
+      throw new Error("tests/fixtures/core3 is not installed: npm ci --prefix tests/fixtures/core3");
+    const { buildEnv, removeBuild } = ownBuildFolder(line, fixture);
+    cleanUps.push(removeBuild);
     const build =
       line === "core2"
         ? spawnSync(process.execPath, ["node_modules/@remix-run/dev/dist/cli.js", "build", fixture], {
             cwd: ROOT,
             encoding: "utf8",
-            env: { ...process.env, NODE_ENV: "production" },
+            env: { ...process.env, ...buildEnv, NODE_ENV: "production" },
           })
-        : existsSync(join(fixture, "node_modules/@clerk/react-router"))
-          ? spawnSync(process.execPath, ["node_modules/@react-router/dev/bin.js", "build"], {
-              cwd: fixture,
-              encoding: "utf8",
-            })
-          : null;
-    if (!build) throw new Error("tests/fixtures/core3 is not installed: npm ci --prefix tests/fixtures/core3");
+        : spawnSync(process.execPath, ["node_modules/@react-router/dev/bin.js", "build"], {
+            cwd: fixture,
+            encoding: "utf8",
+            env: { ...process.env, ...buildEnv },
+          });
     if (build.status !== 0) throw new Error(`the ${line} fixture's build failed:\n${build.stdout}\n${build.stderr}`);
 
     const [emulatorPort, appPort] = [await freePort(), await freePort()];
@@ -107,6 +114,7 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
           ? { CLERK_JS: `${appUrl}/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js`, CLERK_TELEMETRY_DISABLED: "1" }
           : {}),
         CLERK_EMULATOR_URL: emulatorUrl,
+        ...buildEnv,
         PORT: String(appPort),
         NODE_ENV: "production",
       },
@@ -144,4 +152,23 @@ export async function loopbackOnlyContext(browser: Browser, offLoopback: string[
     },
   );
   return context;
+}
+
+/**
+ * A build folder for one fixture start: Core 2's inside its `.cache/` (its server build resolves
+ * @clerk/remix from the repository's node_modules), Core 3's in the system's temporary folder with a
+ * link to the fixture's node_modules. The variable names it for the build and for the app's server.
+ */
+function ownBuildFolder(line: FixtureLine, fixture: string): { buildEnv: Record<string, string>; removeBuild(): void } {
+  if (line === "core2") {
+    mkdirSync(join(fixture, ".cache"), { recursive: true });
+    const dir = mkdtempSync(join(fixture, ".cache", "build-"));
+    return {
+      buildEnv: { CORE2_BUILD_DIR: relative(fixture, dir) },
+      removeBuild: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), "core3-build-"));
+  symlinkSync(join(fixture, "node_modules"), join(dir, "node_modules"));
+  return { buildEnv: { CORE3_BUILD_DIR: dir }, removeBuild: () => rmSync(dir, { recursive: true, force: true }) };
 }
