@@ -1,11 +1,6 @@
-import { hasPermission, parseRoleKey, requirePermission } from "./roles";
+import { hasPermission } from "./roles";
 import { ApiError } from "./routing";
 import type { MembershipRecord, OrgRecord, Role, Store } from "./store";
-
-/** A role the instance has (its default roles or a custom one), or Clerk's 422. */
-export function parseRole(store: Store, value: unknown): Role {
-  return parseRoleKey(store, value);
-}
 
 /** Clerk's answer when a change would leave an organization without an admin. */
 export const lastAdminError = () =>
@@ -33,11 +28,6 @@ export function membershipOf(store: Store, org: OrgRecord, userId: string): Memb
   const m = store.membership(org.id, userId);
   if (!m) throw new ApiError(404, "resource_not_found", "Membership not found", "user_id");
   return m;
-}
-
-/** The caller may manage members only with a role that has Clerk's `org:sys_memberships:manage`. */
-export function requireAdmin(store: Store, m: MembershipRecord): void {
-  requirePermission(store, m, "org:sys_memberships:manage");
 }
 
 export function changeRole(store: Store, m: MembershipRecord, role: Role): MembershipRecord {

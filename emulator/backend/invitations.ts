@@ -10,7 +10,7 @@ import {
   ticketUrl,
 } from "../invitations";
 import { backendInvitationJSON, instanceInvitationJSON, publicOrganizationDataJSON } from "../json";
-import { parseRole } from "../memberships";
+import { parseRoleKey } from "../roles";
 import { ApiError, clampInt, paginate, str } from "../routing";
 import type { InvitationRecord, OrgRecord } from "../store";
 import { bodyOf, INVITATION_FIELDS, isTrue, ORGANIZATION_INVITATION_FIELDS, refuseUnkeptFields } from "./body-params";
@@ -55,7 +55,7 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
   /** One invitation to an organization, its fields checked (a bulk request checks them all before making any). */
   const organizationInvitation = (req: Request, found: OrgRecord, body: Record<string, unknown>) => ({
     email: parseEmail(body.email_address),
-    role: parseRole(store, body.role),
+    role: parseRoleKey(store, body.role),
     inviterUserId: str(body.inviter_user_id),
     redirectUrl: str(body.redirect_url),
     expiresInDays: clampInt(body.expires_in_days, 0, 0, 365),

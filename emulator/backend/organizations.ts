@@ -1,5 +1,6 @@
 import { deletedJSON, membershipJSON, organizationJSON } from "../json";
-import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
+import { changeRole, membershipOf, removeMember } from "../memberships";
+import { parseRoleKey } from "../roles";
 import { mergeMetadata, parseMetadata } from "../metadata";
 import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
 import { ApiError, paginate, str } from "../routing";
@@ -151,7 +152,7 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
   route("POST", "/v1/organizations/:id/memberships", (req) => {
     const found = org(req);
     const userId = str(req.body?.user_id) ?? "";
-    const role = parseRole(store, req.body?.role);
+    const role = parseRoleKey(store, req.body?.role);
     const metadata = membershipMetadata(bodyOf(req.body));
     if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
     if (store.membership(found.id, userId))
@@ -161,7 +162,7 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
   });
   route("PATCH", "/v1/organizations/:id/memberships/:userId", (req) => {
     const m = membershipOf(store, org(req), String(req.params.userId));
-    return membershipJSON(store, changeRole(store, m, parseRole(store, req.body?.role)), "bapi");
+    return membershipJSON(store, changeRole(store, m, parseRoleKey(store, req.body?.role)), "bapi");
   });
   route("DELETE", "/v1/organizations/:id/memberships/:userId", (req) => {
     const m = membershipOf(store, org(req), String(req.params.userId));

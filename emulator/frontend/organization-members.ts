@@ -1,7 +1,8 @@
 import type { Request } from "express";
 import { createInvitation, parseEmail, pendingInvitations, revokeInvitation, ticketUrl } from "../invitations";
 import { frontendInvitationJSON, fullName, membershipJSON } from "../json";
-import { changeRole, membershipOf, parseRole, removeMember } from "../memberships";
+import { changeRole, membershipOf, removeMember } from "../memberships";
+import { parseRoleKey } from "../roles";
 import { ApiError, paginate, str } from "../routing";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
@@ -38,7 +39,7 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
   route("POST", "/v1/organizations/:id/memberships", (req, res) => {
     const { org } = adminOrg(req);
     const userId = str(req.body?.user_id) ?? "";
-    const role = parseRole(store, req.body?.role);
+    const role = parseRoleKey(store, req.body?.role);
     if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
     if (store.membership(org.id, userId)) {
       throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
@@ -48,7 +49,7 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
 
   route("PATCH", "/v1/organizations/:id/memberships/:userId", (req, res) => {
     const { org } = adminOrg(req);
-    const role = parseRole(store, req.body?.role);
+    const role = parseRoleKey(store, req.body?.role);
     const m = changeRole(store, membershipOf(store, org, String(req.params.userId)), role);
     return reply(req, res, membershipJSON(store, m, "fapi"));
   });
@@ -76,7 +77,7 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
     const { org, user } = adminOrg(req);
     return createInvitation(store, org, {
       email: parseEmail(email),
-      role: parseRole(store, req.body?.role),
+      role: parseRoleKey(store, req.body?.role),
       inviterUserId: user.id,
       redirectUrl: null,
       link: (ticket) => ticketUrl(frontendApiUrl(req), ticket),
@@ -93,7 +94,7 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
     // Every address and the role are checked before any invitation is made.
     adminOrg(req);
     emails.forEach((email) => parseEmail(email));
-    parseRole(store, req.body?.role);
+    parseRoleKey(store, req.body?.role);
     const created = emails.map((email) => frontendInvitationJSON(store, invite(req, email)));
     return reply(req, res, created);
   });
