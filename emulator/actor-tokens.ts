@@ -8,7 +8,7 @@ export const ACTOR_TOKEN_TTL_SECONDS = 3_600;
 export const ACTOR_SESSION_SECONDS = 1_800;
 
 export function actorTokens(store: Store): ActorTokenRecord[] {
-  return (store.state.actorTokens ??= []);
+  return store.state.actorTokens;
 }
 
 export function createActorToken(

@@ -31,7 +31,7 @@ const ALGORITHMS: Record<string, { kind: "hmac" | "rsa" | "ec"; hash: string }> 
 };
 
 export function jwtTemplates(store: Store): JwtTemplateRecord[] {
-  return (store.state.jwtTemplates ??= []);
+  return store.state.jwtTemplates;
 }
 
 export function jwtTemplate(store: Store, id: string): JwtTemplateRecord {

@@ -100,12 +100,11 @@ export function mfaFlagsOf(user: UserRecord): UserMfaFlags {
 }
 
 /** The user's secrets, or null: reading never adds a record. */
-const storedSecrets = (store: Store, userId: string) =>
-  store.state.mfaSecrets?.find((s) => s.userId === userId) ?? null;
+const storedSecrets = (store: Store, userId: string) => store.state.mfaSecrets.find((s) => s.userId === userId) ?? null;
 
 /** The user's secrets, a record made for them if they had none (for a change). */
 export function mfaSecretsOf(store: Store, userId: string): MfaSecretsRecord {
-  const all = (store.state.mfaSecrets ??= []);
+  const all = store.state.mfaSecrets;
   let secrets = all.find((s) => s.userId === userId);
   if (!secrets) {
     secrets = { userId, totp: null, backupCodes: null };

@@ -318,20 +318,19 @@ export type State = {
   handshakes: HandshakeRecord[];
   /** Uploaded profile images and logos; their bytes are files beside the state file. */
   images: ImageRecord[];
-  /** Absent in older state files: none (emulator/jwt-templates.ts). */
-  jwtTemplates?: JwtTemplateRecord[];
-  /** Absent in older state files: none (emulator/actor-tokens.ts). */
-  actorTokens?: ActorTokenRecord[];
+  /** JWT templates (emulator/jwt-templates.ts) and impersonation links (emulator/actor-tokens.ts). */
+  jwtTemplates: JwtTemplateRecord[];
+  actorTokens: ActorTokenRecord[];
   /** The instance's organization roles and custom permissions; absent in older state files (Clerk's defaults then). */
   roles: RoleRecord[];
   permissions: PermissionRecord[];
   membershipRequests: MembershipRequestRecord[];
-  /** Emailed sign-in and verification links; absent in state files from before they existed. */
-  emailLinks?: EmailLinkRecord[];
-  /** Users' passkeys; absent in state files from before they existed. */
-  passkeys?: PasskeyRecord[];
-  /** TOTP secrets and backup codes, per user (emulator/mfa.ts); absent in older state files. */
-  mfaSecrets?: MfaSecretsRecord[];
+  /** Emailed sign-in and verification links. */
+  emailLinks: EmailLinkRecord[];
+  /** Users' passkeys. */
+  passkeys: PasskeyRecord[];
+  /** TOTP secrets and backup codes, per user (emulator/mfa.ts). */
+  mfaSecrets: MfaSecretsRecord[];
   /** The instance's allow-list and block-list (`/v1/allowlist_identifiers`, `/v1/blocklist_identifiers`). */
   allowlist: IdentifierRecord[];
   blocklist: IdentifierRecord[];

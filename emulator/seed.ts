@@ -123,6 +123,11 @@ export function seedState(): State {
     roles: defaultRoles(),
     permissions: [],
     membershipRequests: [],
+    jwtTemplates: [],
+    actorTokens: [],
+    emailLinks: [],
+    passkeys: [],
+    mfaSecrets: [],
     allowlist: [],
     blocklist: [],
     restrictions: noRestrictions(),
@@ -173,6 +178,11 @@ export function upgrade(state: State): State {
   state.roles ??= defaultRoles();
   state.permissions ??= [];
   state.membershipRequests ??= [];
+  state.jwtTemplates ??= [];
+  state.actorTokens ??= [];
+  state.emailLinks ??= [];
+  state.passkeys ??= [];
+  state.mfaSecrets ??= [];
   state.allowlist ??= [];
   state.blocklist ??= [];
   state.restrictions ??= noRestrictions();

@@ -245,7 +245,7 @@ export class Store {
       if (s.userId === user.id && s.status === "active") this.endSession(s, "revoked");
     this.state.memberships = this.state.memberships.filter((m) => m.userId !== user.id);
     this.state.membershipRequests = this.state.membershipRequests.filter((r) => r.userId !== user.id);
-    this.state.mfaSecrets = this.state.mfaSecrets?.filter((s) => s.userId !== user.id);
+    this.state.mfaSecrets = this.state.mfaSecrets.filter((s) => s.userId !== user.id);
     this.state.users = this.state.users.filter((u) => u !== user);
     this.deleteImage(user.imageId);
     this.changed();

@@ -33,7 +33,7 @@ export function registerUserProfileRoutes(route: Route, { store, userOf }: Backe
     const user = userOf(req);
     const passkey = passkeysOf(store, user.id).find((p) => p.id === req.params.passkeyId);
     if (!passkey) throw new ApiError(404, "resource_not_found", "Passkey not found");
-    store.state.passkeys = (store.state.passkeys ?? []).filter((p) => p !== passkey);
+    store.state.passkeys = store.state.passkeys.filter((p) => p !== passkey);
     user.updatedAt = Date.now();
     store.changed();
     return deletedJSON("passkey", passkey.id);

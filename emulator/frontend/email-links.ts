@@ -12,7 +12,7 @@ export const EMAIL_LINK_TTL_MINUTES = 10;
 /** What opening a link did, as clerk-js's `handleEmailLinkVerification` reads `__clerk_status`. */
 type LinkOutcome = { status: "verified" | "expired" | "failed"; createdSessionId: string | null };
 
-const linksOf = (fapi: FrontendContext) => (fapi.store.state.emailLinks ??= []);
+const linksOf = (fapi: FrontendContext) => fapi.store.state.emailLinks;
 
 /** The `redirect_url` a link lands on: an allowed origin's, checked now (before anything is sent), or none. */
 function landingOf(fapi: FrontendContext, req: Request): string | null {

@@ -16,7 +16,7 @@ const PUB_KEY_CRED_PARAMS = [
 ];
 
 const challenge = () => randomBytes(32).toString("base64url");
-const passkeysIn = (fapi: FrontendContext) => (fapi.store.state.passkeys ??= []);
+const passkeysIn = (fapi: FrontendContext) => fapi.store.state.passkeys;
 
 /** Passkeys exist only on an instance that has them (`passkeys`); elsewhere Clerk's 422 for the strategy. */
 function refuseUnlessPasskeys(fapi: FrontendContext) {

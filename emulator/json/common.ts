@@ -47,7 +47,7 @@ export function deletedJSON(object: string, id: string, extra: { slug?: string }
  * opened in time reads `expired` (what clerk-js's email link flows poll for).
  */
 export function emailLinkVerificationJSON(store: Store, attemptId: string, status: string) {
-  const link = (store.state.emailLinks ?? []).filter((l) => l.attemptId === attemptId).at(-1);
+  const link = store.state.emailLinks.filter((l) => l.attemptId === attemptId).at(-1);
   const expireAt = link?.expiresAt ?? Date.now();
   const lapsed = status === "unverified" && expireAt <= Date.now();
   return {

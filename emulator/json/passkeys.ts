@@ -46,4 +46,4 @@ export function passkeyJSON(passkey: PasskeyRecord, api: Api, creationOptions?: 
 
 /** A user's registered passkeys. */
 export const passkeysOf = (store: Store, userId: string) =>
-  (store.state.passkeys ?? []).filter((p) => p.userId === userId && p.verified);
+  store.state.passkeys.filter((p) => p.userId === userId && p.verified);

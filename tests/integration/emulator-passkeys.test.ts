@@ -118,7 +118,7 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
       return { id: passkey.id, status: passkey.verification.status, user: clerk.user!.id };
     }, DEMO_PASSWORD);
     expect(registered).toMatchObject({ status: "verified", user: "user_seed_ada" });
-    const stored = emulator.store.state.passkeys!.find((p) => p.id === registered.id)!;
+    const stored = emulator.store.state.passkeys.find((p) => p.id === registered.id)!;
     expect(stored).toMatchObject({ verified: true, alg: -7, publicKey: { kty: "EC", crv: "P-256" } });
     expect((await bapiUser("user_seed_ada")).passkeys.map((p: { id: string }) => p.id)).toEqual([registered.id]);
 
@@ -137,12 +137,12 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
       return { before, status: signIn.status, user: clerk.user?.id ?? null };
     });
     expect(signedIn).toEqual({ before: null, status: "complete", user: "user_seed_ada" });
-    expect(emulator.store.state.passkeys!.find((p) => p.id === registered.id)!.lastUsedAt).not.toBeNull();
+    expect(emulator.store.state.passkeys.find((p) => p.id === registered.id)!.lastUsedAt).not.toBeNull();
     expect(offLoopback).toEqual([]);
   }, 60_000);
 
   it("an assertion for another challenge is refused, and signs no one in", async () => {
-    const passkey = emulator.store.state.passkeys!.find((p) => p.verified)!;
+    const passkey = emulator.store.state.passkeys.find((p) => p.verified)!;
     let cookie = "";
     const call = async (path: string, form: Record<string, string>) => {
       const res = await fetch(`${origin}/__clerk${path}`, {
@@ -172,7 +172,7 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
     expect(forged.body.errors[0].long_message).toMatch(/challenge/);
   });
   it("the profile's passkeys: read, renamed and removed by their owner only", async () => {
-    const passkey = emulator.store.state.passkeys!.find((p) => p.verified)!;
+    const passkey = emulator.store.state.passkeys.find((p) => p.verified)!;
     const browserAs = async (identifier: string) => {
       let cookie = "";
       const call = async (method: string, path: string, form?: Record<string, string>) => {
@@ -218,7 +218,7 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
       createdAt: now,
       updatedAt: now,
     };
-    emulator.store.state.passkeys = [...(emulator.store.state.passkeys ?? []), passkey];
+    emulator.store.state.passkeys.push(passkey);
     const clerk = (await sdk())({ secretKey: SECRET, apiUrl: `${origin}/__clerk/api` });
     expect((await bapiUser("user_seed_grace")).passkeys.map((p: { id: string }) => p.id)).toContain(passkey.id);
     const users = clerk.users as unknown as {
