@@ -41,7 +41,7 @@ export function createMetrics({ redis }: { redis: SharedRedis | null }) {
   });
   const clerkRequests = new Counter({
     name: "clerk_backend_requests_total",
-    help: "Attempts of Clerk Backend API calls, by endpoint (the SDK method) and outcome: ok, client_error, timed_out, retried, gave_up; over_budget made no call (the fleet's budget was spent).",
+    help: "Attempts of Clerk Backend API calls, by endpoint (the SDK method) and outcome: ok, client_error, timed_out, retried, gave_up; over_budget made no call (the fleet's budget was spent), over_allowance neither (the payer's own allowance was).",
     labelNames: ["endpoint", "outcome"] as const,
     registers,
   });

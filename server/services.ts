@@ -1,6 +1,5 @@
 import { createAnalytics } from "../app/lib/analytics/analytics.server";
 import { createClerkBackend } from "../app/lib/clerk/client.server";
-import { createHandshakeThrottle } from "../app/lib/clerk/handshake-nonce.server";
 import { createSigningKeys } from "../app/lib/clerk/signing-keys.server";
 import { isLocalEmulator, isProduction, type Env } from "../app/lib/env.server";
 import { createRateLimiter } from "../app/lib/http/rate-limit.server";
@@ -66,7 +65,6 @@ export function createServices(env: Env) {
           ({ keys }) => keys ?? [],
         ),
     }),
-    handshakes: createHandshakeThrottle(),
     metrics: counted.metrics,
     rateLimiter: createRateLimiter({ scale: env.RATE_LIMIT_SCALE, redis }),
     orgs,

@@ -1,6 +1,5 @@
 import type { Analytics } from "./analytics/analytics.server";
 import type { ClerkClient } from "./clerk/client.server";
-import type { HandshakeThrottle } from "./clerk/handshake-nonce.server";
 import type { SigningKeys } from "./clerk/signing-keys.server";
 import type { RateLimiter } from "./http/rate-limit.server";
 import type { AppMetrics } from "./metrics.server";
@@ -9,6 +8,7 @@ import type { OrgCaches } from "./orgs/org-caches.server";
 import type { ThemeStore } from "./theme/theme.server";
 import type { Backoff } from "./upstream/backoff.server";
 import type { CallBudget } from "./upstream/call-budget.server";
+import { addressPays, type Payer } from "./upstream/payer.server";
 import { createUpstreamScope, type UpstreamScope } from "./upstream/request-scope.server";
 
 /**
@@ -20,14 +20,15 @@ export type AppServices = {
   clerk: ClerkClient;
   /** Which session tokens Clerk signed, checked before Clerk's SDK is shown them. */
   signingKeys: SigningKeys;
-  /** How many of Clerk's handshake nonces this instance reads, per client and in all (each read is a call). */
-  handshakes: HandshakeThrottle;
   metrics: AppMetrics;
   rateLimiter: RateLimiter;
   orgs: OrgCaches;
   /** Upstream endpoints that answered 429, held back until their Retry-After (on every instance). */
   backoff: Backoff;
-  /** The fleet's Clerk Backend API calls per 10 s, one taken before each attempt (in Redis when there is one). */
+  /**
+   * The fleet's Clerk Backend API calls per 10 s, one taken before each attempt (in Redis when there is one),
+   * charged to the attempt's payer, each with an allowance of their own.
+   */
   clerkBudget: CallBudget;
   theme: ThemeStore;
   /**
@@ -69,6 +70,12 @@ export type LoadContext = AppServices &
     timing: ServerTiming;
     /** Who the request is for, once its session is checked: the distinct id of an error report. */
     person: { userId: string | null };
+    /**
+     * Who the request's Clerk calls are charged to (call-budget.server): its client address until a
+     * person is known (their session checked; or, for the calls that check it, the person a token of
+     * Clerk's names), then that person.
+     */
+    payer: Payer;
     /** The unexpected errors already logged and reported for this request (several loaders may share one). */
     recordedErrors: WeakSet<object>;
   };
@@ -81,6 +88,7 @@ export function createLoadContext(services: AppServices, facts: RequestFacts): L
     retryAfter: { seconds: null },
     timing: createServerTiming(),
     person: { userId: null },
+    payer: addressPays(facts.clientIp),
     recordedErrors: new WeakSet(),
   };
 }

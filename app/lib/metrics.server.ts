@@ -12,8 +12,12 @@ import type { LookupResult } from "./shared-cache.server";
  * connection) and is tried again, or failed with no attempt left (`gave_up`:
  * the person gets the 503 page).
  */
-/** `over_budget`: no call made, the fleet's budget of Clerk calls was spent (app/lib/upstream/call-budget.server.ts). */
-export type AttemptOutcome = "ok" | "client_error" | "timed_out" | "retried" | "gave_up" | "over_budget";
+/**
+ * `over_budget`: no call made, the fleet's budget of Clerk calls was spent; `over_allowance`: no call made, the
+ * payer's own allowance was (app/lib/upstream/call-budget.server.ts).
+ */
+export type AttemptOutcome =
+  "ok" | "client_error" | "timed_out" | "retried" | "gave_up" | "over_budget" | "over_allowance";
 
 /**
  * What became of a form sent with a session token that is stale for a timing

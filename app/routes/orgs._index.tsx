@@ -8,7 +8,7 @@ import { RoleBadge } from "~/components/role-badge";
 import { requireUserId } from "~/lib/clerk/auth.server";
 import { readFormData } from "~/lib/http/forms.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
-import { isUnavailable, UNAVAILABLE_MESSAGE } from "~/lib/upstream/request-scope.server";
+import { isUnavailable, refusalMessage } from "~/lib/upstream/request-scope.server";
 import { listMyOrganizationsWithout } from "~/lib/orgs/memberships.server";
 import { acceptMyInvitation, openInvitations } from "~/lib/orgs/my-invitations.server";
 import { readInvitationId } from "~/lib/orgs/org-forms.server";
@@ -48,8 +48,8 @@ export async function action(args: ActionFunctionArgs) {
     if (!isUnavailable(error)) throw error;
     const retryAfter = error.headers.get("Retry-After") ?? "5";
     return json(
-      { invitationId, message: `The invitation was not accepted. ${UNAVAILABLE_MESSAGE}` },
-      { status: 503, headers: { "Retry-After": retryAfter } },
+      { invitationId, message: `The invitation was not accepted. ${refusalMessage(error)}` },
+      { status: error.status, headers: { "Retry-After": retryAfter } },
     );
   }
 }

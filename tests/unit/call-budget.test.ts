@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
 import {
+  allowancesFor,
+  BUDGET_WINDOW_MS,
   clerkCallsPer10s,
   countsAgainstClerk,
   createCallBudget,
   memoryWindow,
   type CallBudget,
+  type Refusal,
   type SharedCallWindow,
 } from "~/lib/upstream/call-budget.server";
-import { callUpstream, UpstreamUnavailableError } from "~/lib/upstream/policy.server";
+import { callUpstream, OverAllowanceError, UpstreamUnavailableError } from "~/lib/upstream/policy.server";
 import { overBudget } from "~/lib/upstream/request-scope.server";
+import { addressPays, clientAddress, personPays } from "~/lib/upstream/payer.server";
 import type { AttemptOutcome } from "~/lib/metrics.server";
 
 // The fleet's budget of Clerk calls (app/lib/upstream/call-budget.server.ts),
@@ -20,17 +24,21 @@ function clock(start = 1_000_000) {
 }
 
 const READ = "clerk.organizations.getOrganization";
+const ADA = personPays("user_ada");
 
 /** What an attempt at `upstream` met: "ok" (a call taken), or the Retry-After (s) of the 503 it is refused with. */
 async function outcome(budget: CallBudget, upstream = READ): Promise<"ok" | number> {
   try {
-    await overBudget({ clerkBudget: budget }, upstream);
+    await overBudget({ clerkBudget: budget }, upstream, ADA);
     return "ok";
   } catch (error) {
     expect(error).toBeInstanceOf(UpstreamUnavailableError);
     return (error as UpstreamUnavailableError).retryAfterSeconds;
   }
 }
+
+/** A shared window that counts the fleet's calls only (the payers' windows are another test's). */
+const fleetOnly = (waitMs: number): Refusal | null => (waitMs === 0 ? null : { waitMs, by: "fleet" });
 
 describe("the budget's size", () => {
   const key = (kind: string) => `pk_${kind}_${Buffer.from("clerk.example.com$").toString("base64")}`;
@@ -104,7 +112,7 @@ describe("createCallBudget", () => {
     const time = clock();
     const asked: number[] = [];
     const fleet = memoryWindow(3, 10_000);
-    const shared: SharedCallWindow = { take: async (now) => (asked.push(now), fleet.take(now)) };
+    const shared: SharedCallWindow = { take: async (now) => (asked.push(now), fleetOnly(fleet.take(now))) };
     // Two instances of one fleet: what one spends, the other cannot.
     const a = createCallBudget({ limit: 3, windowMs: 10_000, shared, now: time.now });
     const b = createCallBudget({ limit: 3, windowMs: 10_000, shared, now: time.now });
@@ -128,7 +136,7 @@ describe("createCallBudget", () => {
     const shared: SharedCallWindow = {
       take: (now) =>
         state === "up"
-          ? Promise.resolve(fleet.take(now))
+          ? Promise.resolve(fleetOnly(fleet.take(now)))
           : state === "down"
             ? Promise.reject(new Error("Connection is closed."))
             : new Promise(() => undefined),
@@ -159,7 +167,7 @@ describe("the policy with a budget", () => {
       sleep: async (ms: number) => void time.advance(ms),
       random: () => 0,
       log: () => undefined,
-      beforeAttempt: () => overBudget({ clerkBudget: budget }, READ),
+      beforeAttempt: () => overBudget({ clerkBudget: budget }, READ, ADA),
       onAttempt: (o: AttemptOutcome) => void outcomes.push(o),
     };
     const failing = async () => {
@@ -177,5 +185,90 @@ describe("the policy with a budget", () => {
       UpstreamUnavailableError,
     );
     expect(attempts).toBe(3);
+  });
+});
+
+describe("each payer's allowance", () => {
+  const GRACE = personPays("user_grace");
+
+  it("is a small share of the budget: in production a person 60 calls a minute, an address 5, each pool 10%", () => {
+    expect(allowancesFor(900)).toEqual({ person: 60, address: 5, anonymous: 540, webhooks: 540 });
+    // A development instance's 90: a person keeps a floor to work with.
+    expect(allowancesFor(90)).toEqual({ person: 20, address: 5, anonymous: 54, webhooks: 54 });
+  });
+
+  it("past a person's allowance refuses them (their 429), and nobody else, until their oldest call is a minute old", async () => {
+    const time = clock();
+    const budget = createCallBudget({
+      limit: 900,
+      allowances: { person: 3, address: 1, anonymous: 10, webhooks: 10 },
+      now: time.now,
+    });
+    for (let i = 0; i < 3; i++) expect(await budget.take(READ, ADA)).toBeNull();
+    time.advance(20_000);
+    expect(await budget.take(READ, ADA)).toEqual({ waitMs: 40_000, by: "allowance" });
+    const refused = await overBudget({ clerkBudget: budget }, READ, ADA).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OverAllowanceError);
+    expect((refused as OverAllowanceError).retryAfterSeconds).toBe(40);
+    // Grace's calls are hers.
+    expect(await budget.take(READ, GRACE)).toBeNull();
+    time.advance(40_000);
+    expect(await budget.take(READ, ADA)).toBeNull();
+  });
+
+  it("draws anonymous work from its address's allowance and from one pool: any number of addresses spend only the pool", async () => {
+    const time = clock();
+    const budget = createCallBudget({
+      limit: 900,
+      allowances: { person: 60, address: 2, anonymous: 5, webhooks: 10 },
+      now: time.now,
+    });
+    const outcomes = [];
+    for (let n = 0; n < 20; n++) outcomes.push(await budget.take(READ, addressPays(`203.0.113.${n}`)));
+    expect(outcomes.filter((o) => o === null)).toHaveLength(5);
+    expect(outcomes.slice(5).every((o) => o?.by === "allowance")).toBe(true);
+    // A person is not anonymous work: the pool spent costs them nothing.
+    expect(await budget.take(READ, ADA)).toBeNull();
+  });
+
+  it("refuses a payer past their allowance without asking the shared window again", async () => {
+    const time = clock();
+    let asked = 0;
+    const shared: SharedCallWindow = {
+      take: async () => (asked++, { waitMs: 30_000, by: "allowance" }),
+    };
+    const budget = createCallBudget({ limit: 900, shared, now: time.now });
+    for (let i = 0; i < 10; i++) expect((await budget.take(READ, ADA))?.by).toBe("allowance");
+    expect(asked).toBe(1);
+    // Another payer is asked about.
+    await budget.take(READ, GRACE);
+    expect(asked).toBe(2);
+  });
+
+  it("the fleet's budget spent is everyone's 503, and charges no payer", async () => {
+    const time = clock();
+    const budget = createCallBudget({
+      limit: 2,
+      allowances: { person: 2, address: 1, anonymous: 10, webhooks: 10 },
+      now: time.now,
+    });
+    expect(await budget.take(READ, ADA)).toBeNull();
+    expect(await budget.take(READ, GRACE)).toBeNull();
+    expect((await budget.take(READ, ADA))?.by).toBe("fleet");
+    time.advance(BUDGET_WINDOW_MS);
+    // The refused attempt was not counted against Ada: she still has one call of her two.
+    expect(await budget.take(READ, ADA)).toBeNull();
+  });
+});
+
+describe("a client address as it is charged", () => {
+  it("is an IPv4 address as it is, an IPv6 address by its /64, a mapped IPv4 address as the IPv4", () => {
+    expect(clientAddress("203.0.113.7")).toBe("203.0.113.7");
+    expect(clientAddress("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(clientAddress("2001:db8:1:2:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64");
+    expect(clientAddress("2001:0db8:0001:0002::")).toBe("2001:db8:1:2::/64");
+    expect(clientAddress("::1")).toBe("0:0:0:0::/64");
+    expect(clientAddress("::ffff:198.51.100.4")).toBe("198.51.100.4");
+    expect(clientAddress("64:ff9b::198.51.100.4")).toBe("64:ff9b:0:0::/64");
   });
 });

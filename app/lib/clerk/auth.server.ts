@@ -5,7 +5,8 @@ import { getEnv, isLocalEmulator } from "../env.server";
 import { safeLocation } from "../http/safe-redirect";
 import { unavailable } from "../upstream/request-scope.server";
 import { HANDSHAKE_NONCE, resolveHandshakeNonce } from "./handshake-nonce.server";
-import { cookieSuffix, withoutForgedTokens } from "./session-cookies.server";
+import { personPays, type Payer } from "../upstream/payer.server";
+import { cookieSuffix, sessionTokenCookie, withoutForgedTokens } from "./session-cookies.server";
 import { sessionToEnd, settlePost, staleReason, type ClerkCheck } from "./stale-token.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
@@ -72,12 +73,38 @@ function shownToClerk({ request, context }: Args) {
     const copy = new Request(request.url, { method: context.method, headers: request.headers });
     const handshake = await resolveHandshakeNonce(context, copy, {
       documentGet: context.method === "GET" && !context.dataRequest,
+      payer: () => sessionHolder(context, copy, suffix),
     });
     const shown = await withoutForgedTokens(handshake.request, suffix, (token) =>
       context.signingKeys.signedByClerk(token),
     );
     return { ...shown, handshakeCookies: handshake.directives };
   });
+}
+
+/**
+ * Who a request's Clerk calls are charged to before its session is settled:
+ * the person named by the session token it carries, if one of Clerk's keys
+ * signed it, however long ago it expired (it is attribution, not access:
+ * only Clerk could have made it, for that person), else its address.
+ */
+async function sessionHolder(context: Args["context"], request: Request, suffix: string): Promise<Payer> {
+  const token = sessionTokenCookie(request, suffix);
+  const signed = token ? await context.signingKeys.signedByClerk(token).catch(() => false) : false;
+  const userId = signed ? subjectOf(token!) : null;
+  return userId ? personPays(userId) : context.payer;
+}
+
+/** A JWT's `sub`, unverified (the caller checked its signature). */
+function subjectOf(token: string): string | null {
+  try {
+    const { sub } = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as {
+      sub?: unknown;
+    };
+    return typeof sub === "string" && sub.length > 0 && sub.length <= 128 ? sub : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -148,6 +175,7 @@ export function authenticate(args: Args): Promise<RequestState> {
     .once("clerk.authenticate", async () => {
       const state = await settledState(args);
       context.person.userId = state.status === "signed-in" ? (authOf(state).userId ?? null) : null;
+      if (context.person.userId) context.payer = personPays(context.person.userId);
       return state;
     })
     .catch((error: unknown) => unavailable(context, error));
@@ -196,7 +224,10 @@ async function settledState(args: Args): Promise<RequestState> {
  */
 export async function sessionToSignOut(args: Args) {
   try {
-    return await sessionToEnd(args.context, await clerkState(args), await clerkCheckFor(args));
+    const session = await sessionToEnd(args.context, await clerkState(args), await clerkCheckFor(args));
+    // Ending it is a call of that person's.
+    if (session) args.context.payer = personPays(session.userId);
+    return session;
   } catch (error) {
     return unavailable(args.context, error);
   }

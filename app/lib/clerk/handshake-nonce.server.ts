@@ -2,6 +2,7 @@ import { json, type AppLoadContext } from "@remix-run/node";
 import { parse, serialize } from "cookie";
 import { clerkRead } from "./backend-calls.server";
 import { isClerkNotFound } from "./field-errors.server";
+import type { Payer } from "../upstream/payer.server";
 
 /**
  * Clerk's handshake brings the browser back with a nonce (in the URL, or a
@@ -10,46 +11,18 @@ import { isClerkNotFound } from "./field-errors.server";
  * with a made-up nonce cost that call, outside the upstream policy, and the
  * SDK swallowed Clerk's 429. Here the SDK never sees a nonce: the app reads
  * the payload itself, under the policy (retried, held back after a 429 on
- * every instance), only for a document GET, at most so often per client and
- * per instance, and shows the SDK the cookies it brought.
+ * every instance), only for a document GET, and charged to whoever the
+ * return is (`payer`): the person whose session token of Clerk's the
+ * browser still carries (a real return: the handshake was for its expired
+ * token), else the client's address, whose allowance is small (five a
+ * minute) and draws from the pool of all anonymous work. So made-up nonces,
+ * from any number of addresses, spend only that pool, and a person's real
+ * return is paid from their own allowance, which nobody else can spend.
  */
 export const HANDSHAKE_NONCE = "__clerk_handshake_nonce";
 
-/** Handshakes honoured per window: per client address, and for the whole instance. */
-export const HANDSHAKE_LIMITS = { perClient: 5, perInstance: 60, windowMs: 60_000 };
-/** Clients counted at once; past it, new addresses share one count (memory stays bounded whatever is sent). */
-const MAX_CLIENTS = 10_000;
-const OVERFLOW = "\u0000overflow";
 /** What a nonce of Clerk's looks like (the emulator's `hsn_…`, Clerk's opaque ids). */
 const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
-
-export type HandshakeThrottle = {
-  /** Counts one handshake for `client`: false once this client, or this instance, had its share of the window. */
-  allow(client: string): { allowed: true } | { allowed: false; retryAfterSeconds: number };
-};
-
-/** Fixed windows in memory: per instance on purpose (the budget is Clerk's, per call made here). */
-export function createHandshakeThrottle(now = Date.now, limits = HANDSHAKE_LIMITS): HandshakeThrottle {
-  let windowStart = now();
-  let total = 0;
-  let perClient = new Map<string, number>();
-  return {
-    allow(client) {
-      if (now() - windowStart >= limits.windowMs) {
-        windowStart = now();
-        total = 0;
-        perClient = new Map();
-      }
-      const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + limits.windowMs - now()) / 1000));
-      const key = perClient.has(client) || perClient.size < MAX_CLIENTS ? client : OVERFLOW;
-      const used = perClient.get(key) ?? 0;
-      if (used >= limits.perClient || total >= limits.perInstance) return { allowed: false, retryAfterSeconds };
-      perClient.set(key, used + 1);
-      total += 1;
-      return { allowed: true };
-    },
-  };
-}
 
 /** What a request's handshake nonce comes to: the request without it, and the cookies Clerk sent with it. */
 export type ResolvedHandshake = {
@@ -67,7 +40,7 @@ export type ResolvedHandshake = {
 export async function resolveHandshakeNonce(
   context: AppLoadContext,
   request: Request,
-  { documentGet }: { documentGet: boolean },
+  { documentGet, payer }: { documentGet: boolean; payer: () => Promise<Payer> },
 ): Promise<ResolvedHandshake> {
   const url = new URL(request.url);
   const cookieHeader = request.headers.get("Cookie") ?? "";
@@ -77,14 +50,7 @@ export async function resolveHandshakeNonce(
   let cookies = withoutCookies(cookieHeader, new Set([HANDSHAKE_NONCE]));
   let directives: string[] | null = null;
   if (documentGet && NONCE.test(nonce)) {
-    const throttle = context.handshakes.allow(context.clientIp);
-    if (!throttle.allowed) {
-      context.retryAfter.seconds = throttle.retryAfterSeconds;
-      throw json(
-        { message: "Too many sign-ins from here at once. Please wait a minute and reload the page." },
-        { status: 429, headers: { "Retry-After": String(throttle.retryAfterSeconds) } },
-      );
-    }
+    context.payer = await payer();
     directives = await handshakeDirectives(context, nonce);
     const set = directives.map(cookieOf).filter((c): c is { name: string; value: string } => c !== null);
     cookies = withoutCookies(cookies, new Set(set.map((c) => c.name)));
@@ -109,6 +75,13 @@ async function handshakeDirectives(context: AppLoadContext, nonce: string): Prom
     return Array.isArray(payload.directives) ? payload.directives.filter((d) => typeof d === "string") : [];
   } catch (error) {
     if (isClerkNotFound(error) || isClerkClientError(error)) return [];
+    if (error instanceof Response && error.status === 429) {
+      // The payer's allowance is spent (an address's five a minute, or the anonymous pool).
+      throw json(
+        { message: "Too many sign-ins from here at once. Please wait a minute and reload the page." },
+        { status: 429, headers: error.headers },
+      );
+    }
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import type { RequestState } from "@clerk/backend/internal";
 import type { AppLoadContext } from "@remix-run/node";
 import { logEvent } from "../log.server";
 import type { StaleTokenOutcome } from "../metrics.server";
+import { personPays } from "../upstream/payer.server";
 import { clerkRead } from "./backend-calls.server";
 import { isClerkNotFound } from "./field-errors.server";
 
@@ -101,6 +102,8 @@ export async function settlePost(
     return signedOut();
   }
   const { sessionId, userId } = claims;
+  // The confirmation is the person's call: a token only Clerk could have signed names them.
+  context.payer = personPays(userId);
   let active: boolean;
   try {
     const session = await clerkRead(context, "sessions.getSession", sessionId, (clerk) =>

@@ -54,6 +54,18 @@ export class UpstreamUnavailableError extends Error {
   }
 }
 
+/**
+ * No call made: the person or client whose request it was has spent their
+ * own allowance of Clerk calls (call-budget.server). Their own 429, not the
+ * catalogue's 503: nobody else is refused.
+ */
+export class OverAllowanceError extends UpstreamUnavailableError {
+  constructor(upstream: string, retryAfterSeconds: number) {
+    super(upstream, 0, retryAfterSeconds);
+    this.message = `${upstream}: this payer's allowance of calls is spent`;
+  }
+}
+
 export type CallOptions = {
   /** False for writes without an idempotency key: one attempt only. */
   retry?: boolean;
@@ -70,7 +82,8 @@ export type CallOptions = {
   /**
    * Asked before every attempt, retries included (each is a call the upstream
    * counts): throws `UpstreamUnavailableError` to make none (the fleet's
-   * budget of Clerk calls is spent), which ends the call at once, unretried.
+   * budget of Clerk calls is spent, or `OverAllowanceError`: the payer's
+   * allowance is), which ends the call at once, unretried.
    */
   beforeAttempt?: () => Promise<void>;
 };
@@ -151,8 +164,9 @@ export async function callUpstream<T>(
         await options.beforeAttempt();
       } catch (error) {
         if (error instanceof UpstreamUnavailableError) {
-          log({ upstream, attempt: n, status: "over-budget", duration_ms: 0, outcome: "give-up" });
-          onAttempt("over_budget", null);
+          const over = error instanceof OverAllowanceError ? "allowance" : "budget";
+          log({ upstream, attempt: n, status: `over-${over}`, duration_ms: 0, outcome: "give-up" });
+          onAttempt(`over_${over}`, null);
         }
         throw error;
       }

@@ -7,9 +7,11 @@ import {
   callUpstream,
   classifyFailure,
   createDeduper,
+  OverAllowanceError,
   UPSTREAM_POLICY,
   UpstreamUnavailableError,
 } from "./policy.server";
+import { WEBHOOKS, type Payer } from "./payer.server";
 
 /**
  * One request's share of the upstream policy: a deadline for all its upstream
@@ -23,7 +25,10 @@ export function createUpstreamScope(now = Date.now()): UpstreamScope {
   return { deadline: now + UPSTREAM_POLICY.deadlineMs, once: createDeduper() };
 }
 
-type ScopedContext = Pick<LoadContext, "upstream" | "retryAfter" | "timing" | "metrics" | "backoff" | "clerkBudget">;
+type ScopedContext = Pick<
+  LoadContext,
+  "upstream" | "retryAfter" | "timing" | "metrics" | "backoff" | "clerkBudget" | "payer"
+>;
 
 /**
  * The call, unless the upstream asked us to wait (a 429, here or on another
@@ -50,38 +55,78 @@ async function unlessHeldBack<T>(
 }
 
 /**
- * An attempt's call taken from the fleet's budget of Clerk calls, or, when
- * none is left, the 503's error with Retry-After: when one is free again.
+ * An attempt's call taken from the fleet's budget of Clerk calls and charged
+ * to `payer`; when the payer's allowance is spent, their 429's error
+ * (OverAllowanceError), and when the fleet's budget is, the 503's, each with
+ * Retry-After: when a call is free again.
  */
-export async function overBudget(context: Pick<ScopedContext, "clerkBudget">, upstream: string): Promise<void> {
-  const waitMs = await context.clerkBudget.take(upstream);
-  if (waitMs > 0) throw new UpstreamUnavailableError(upstream, 0, Math.max(1, Math.ceil(waitMs / 1000)));
+export async function overBudget(
+  context: Pick<ScopedContext, "clerkBudget">,
+  upstream: string,
+  payer: Payer,
+): Promise<void> {
+  const refusal = await context.clerkBudget.take(upstream, payer);
+  if (!refusal) return;
+  const seconds = Math.max(1, Math.ceil(refusal.waitMs / 1000));
+  if (refusal.by === "allowance") throw new OverAllowanceError(upstream, seconds);
+  throw new UpstreamUnavailableError(upstream, 0, seconds);
 }
 
-/** Each attempt counted in the metrics, and first taken from the budget (retries are calls too). */
-const counted = (context: Pick<ScopedContext, "metrics" | "clerkBudget">, upstream: string) => ({
+/**
+ * Each attempt counted in the metrics, and first taken from the budget,
+ * charged to whoever the request's payer is at that moment (retries are
+ * calls too).
+ */
+const counted = (context: Pick<ScopedContext, "metrics" | "clerkBudget">, upstream: string, payer: () => Payer) => ({
   onAttempt: (outcome: AttemptOutcome, seconds: number | null) =>
     context.metrics.upstreamAttempt(upstream, outcome, seconds),
-  beforeAttempt: () => overBudget(context, upstream),
+  beforeAttempt: () => overBudget(context, upstream, payer()),
 });
 
 export const UNAVAILABLE_MESSAGE = "This service is temporarily unavailable. Please try again in a moment.";
 
-/** The catalogue's 503 for an upstream that gave up (what the error page shows, with `Retry-After`); anything else rethrown. */
+/** What a person past their own allowance of Clerk calls is told. */
+export function overAllowanceMessage(seconds: number): string {
+  return `You have asked for a lot in a short while. Please wait ${seconds} second${seconds === 1 ? "" : "s"} and try again.`;
+}
+
+/** The responses `unavailable` made: the 503s, and the 429s of a spent allowance. */
+const refusals = new WeakSet<Response>();
+
+/**
+ * The catalogue's 503 for an upstream that gave up (what the error page
+ * shows, with `Retry-After`), or the person's own 429 when their allowance
+ * of Clerk calls is spent; anything else rethrown.
+ */
 export function unavailable(context: Pick<ScopedContext, "retryAfter">, error: unknown): never {
   if (error instanceof UpstreamUnavailableError) {
-    context.retryAfter.seconds = error.retryAfterSeconds;
-    throw json(
-      { message: UNAVAILABLE_MESSAGE },
-      { status: 503, headers: { "Retry-After": String(error.retryAfterSeconds) } },
+    const seconds = error.retryAfterSeconds;
+    context.retryAfter.seconds = seconds;
+    const over = error instanceof OverAllowanceError;
+    const response = json(
+      { message: over ? overAllowanceMessage(seconds) : UNAVAILABLE_MESSAGE },
+      { status: over ? 429 : 503, headers: { "Retry-After": String(seconds) } },
     );
+    refusals.add(response);
+    throw response;
   }
   throw error;
 }
 
-/** True for the 503 that `readUpstream`/`writeUpstream` throw once an upstream has given up. */
+/**
+ * True for what `readUpstream`/`writeUpstream` throw when no answer came:
+ * the 503 once an upstream has given up (or the fleet's budget is spent),
+ * and the 429 of a person's spent allowance. Either way nothing was done,
+ * and the page or form can say so and keep what was typed.
+ */
 export function isUnavailable(error: unknown): error is Response {
-  return error instanceof Response && error.status === 503;
+  return error instanceof Response && (error.status === 503 || refusals.has(error));
+}
+
+/** The message of such a refusal, for a form that keeps what was typed: the 503's or the 429's. */
+export function refusalMessage(error: Response): string {
+  if (error.status !== 429) return UNAVAILABLE_MESSAGE;
+  return overAllowanceMessage(Number(error.headers.get("Retry-After") ?? UPSTREAM_POLICY.unavailableRetryAfterSeconds));
 }
 
 // Kept on the error itself: server.ts's bundle and the app's each hold a copy of this module.
@@ -141,7 +186,9 @@ export function readUpstream<T>(
   const site = callSite();
   return once(`${upstream} ${key}`, () =>
     unlessHeldBack(context, upstream, () =>
-      context.timing.time("upstream", () => callUpstream(upstream, read, { deadline, ...counted(context, upstream) })),
+      context.timing.time("upstream", () =>
+        callUpstream(upstream, read, { deadline, ...counted(context, upstream, () => context.payer) }),
+      ),
     ),
   )
     .catch((error: unknown) => remember(site, error))
@@ -149,16 +196,23 @@ export function readUpstream<T>(
 }
 
 /**
- * A read made outside any page (for Clerk's webhooks): held back after a
- * 429 and retried as a page's reads are, and counted; an
+ * A read made outside any page (for Clerk's webhooks, charged to them):
+ * held back after a 429 and retried as a page's reads are, and counted; an
  * UpstreamUnavailableError (not a response) when the upstream gives up.
  */
 export function readUpstreamOutsidePages<T>(
   services: Pick<ScopedContext, "backoff" | "metrics" | "clerkBudget">,
   upstream: string,
   read: () => Promise<T>,
+  payer: Payer = WEBHOOKS,
 ): Promise<T> {
-  return unlessHeldBack(services, upstream, () => callUpstream(upstream, read, counted(services, upstream)));
+  return unlessHeldBack(services, upstream, () =>
+    callUpstream(
+      upstream,
+      read,
+      counted(services, upstream, () => payer),
+    ),
+  );
 }
 
 /**
@@ -178,7 +232,7 @@ export function writeUpstream<T>(
       callUpstream(upstream, write, {
         retry: idempotent,
         deadline: context.upstream.deadline,
-        ...counted(context, upstream),
+        ...counted(context, upstream, () => context.payer),
       }),
     ),
   )
