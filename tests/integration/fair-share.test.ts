@@ -181,6 +181,55 @@ describe.each([
     expect(otherStatuses.filter((s) => s !== 200)).toEqual([]);
   }, 60_000);
 
+  it.runIf(kind === "single")(
+    "one person on any path at 16 connections (?left=, searches, data requests) causes at most their allowance of Clerk calls; everyone else's pages stay 200",
+    async () => {
+      const f = fleet!;
+      const team = await newTeam(f.bapi);
+      // A second organization of theirs, to say they left.
+      const other = (await f.bapi("POST", "/v1/organizations", { name: "Left behind", created_by: team.admin.id }))
+        .body as { id: string };
+      const home = `/orgs/${team.org.slug}`;
+      const paths = [
+        `/resources/organizations?left=${other.id}`,
+        `/orgs?left=${other.id}`,
+        `${home}/members?q=`,
+        `${home}.data`,
+      ];
+      for (const path of paths) {
+        // Session tokens live 60 s: each path's people sign in afresh.
+        const cookie = await emulatorCookie(f.clerk.origin, team.admin.email, team.org.id);
+        const people = await otherPeople(f);
+        const get = (server: RunningServer, n: number) =>
+          fetch(`${server.origin}${path}${path.endsWith("q=") ? `zz${n}` : ""}`, {
+            headers: { Cookie: cookie, Accept: path.includes(".data") ? "*/*" : "text/html" },
+            redirect: "manual",
+          });
+        // Alone, so that every call Clerk gets is theirs.
+        const before = await emulatorCalls(f.clerk.origin);
+        const alone = await flood(f, get);
+        const after = await emulatorCalls(f.clerk.origin);
+        const calls = Object.entries(after)
+          .filter(([endpoint]) => endpoint.startsWith("bapi "))
+          .reduce((sum, [endpoint, n]) => sum + n - (before[endpoint] ?? 0), 0);
+        expect(calls, path).toBeLessThanOrEqual(ALLOWANCES.person);
+        expect(
+          alone.filter((s) => s >= 500),
+          path,
+        ).toEqual([]);
+        // And with everyone else browsing: they notice nothing.
+        const attack = flood(f, get);
+        const others = await othersBrowse(f, people, attack);
+        await attack;
+        expect(
+          others.filter((s) => s !== 200),
+          path,
+        ).toEqual([]);
+      }
+    },
+    120_000,
+  );
+
   it("made-up handshake nonces from 1,000 addresses spend only the anonymous pool: a real handshake return completes on both instances, and others' pages stay 200", async () => {
     const f = fleet!;
     const people = await otherPeople(f);
