@@ -47,19 +47,22 @@ function continuationOptions(): ContinuationOptions {
  * nothing.
  */
 export async function loader(args: LoaderFunctionArgs) {
-  const continuation = await readSignOutContinuation(args.request, continuationOptions());
+  const options = continuationOptions();
+  const continuation = await readSignOutContinuation(args.request, options);
   const { userId, sessionId } = await getRequestAuth(args);
-  if (continuation && userId && sessionId === continuation.sessionId) {
+  if (!continuation) {
+    if (!userId) throw redirect("/");
+    return null;
+  }
+  const ended = await endSignOutContinuation(options);
+  if (!userId) throw signedOutAtHome(args.request, [ended]);
+  if (sessionId === continuation.sessionId) {
     await enforceRateLimit(args.context, "sign-out", userId);
     await revoke(args.context, sessionId);
+    throw signedOutAtHome(args.request, [ended]);
   }
-  if (continuation && (!userId || sessionId === continuation.sessionId)) {
-    throw signedOutAtHome(args.request, [await endSignOutContinuation(continuationOptions())]);
-  }
-  // The browser is signed in to another session since: it is theirs to end, with this page.
-  const headers = continuation ? { "Set-Cookie": await endSignOutContinuation(continuationOptions()) } : undefined;
-  if (!userId) throw redirect("/", { headers });
-  return json(null, { headers });
+  // Signed in to another session since Sign out was pressed: that one is its person's to end, on this page.
+  return json(null, { headers: { "Set-Cookie": ended } });
 }
 
 /**
