@@ -17,7 +17,8 @@ for any app on Clerk's SDKs. It prints the .env lines your app needs.
 
 Options (environment variable in brackets):
   --port <n>             port to listen on; 0 picks a free one      [CLERK_EMULATOR_PORT, PORT] (4000)
-  --host <address>       address to listen on                        [CLERK_EMULATOR_HOST] (127.0.0.1)
+  --host <address>       address to listen on; requests must name it, a loopback name or
+                         the --proxy-url's host in their Host header [CLERK_EMULATOR_HOST] (127.0.0.1)
   --data-dir <dir>       where state and keys are kept; "memory" keeps nothing
                                                                      [CLERK_EMULATOR_DATA_DIR] (.data/clerk-emulator)
   --webhook-url <url>    POST Clerk's webhooks there, Svix-signed     [CLERK_EMULATOR_WEBHOOK_URL]

@@ -71,6 +71,45 @@ const sameSiteOnly: express.RequestHandler = (req, res, next) => {
   next();
 };
 
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);
+
+/**
+ * The `Host` values the emulator answers to: this machine's loopback names
+ * on the port it listens on, the address it was told to listen on (`--host`,
+ * unless every interface: on a private network its peers call it by that
+ * name or address), and the host of the app's proxy (`--proxy-url`: a proxy
+ * that keeps the browser's `Host`, as Vite's does unless told otherwise).
+ */
+export function answeredHosts(listenHost: string, port: number, proxyUrl: string | null): Set<string> {
+  const bracketed = listenHost.includes(":") && !listenHost.startsWith("[") ? `[${listenHost}]` : listenHost;
+  const names = [...LOOPBACK_NAMES, ...(WILDCARDS.has(bracketed) ? [] : [bracketed])];
+  const hosts = new Set(names.map((name) => `${name.toLowerCase()}:${port}`));
+  if (proxyUrl) hosts.add(new URL(proxyUrl).host.toLowerCase());
+  return hosts;
+}
+
+/**
+ * Every request but the health check must name one of `hosts`: a web page
+ * that points a name of its own at this machine (DNS rebinding) reaches the
+ * emulator under that name, and would otherwise read its state, sign in
+ * through it and drive its control API. The raw `Host` header is read, not
+ * Express's idea of the host: a same-origin page may send any
+ * `X-Forwarded-Host`, and loopback peers are believed about it.
+ */
+function knownHostsOnly(hosts: () => Set<string>): express.RequestHandler {
+  return (req, res, next) => {
+    if (hosts().has((req.headers.host ?? "").toLowerCase())) return next();
+    res
+      .status(421)
+      .type("text/plain")
+      .set("Cache-Control", "no-store")
+      .send(
+        "This Clerk emulator answers only at its own loopback address (or the host given with --host or --proxy-url).\n",
+      );
+  };
+}
+
 /**
  * The emulator on its own port: the same `createClerkEmulator` local mode
  * mounts in the app, with the Frontend API at `/v1/…` (what Clerk's proxy
@@ -107,6 +146,9 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
   // X-Forwarded-Host/-Proto/-For, as Clerk believes its documented proxy's.
   app.set("trust proxy", "loopback, linklocal, uniquelocal");
   app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
+  // Known once the server listens (`--port 0` picks the port); no request comes before.
+  let hosts = new Set<string>();
+  app.use(knownHostsOnly(() => hosts));
   if (options.control) app.use("/_emulator", sameSiteOnly, emulator.control);
   app.use(createScriptCdn({ dirs: options.npmDirs }));
   app.use(emulator.router);
@@ -120,6 +162,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
     });
   });
   const { port } = server.address() as AddressInfo;
+  hosts = answeredHosts(options.host, port, options.proxyUrl);
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
 

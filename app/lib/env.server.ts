@@ -1,3 +1,4 @@
+import { publicKeyPem } from "./clerk/signing-keys.server";
 import { upstreamUrls } from "./upstream/upstream-url.server";
 import { z } from "zod";
 
@@ -5,8 +6,19 @@ import { z } from "zod";
  * The server's environment, validated once. A missing or malformed value
  * stops start-up with one line naming the variable (see `formatEnvError`).
  */
-const pem = (label: string) =>
-  z.string().refine((v) => v.includes(`-----BEGIN ${label}-----`), `must be a PEM block (-----BEGIN ${label}-----)`);
+/** Clerk's JWT public key, in any form Clerk's SDK takes, as the multi-line PEM Node's crypto reads. */
+const jwtPublicKey = z.string().transform((value, ctx) => {
+  const pem = publicKeyPem(value);
+  if (pem === null) {
+    ctx.addIssue({
+      code: "custom",
+      message:
+        "must be a PEM block (-----BEGIN PUBLIC KEY-----…) holding Clerk's RSA public key (Clerk Dashboard → API keys → JWT public key)",
+    });
+    return z.NEVER;
+  }
+  return pem;
+});
 
 const absoluteUrl = z.string().url("must be an absolute URL");
 
@@ -53,7 +65,7 @@ const EnvSchema = z
       .regex(/^pk_(live|test)_[A-Za-z0-9+/=_-]+$/, "must look like pk_live_… or pk_test_…")
       .refine(isDecodablePublishableKey, "does not decode to a Clerk Frontend API host"),
     CLERK_SECRET_KEY: z.string().regex(/^sk_(live|test)_\S+$/, "must look like sk_live_… or sk_test_…"),
-    CLERK_JWT_KEY: pem("PUBLIC KEY").optional(),
+    CLERK_JWT_KEY: jwtPublicKey.optional(),
     CLERK_API_URL: absoluteUrl.optional(),
     CLERK_PROXY_URL: z
       .string()

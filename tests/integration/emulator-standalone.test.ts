@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import { createClerkClient, verifyToken } from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -207,6 +207,46 @@ describe("npm run emulator", () => {
       headers: { ...proxied(), "Clerk-Secret-Key": "sk_live_someone_else" },
     });
     expect(res.status).toBe(401);
+  });
+
+  it("answers only at its loopback names on its port, or the proxy's host: a DNS-rebinding page gets a short 421", async () => {
+    const port = Number(new URL(url).port);
+    /** A raw request with `host` as its Host header, as a page under a rebound name sends it. */
+    const as = (host: string, path: string, method = "GET") =>
+      new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path, method, headers: { Host: host } }, (res) => {
+          let body = "";
+          res.on("data", (d: Buffer) => (body += d.toString()));
+          res.on("end", () => resolve({ status: res.statusCode!, type: res.headers["content-type"] ?? "", body }));
+        });
+        req.once("error", reject);
+        req.end();
+      });
+    for (const host of [`evil.example:${port}`, "evil.example", `localhost:${port + 1}`, `127.0.0.2:${port}`]) {
+      for (const [method, path] of [
+        ["GET", "/v1/environment"],
+        ["GET", "/v1/client"],
+        ["POST", "/v1/client/sign_ins"],
+        ["GET", "/api/v1/users"],
+      ] as const) {
+        const refused = await as(host, path, method);
+        expect([host, path, refused.status]).toEqual([host, path, 421]);
+        expect(refused.type).toMatch(/^text\/plain/);
+        expect(refused.body.split("\n").filter(Boolean)).toHaveLength(1);
+        expect(refused.body).not.toMatch(/\n\s+at |Error/);
+      }
+    }
+    for (const host of [
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      "app.example.test:3000",
+    ]) {
+      expect([host, (await as(host, "/v1/environment")).status]).toEqual([host, 200]);
+    }
+    // Whatever the name, the health check says only that it runs.
+    expect(await as("evil.example", "/healthz")).toMatchObject({ status: 200, body: "ok" });
   });
 
   it("delivers Svix-signed webhooks that Clerk's verifyWebhook accepts", async () => {

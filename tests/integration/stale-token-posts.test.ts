@@ -3,7 +3,7 @@ import { generateSigningKey } from "../../emulator/tokens";
 import { armFault, backendApi, emulatorCalls } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
 import { freePort, startServer, type RunningServer } from "../support/server";
-import { browserCookies, emulatorSession, emulatorToken } from "../support/session";
+import { browserCookies, documentBrowser, emulatorSession, emulatorToken } from "../support/session";
 
 // Forms sent with a session token that is stale for a timing reason: the
 // server confirms the session with Clerk (one Backend API read) and runs the
@@ -263,14 +263,81 @@ describe("sign-out after the token expired", () => {
     expect(await sessionStatus(session.sessionId)).toBe("revoked");
   });
 
-  it("a token that expired an hour ago (an old log's) ends nothing in Clerk; the browser is still signed out", async () => {
+  /** A signed-out browser's next page after a handshake, as clerk-js or Clerk's SDK would start one: where it lands. */
+  async function afterHandshake(browser: ReturnType<typeof documentBrowser>) {
+    const back = encodeURIComponent(`${server.origin}/orgs`);
+    const { res, hops } = await browser.navigate(`/__clerk/v1/client/handshake?redirect_url=${back}&format=nonce`);
+    return { status: res.status, landed: hops.at(-1)!, page: await res.text() };
+  }
+
+  it("without JavaScript, a token 15 minutes old: the browser's Clerk client proves its session through the handshake, which ends it; that browser stays signed out", async () => {
+    const { session, cookie } = await expiredBrowser("alan@example.com", { expiredSecondsAgo: 15 * 60 });
+    const browser = documentBrowser(server.origin, cookie);
+    const { result, calls } = await callsDuring(() => browser.navigate("/resources/sign-out", { method: "POST" }));
+    // Its next handshake (the next page's), with the same Clerk client cookie, does not sign it back in.
+    const next = await afterHandshake(browser);
+    expect(next.landed).toBe("GET /sign-in?redirect_url=%2Forgs 200");
+    expect(next.page).not.toContain("Account menu for");
+    // The POST ends nothing (an old token may be an old log's): it sends the browser through the
+    // handshake, whose fresh token of the same session ends it; then home.
+    expect(result.hops[0]).toBe("POST /resources/sign-out 303");
+    expect(result.hops.some((hop) => hop.startsWith("GET /__clerk/v1/client/handshake?"))).toBe(true);
+    expect(result.hops.at(-1)).toBe("GET / 200");
+    expect(calls(REVOKE)).toBe(1);
+    expect(await sessionStatus(session.sessionId)).toBe("revoked");
+    expect(browser.cookies().map((c) => c.name)).not.toContain("__session");
+    expect(browser.cookies().map((c) => c.name)).not.toContain("__sign_out");
+  });
+
+  it("a token that expired an hour ago (an old log's) ends nothing in Clerk from another browser; that browser is signed out", async () => {
     const { session, cookie } = await expiredBrowser("alan@example.com", { expiredSecondsAgo: 3600 });
-    const { result: res, calls } = await callsDuring(() => signOut(cookie));
-    expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe("/");
-    expect(res.headers.getSetCookie().join("\n")).toMatch(/__client_uat=0;/);
+    // Someone else's browser: the old token, but not the Clerk client cookie of the session's browser.
+    const stranger = documentBrowser(server.origin, cookie.replace(/; __client=[^;]*/, ""));
+    const { result, calls } = await callsDuring(() => stranger.navigate("/resources/sign-out", { method: "POST" }));
+    expect(result.hops.at(-1)).toBe("GET / 200");
     expect(calls(REVOKE)).toBe(0);
     expect(await sessionStatus(session.sessionId)).toBe("active");
+    expect(stranger.cookies().find((c) => c.name === "__client_uat")?.value).toBe("0");
+  });
+
+  it("a continuation ends only the session it names, with a current token of that session", async () => {
+    const alan = await expiredBrowser("alan@example.com", { expiredSecondsAgo: 15 * 60 });
+    const posted = await postDocument("/resources/sign-out", alan.cookie);
+    expect([posted.status, posted.headers.get("location")]).toEqual([303, "/resources/sign-out"]);
+    const continuation = /^__sign_out=[^;]+/.exec(posted.headers.getSetCookie().join("\n"))![0];
+    expect(posted.headers.getSetCookie().join("\n")).not.toMatch(/__client_uat=0/);
+    const page = (cookie: string) =>
+      fetch(`${server.origin}/resources/sign-out`, {
+        headers: { Cookie: cookie, Accept: "text/html", "Sec-Fetch-Dest": "document" },
+        redirect: "manual",
+      });
+
+    // Sent as a data request (JavaScript on, clerk-js not there yet), the browser loads the GET as a document.
+    const data = await postDocument("/resources/sign-out.data", alan.cookie);
+    expect(data.headers.get("x-remix-reload-document")).toBe("true");
+    expect(await data.text()).toContain('"redirect","/resources/sign-out"');
+    expect(data.headers.getSetCookie().join("\n")).toMatch(/^__sign_out=/);
+
+    // Another session's browser, given alan's continuation: its own session goes on, and it sees the page.
+    const grace = await emulatorSession(server.origin, "grace@example.com");
+    const graceToken = emulatorToken(server.dataDir, grace, { iat: now() - 5, exp: now() + 55 });
+    const other = await page(`${browserCookies(grace, graceToken, now() - 10)}; ${continuation}`);
+    expect(other.status).toBe(200);
+    expect(other.headers.getSetCookie().join("\n")).toMatch(/__sign_out=;/);
+    expect(await sessionStatus(grace.sessionId)).toBe("active");
+
+    // A continuation whose signature does not verify (its session changed) is no continuation.
+    const alanToken = emulatorToken(server.dataDir, alan.session, { iat: now() - 5, exp: now() + 55 });
+    const current = browserCookies(alan.session, alanToken, now() - 10);
+    const unsigned = `__sign_out=${encodeURIComponent(Buffer.from(JSON.stringify({ purpose: "sign-out", sessionId: alan.session.sessionId, expiresAt: Date.now() + 60_000 })).toString("base64"))}`;
+    expect((await page(`${current}; ${unsigned}`)).status).toBe(200);
+    expect(await sessionStatus(alan.session.sessionId)).toBe("active");
+
+    // Its own session's current token, with the continuation: ended, and home.
+    const ended = await page(`${current}; ${continuation}`);
+    expect([ended.status, ended.headers.get("location")]).toEqual([303, "/"]);
+    expect(ended.headers.getSetCookie().join("\n")).toMatch(/__client_uat=0;/);
+    expect(await sessionStatus(alan.session.sessionId)).toBe("revoked");
   });
 
   it("an unsigned token ends nothing", async () => {

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { emulatorCalls } from "../support/emulator-api";
 import { stopGroup } from "../support/process-group";
 import { freePort, keysModeEnv, ROOT, runServerExpectingExit, startServer } from "../support/server";
-import { createTestKeyPair } from "../support/session";
+import { createTestKeyPair, mintSessionToken, sessionCookieHeader } from "../support/session";
 
 const pk = `pk_live_${Buffer.from("clerk.teamwork.invalid$").toString("base64")}`;
 
@@ -115,6 +115,42 @@ describe("start-up", () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it("takes CLERK_JWT_KEY on one line, as npm run emulator prints it, or with \\n escapes, and verifies sessions with it", async () => {
+    const keys = createTestKeyPair();
+    const oneLine = keys.publicKeyPem.replace(/\n/g, "");
+    const escaped = keys.publicKeyPem.replace(/\n/g, "\\n");
+    const servers = await Promise.all(
+      [oneLine, escaped].map((key) => startServer({ ...keysModeEnv(keys.publicKeyPem), CLERK_JWT_KEY: key })),
+    );
+    try {
+      for (const server of servers) {
+        expect((await fetch(`${server.origin}/readyz`)).status).toBe(200);
+        const { token, iat } = mintSessionToken({
+          privateKey: keys.privateKey,
+          userId: "user_1",
+          name: "Ada Lovelace",
+        });
+        const page = await fetch(`${server.origin}/user`, { headers: { Cookie: sessionCookieHeader(token, iat) } });
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('aria-label="Account menu for Ada Lovelace"');
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+  });
+
+  it("stops with one line naming CLERK_JWT_KEY when it holds no public key", async () => {
+    const { code, output } = await runServerExpectingExit({
+      ...keysModeEnv(createTestKeyPair().publicKeyPem),
+      CLERK_JWT_KEY: "-----BEGIN PUBLIC KEY-----not base64-----END PUBLIC KEY-----",
+      PUBLIC_ORIGIN: "http://127.0.0.1:9",
+    });
+    expect(code).toBe(1);
+    expect(output.trim().split("\n")).toEqual([
+      "Invalid environment: CLERK_JWT_KEY must be a PEM block (-----BEGIN PUBLIC KEY-----…) holding Clerk's RSA public key (Clerk Dashboard → API keys → JWT public key)",
+    ]);
   });
 
   it("/readyz is 200 with a JWT key, and 503 naming the part (never a secret) when Clerk's JWKS cannot be read", async () => {

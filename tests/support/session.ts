@@ -133,3 +133,71 @@ export function browserCookies(
 ) {
   return `__session=${token}; __client_uat=${clientUat ?? session.clientUat}; __client=${session.clientId}`;
 }
+
+type StoredCookie = { name: string; value: string; path: string };
+
+/**
+ * A browser without JavaScript on `origin`, starting with `cookie` (a Cookie
+ * header): it keeps every cookie the answers set (by name and path, gone
+ * at `Max-Age=0`) and follows redirects on the origin as a browser follows
+ * a document's (303 to a GET, 307 keeping the method), Clerk's handshake at
+ * `/__clerk` among them. `navigate` gives the last answer and each hop
+ * (`"GET /path 307"`); a redirect off the origin is an error.
+ */
+export function documentBrowser(origin: string, cookie: string) {
+  const jar = new Map<string, StoredCookie>();
+  const keep = (c: StoredCookie) => jar.set(`${c.name};${c.path}`, c);
+  for (const pair of cookie.split(";").map((p) => p.trim())) {
+    const eq = pair.indexOf("=");
+    if (eq > 0) keep({ name: pair.slice(0, eq), value: pair.slice(eq + 1), path: "/" });
+  }
+  const sentTo = (path: string) =>
+    [...jar.values()]
+      .filter((c) => c.path === "/" || path === c.path || path.startsWith(`${c.path.replace(/\/$/, "")}/`))
+      .map((c) => `${c.name}=${c.value}`)
+      .join("; ");
+  const store = (res: Response) => {
+    for (const header of res.headers.getSetCookie()) {
+      const [pair = "", ...attributes] = header.split(";").map((p) => p.trim());
+      const eq = pair.indexOf("=");
+      const attribute = (name: string) =>
+        attributes.find((a) => a.toLowerCase().startsWith(`${name}=`))?.slice(name.length + 1);
+      const stored = { name: pair.slice(0, eq), value: pair.slice(eq + 1), path: attribute("path") ?? "/" };
+      const expires = attribute("expires");
+      const gone = attribute("max-age") === "0" || (expires !== undefined && Date.parse(expires) <= Date.now());
+      if (gone) jar.delete(`${stored.name};${stored.path}`);
+      else keep(stored);
+    }
+  };
+  async function navigate(
+    path: string,
+    { method = "GET", form }: { method?: string; form?: Record<string, string> } = {},
+  ) {
+    const hops: string[] = [];
+    let url = new URL(path, origin);
+    let body = method === "POST" ? new URLSearchParams(form).toString() : undefined;
+    for (let hop = 0; hop < 12; hop++) {
+      const res = await fetch(url, {
+        method,
+        headers: {
+          Cookie: sentTo(url.pathname),
+          Accept: "text/html",
+          "Sec-Fetch-Dest": "document",
+          "Sec-Fetch-Mode": "navigate",
+          ...(body === undefined ? {} : { "Content-Type": "application/x-www-form-urlencoded", Origin: origin }),
+        },
+        body,
+        redirect: "manual",
+      });
+      hops.push(`${method} ${url.pathname}${url.search} ${res.status}`);
+      store(res);
+      const location = res.headers.get("location");
+      if (res.status < 300 || res.status > 399 || !location) return { res, hops };
+      url = new URL(location, url);
+      if (url.origin !== origin) throw new Error(`sent off ${origin}, to ${url}`);
+      if (res.status !== 307 && res.status !== 308) [method, body] = ["GET", undefined];
+    }
+    throw new Error(`too many redirects:\n${hops.join("\n")}`);
+  }
+  return { navigate, cookies: () => [...jar.values()] };
+}

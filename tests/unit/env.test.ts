@@ -1,3 +1,4 @@
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "~/lib/env.server";
 
@@ -21,7 +22,26 @@ function messageFor(env: Record<string, string>): string {
   throw new Error("expected parseEnv to throw");
 }
 
+const rsaPem = generateKeyPairSync("rsa", { modulusLength: 2048 })
+  .publicKey.export({ type: "spki", format: "pem" })
+  .toString();
+const ecPem = generateKeyPairSync("ec", { namedCurve: "P-256" })
+  .publicKey.export({ type: "spki", format: "pem" })
+  .toString();
+
 describe("parseEnv", () => {
+  it.each([
+    ["on several lines", rsaPem],
+    ["with \\n escapes", rsaPem.replace(/\n/g, "\\n")],
+    ["with CRLF line ends", rsaPem.replace(/\n/g, "\r\n")],
+    ["on one line, as npm run emulator prints it", rsaPem.replace(/\n/g, "")],
+    ["as bare base64", rsaPem.replace(/-----[A-Z ]+-----|\n/g, "")],
+  ])("takes CLERK_JWT_KEY %s, as Clerk's SDK does, and gives Node's crypto a PEM it reads", (_form, value) => {
+    const key = parseEnv({ ...valid, CLERK_JWT_KEY: value }).CLERK_JWT_KEY;
+    expect(key).toBe(rsaPem);
+    expect(createPublicKey(key!).asymmetricKeyType).toBe("rsa");
+  });
+
   it("accepts a complete environment and fills defaults", () => {
     const env = parseEnv(valid);
     expect(env.PORT).toBe(3000);
@@ -102,6 +122,9 @@ describe("parseEnv", () => {
     [{ SESSION_SECRET: "short" }, /SESSION_SECRET must be at least 32 characters/],
     [{ PORT: "eighty" }, /^Invalid environment: PORT /],
     [{ CLERK_JWT_KEY: "not a pem" }, /CLERK_JWT_KEY must be a PEM block/],
+    [{ CLERK_JWT_KEY: "-----BEGIN PUBLIC KEY-----AAAA-----END PUBLIC KEY-----" }, /CLERK_JWT_KEY must be a PEM block/],
+    [{ CLERK_JWT_KEY: `${rsaPem.slice(0, 120)}${rsaPem.slice(140)}` }, /CLERK_JWT_KEY must be a PEM block/],
+    [{ CLERK_JWT_KEY: ecPem }, /CLERK_JWT_KEY must be a PEM block/],
     [{ POSTHOG_HOST: "not a url" }, /POSTHOG_HOST must be an absolute URL/],
     [{ POSTHOG_HOST: "https://user:pw@eu.i.posthog.com" }, /POSTHOG_HOST must be an http\(s\) URL without credentials/],
     [{ POSTHOG_HOST: "https://eu.i.posthog.com/?x=1" }, /POSTHOG_HOST must be an http\(s\) URL without credentials/],

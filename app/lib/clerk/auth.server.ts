@@ -313,3 +313,24 @@ export async function requireSignedIn(args: Args): Promise<Auth & { userId: stri
 export async function requireUserId(args: Args): Promise<string> {
   return (await requireSignedIn(args)).userId;
 }
+
+/** Longer than any session Clerk keeps (its longest maximum lifetime is ten years): only the signature counts. */
+const ANY_AGE_MS = 10 * 366 * 24 * 3_600_000;
+
+/**
+ * The session the request's session token names, however long ago the
+ * token expired, if one of Clerk's keys signed it for this site (issuer and
+ * authorized parties checked as ever): what sign-out's continuation is bound
+ * to (sign-out-continuation.server). It proves nothing about the browser, so
+ * it authorizes nothing and ends nothing on its own.
+ */
+export async function sessionNamedByToken(args: Args): Promise<string | null> {
+  try {
+    const { token, verify } = await clerkCheckFor(args);
+    if (!token) return null;
+    const state = await verify(token, ANY_AGE_MS);
+    return state.status === "signed-in" ? (authOf(state).sessionId ?? null) : null;
+  } catch (error) {
+    return unavailable(args.context, error);
+  }
+}

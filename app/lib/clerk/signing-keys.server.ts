@@ -1,5 +1,31 @@
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 
+const PEM_HEADER = "-----BEGIN PUBLIC KEY-----";
+const PEM_FOOTER = "-----END PUBLIC KEY-----";
+
+/**
+ * `CLERK_JWT_KEY` as a PEM block Node's crypto reads, or null when it is not
+ * an RSA public key. Accepted as Clerk's SDK accepts it (which strips line
+ * breaks, header and footer before reading the base64): on several lines,
+ * with literal `\n` escapes (as a one-line `.env` value often holds it), on
+ * one line with header and footer (`npm run emulator` prints it so), or the
+ * bare base64. Node's PEM decoder itself wants the lines, hence this.
+ */
+export function publicKeyPem(value: string): string | null {
+  const base64 = value
+    .replace(/\\[rn]/g, "\n")
+    .replace(PEM_HEADER, "")
+    .replace(PEM_FOOTER, "")
+    .replace(/\s+/g, "");
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return null;
+  const pem = `${PEM_HEADER}\n${base64.replace(/.{1,64}/g, "$&\n")}${PEM_FOOTER}\n`;
+  try {
+    return createPublicKey(pem).asymmetricKeyType === "rsa" ? pem : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A key of Clerk's JWKS (`GET /v1/jwks`): RSA, named by its key id. */
 export type ClerkJwk = { kid?: string; kty?: string; n?: string; e?: string };
 
