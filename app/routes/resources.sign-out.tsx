@@ -22,7 +22,7 @@ import {
 import { getEnv, isProduction } from "~/lib/env.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
-import { isUnavailable } from "~/lib/upstream/request-scope.server";
+import { isUnavailable, refusalMessage } from "~/lib/upstream/request-scope.server";
 
 const NOT_SIGNED_OUT =
   "You are still signed in: Clerk, which keeps your session, did not answer. Please try again in a moment.";
@@ -106,8 +106,12 @@ async function revoke(context: AppLoadContext, sessionId: string): Promise<void>
   await clerkWrite(context, "sessions.revokeSession", (clerk) => clerk.sessions.revokeSession(sessionId), {
     idempotent: true,
   }).catch((error: unknown) => {
-    // The catalogue's 503 (its Retry-After kept), saying what it means here.
-    if (isUnavailable(error)) throw json({ message: NOT_SIGNED_OUT }, { status: 503, headers: error.headers });
+    // The catalogue's 503, or the person's own 429 (their allowance of Clerk calls spent), its
+    // Retry-After kept, saying what it means here.
+    if (isUnavailable(error)) {
+      const message = error.status === 429 ? `You are still signed in. ${refusalMessage(error)}` : NOT_SIGNED_OUT;
+      throw json({ message }, { status: error.status, headers: error.headers });
+    }
     if (clerkErrorCode(error) === null) throw error;
   });
 }
