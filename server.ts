@@ -15,6 +15,7 @@ import { coalesceWrites, compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
 import { installJsonConsole } from "./server/json-console";
 import { finalErrors } from "./server/final-errors";
+import { believeForwardedHostOnlyFromProxies } from "./server/forwarded-host";
 import { localHostsOnly } from "./server/local-only";
 import { locationGuard } from "./server/location-guard";
 import { serveMetrics } from "./server/metrics";
@@ -97,6 +98,7 @@ app.disable("x-powered-by");
 // Whom to believe about the client's address and protocol (rate limits, logs).
 app.set("trust proxy", env.TRUST_PROXY ?? "loopback");
 
+app.use(believeForwardedHostOnlyFromProxies());
 app.use(refuseUnusableTargets());
 // Whatever writes a redirect, it leads to this site, or to Clerk's Frontend API (its handshake).
 // (The local emulator is Clerk's stand-in: its handshake sends browsers to the origins it allows, as Clerk's does.)
