@@ -6,7 +6,8 @@ import { UnsafeUpstreamPathError, upstreamUrls, type UpstreamUrls } from "../ups
 import { DEFAULT_POSTHOG_HOST } from "./analytics.server";
 import { analyticsAllowed } from "./privacy.server";
 
-const MAX_BODY_BYTES = 1_000_000;
+/** The largest batch taken: posthog-js, uncompressed, sends page views and error reports, a few KB each. */
+export const INGEST_MAX_BODY_BYTES = 256 * 1024;
 // PostHog's capture endpoints answer a few bytes (`{"status":1}`, or a short error).
 const MAX_ANSWER_BYTES = 64 * 1024;
 // Only what PostHog needs to read the request: never our cookies, auth or IP.
@@ -84,9 +85,9 @@ export async function forwardToPostHog(request: Request, path: string): Promise<
   if (request.method === "POST") {
     const declared = Number(request.headers.get("content-length") ?? "0");
     // The rest of the body is never read: close the connection rather than drain it.
-    if (declared > MAX_BODY_BYTES) return plain(413, "Too large", { Connection: "close" });
+    if (declared > INGEST_MAX_BODY_BYTES) return plain(413, "Too large", { Connection: "close" });
     body = await request.arrayBuffer();
-    if (body.byteLength > MAX_BODY_BYTES) return plain(413, "Too large");
+    if (body.byteLength > INGEST_MAX_BODY_BYTES) return plain(413, "Too large");
   }
 
   const headers = new Headers();
