@@ -15,6 +15,9 @@ export const RATE_LIMITS = {
   "member-search": { limit: 60, windowMs: 60_000 },
   // The browser's word that Clerk's components changed the active organization: six caches forget it.
   "organization-refresh": { limit: 30, windowMs: 10 * 60_000 },
+  // Per client address (clientAddressKey), signed in or not: the /ingest relay's requests. A person sends
+  // a batch every few seconds at most while using a page; this leaves room for a dozen behind one address.
+  "analytics-relay": { limit: 240, windowMs: 60_000 },
 } as const;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;
