@@ -15,12 +15,14 @@ import { coalesceWrites, compress } from "./server/compress";
 import { refuseCrossSiteWrites } from "./server/cross-site";
 import { installJsonConsole } from "./server/json-console";
 import { finalErrors } from "./server/final-errors";
+import { believeForwardedHostOnlyFromProxies } from "./server/forwarded-host";
 import { localHostsOnly } from "./server/local-only";
 import { locationGuard } from "./server/location-guard";
 import { serveMetrics } from "./server/metrics";
 import { personalAnswers } from "./server/personal-answers";
 import { readiness } from "./server/readiness";
 import { refuseUnusableTargets, requestHygiene } from "./server/hygiene";
+import { boundRequestBodies } from "./server/request-bodies";
 import { requestLog } from "./server/request-log";
 import { clerkFrontendApiHost, securityHeadersFor } from "./server/security-headers";
 import { createServices } from "./server/services";
@@ -97,6 +99,7 @@ app.disable("x-powered-by");
 // Whom to believe about the client's address and protocol (rate limits, logs).
 app.set("trust proxy", env.TRUST_PROXY ?? "loopback");
 
+app.use(believeForwardedHostOnlyFromProxies());
 app.use(refuseUnusableTargets());
 // Whatever writes a redirect, it leads to this site, or to Clerk's Frontend API (its handshake).
 // (The local emulator is Clerk's stand-in: its handshake sends browsers to the origins it allows, as Clerk's does.)
@@ -120,6 +123,7 @@ app.use(refuseCrossSiteWrites(publicOrigin));
 // and behind the cross-site check: no web page may wipe a developer's data.
 if (testEmulator) app.use("/__clerk/_emulator", testEmulator.control);
 app.use(requestHygiene());
+app.use(boundRequestBodies());
 app.post(
   WEBHOOK_PATH,
   ...clerkWebhooks({
@@ -162,9 +166,13 @@ const server = createServer(
     // here it is checked every second.
     headersTimeout: 10_000,
     connectionsCheckingInterval: 1_000,
-    // The whole request, body included: forms are small, and the largest body
-    // (a 10 MB profile image to the local emulator) needs only 1.4 Mbit/s.
-    requestTimeout: 60_000,
+    // The whole request, body included, is the body's time-out: past it, a 408
+    // and the connection closed, and the room the body held (request-bodies.ts)
+    // is free again. The largest body the app takes (256 KB of analytics)
+    // needs 140 kbit/s; behind nginx, which buffers a body before passing it
+    // on, a body arrives at once. (The local emulator's 10 MB profile images
+    // come over loopback.)
+    requestTimeout: 15_000,
     // Idle keep-alive connections outlive the proxy's (nginx and most load
     // balancers keep them 60 s), so the proxy, not us, closes them: no request
     // is sent down a socket we are closing.

@@ -126,7 +126,12 @@ describe("the /ingest proxy", () => {
         Authorization: "Bearer nope",
         "X-Forwarded-For": "203.0.113.9",
       },
-      body: JSON.stringify([{ event: "$pageview", properties: { distinct_id: "anon-1", $current_url: "http://x/" } }]),
+      body: JSON.stringify([
+        {
+          event: "$pageview",
+          properties: { distinct_id: "anon-1", $current_url: "http://x/", token: "phc_integration" },
+        },
+      ]),
     });
     expect(res.status).toBe(200);
     expect(sink.events).toContainEqual(

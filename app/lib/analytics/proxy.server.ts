@@ -1,16 +1,20 @@
+import type { AppLoadContext } from "@remix-run/node";
 import { getEnv } from "../env.server";
+import { clientAddressKey } from "../http/rate-limit.server";
 import { logEvent } from "../log.server";
 import { readCappedBody } from "../upstream/capped-body.server";
 import { fetchWithRetry, UPSTREAM_POLICY, UpstreamUnavailableError } from "../upstream/policy.server";
 import { UnsafeUpstreamPathError, upstreamUrls, type UpstreamUrls } from "../upstream/upstream-url.server";
 import { DEFAULT_POSTHOG_HOST } from "./analytics.server";
+import { judgeBatch } from "./ingest-batch.server";
 import { analyticsAllowed } from "./privacy.server";
 
-const MAX_BODY_BYTES = 1_000_000;
+/** The largest batch taken: posthog-js, uncompressed, sends page views and error reports, a few KB each. */
+export const INGEST_MAX_BODY_BYTES = 256 * 1024;
 // PostHog's capture endpoints answer a few bytes (`{"status":1}`, or a short error).
 const MAX_ANSWER_BYTES = 64 * 1024;
 // Only what PostHog needs to read the request: never our cookies, auth or IP.
-const FORWARDED_HEADERS = ["content-type", "content-encoding", "accept"];
+const FORWARDED_HEADERS = ["content-type", "accept"];
 
 /**
  * What the browser's posthog-js, as this app starts it (posthog-client.ts),
@@ -60,14 +64,34 @@ async function relay(upstream: Response, path: string): Promise<Response> {
   });
 }
 
+/** A client past the relay's limit (per address, an IPv6 one by its /64), or null. */
+async function overLimit(context: AppLoadContext): Promise<Response | null> {
+  const result = await context.rateLimiter.consume("analytics-relay", `ip:${clientAddressKey(context.clientIp)}`);
+  if (result.allowed) return null;
+  context.metrics.rateLimitRefusal("analytics-relay");
+  return plain(429, "Too many analytics requests", { "Retry-After": String(result.retryAfterSeconds) });
+}
+
+const REFUSALS = {
+  compressed: "Send events uncompressed",
+  unreadable: "Not a batch of events",
+  "no-events": "No events",
+  "no-token": "Events without a project key",
+  "other-project": "Events for another project are not relayed",
+} as const;
+
 /**
- * Forwards one analytics request to `POSTHOG_HOST`, as the browser sent it,
- * minus everything personal; only to PostHog's ingestion paths.
+ * Forwards one batch of this project's events to `POSTHOG_HOST`, as the
+ * browser sent it, minus everything personal; only POSTs to PostHog's
+ * ingestion paths, within a limit per client address, and only events whose
+ * project key is POSTHOG_KEY (ingest-batch.server.ts).
  */
-export async function forwardToPostHog(request: Request, path: string): Promise<Response> {
+export async function forwardToPostHog(request: Request, path: string, context: AppLoadContext): Promise<Response> {
   const env = getEnv();
   if (!env.POSTHOG_KEY) return plain(404, "Not found");
-  if (!["GET", "POST"].includes(request.method)) return plain(405, "Method not allowed", { Allow: "GET, POST" });
+  if (!["GET", "POST"].includes(request.method)) return plain(405, "Method not allowed", { Allow: "POST" });
+  const limited = await overLimit(context);
+  if (limited) return limited;
   // A person who opted out sends nothing on; answer as PostHog would, so the library stays quiet.
   if (!analyticsAllowed(request)) return plain(200, "1");
 
@@ -79,14 +103,23 @@ export async function forwardToPostHog(request: Request, path: string): Promise<
     throw error;
   }
   if (!INGESTION_PATHS.has(path)) return plain(404, "Not found");
+  // posthog-js sends its events in a POST's body; a GET's (`?data=`) would bypass the checks below.
+  if (request.method !== "POST") return plain(405, "Method not allowed", { Allow: "POST" });
 
-  let body: ArrayBuffer | undefined;
-  if (request.method === "POST") {
-    const declared = Number(request.headers.get("content-length") ?? "0");
-    // The rest of the body is never read: close the connection rather than drain it.
-    if (declared > MAX_BODY_BYTES) return plain(413, "Too large", { Connection: "close" });
-    body = await request.arrayBuffer();
-    if (body.byteLength > MAX_BODY_BYTES) return plain(413, "Too large");
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  // The rest of the body is never read: close the connection rather than drain it.
+  if (declared > INGEST_MAX_BODY_BYTES) return plain(413, "Too large", { Connection: "close" });
+  const body = await request.arrayBuffer();
+  if (body.byteLength > INGEST_MAX_BODY_BYTES) return plain(413, "Too large");
+  const verdict = judgeBatch({
+    body: new Uint8Array(body),
+    contentEncoding: request.headers.get("content-encoding"),
+    query: target.searchParams,
+    projectKey: env.POSTHOG_KEY,
+  });
+  if (!verdict.ok) {
+    logEvent("analytics_refused", { path, reason: verdict.reason });
+    return plain(verdict.status, REFUSALS[verdict.reason]);
   }
 
   const headers = new Headers();
