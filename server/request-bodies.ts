@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from "express";
 import { INGEST_MAX_BODY_BYTES } from "../app/lib/analytics/proxy.server";
-import { clientAddressKey } from "../app/lib/http/rate-limit.server";
+import { clientAddressKey } from "../app/lib/http/client-address.server";
 import { WEBHOOK_PATH } from "./clerk-webhooks";
 import { refuse } from "./refuse";
 

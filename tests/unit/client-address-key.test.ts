@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientAddressKey } from "~/lib/http/rate-limit.server";
+import { clientAddressKey } from "~/lib/http/client-address.server";
 
 describe("clientAddressKey", () => {
   it("keeps an IPv4 address, and unwraps one mapped into IPv6", () => {
@@ -15,5 +15,8 @@ describe("clientAddressKey", () => {
     expect(clientAddressKey("2001:db8::1")).toBe("2001:db8:0:0::/64");
     expect(clientAddressKey("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
     expect(clientAddressKey("2001:db8:1:3::1")).not.toBe(key);
+    expect(clientAddressKey("::1")).toBe("0:0:0:0::/64");
+    // NAT64: the embedded IPv4 address is in the interface half; the /64 is the translator's.
+    expect(clientAddressKey("64:ff9b::198.51.100.4")).toBe("64:ff9b:0:0::/64");
   });
 });

@@ -1,6 +1,6 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { getEnv } from "../env.server";
-import { clientAddressKey } from "../http/rate-limit.server";
+import { clientAddressKey } from "../http/client-address.server";
 import { logEvent } from "../log.server";
 import { readCappedBody } from "../upstream/capped-body.server";
 import { fetchWithRetry, UPSTREAM_POLICY, UpstreamUnavailableError } from "../upstream/policy.server";
