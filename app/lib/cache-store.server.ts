@@ -57,10 +57,11 @@ export type CacheStore = {
   clear(family: string, prefix: string): Promise<void>;
   /**
    * Makes this instance the key's reader for at most `holdMs` (see
-   * shared-cache.server, single flight): the lease to write with, or null
-   * when another instance holds it.
+   * shared-cache.server, single flight): the lease to write with (null when
+   * another instance holds it), and what `read` says right after (an answer
+   * written since this instance's miss is there: no need to read it again).
    */
-  lead(family: string, key: string, holdMs: number): Promise<string | null>;
+  lead(family: string, key: string, holdMs: number): Promise<Read & { lease: string | null }>;
   /** What `read` says, and whether a reader holds the key's lease (a waiter's look: one round trip). */
   poll(family: string, key: string): Promise<Read & { leased: boolean }>;
   /** Drops the lease if it is still this one (a reader that read nothing to write). */
@@ -96,8 +97,8 @@ export type GenerationStore = Omit<CacheStore, "lead" | "poll" | "release" | "up
 export function withoutLeads(store: GenerationStore): CacheStore {
   return {
     ...store,
-    async lead() {
-      return "alone";
+    async lead(family, key) {
+      return { ...(await store.read(family, key)), lease: "alone" };
     },
     async poll(family, key) {
       return { ...(await store.read(family, key)), leased: false };
@@ -235,12 +236,13 @@ export function memoryStore({ maxEntries = 5_000, maxGroups = 50_000, now = Date
       groups.set(groupKey(family, group), fresh());
     },
     async lead(family, key, holdMs) {
-      if (leaseOf(family, key) !== null) return null;
+      const read = await store.read(family, key);
+      if (leaseOf(family, key) !== null) return { ...read, lease: null };
       // Leases whose reader never wrote (an error thrown past it) go once a thousand are held.
       if (leases.size >= 1_000) for (const [at, held] of leases) if (held.until <= now()) leases.delete(at);
       const lease = fresh();
       leases.set(`${family}:${key}`, { lease, until: now() + holdMs });
-      return lease;
+      return { ...read, lease };
     },
     async poll(family, key) {
       return { ...(await store.read(family, key)), leased: leaseOf(family, key) !== null };
