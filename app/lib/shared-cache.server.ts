@@ -317,10 +317,14 @@ export function createCache<Value>({
         return { stored, keepMs: ms };
       });
       deleteInStore(work.then(() => undefined));
-      // As after a forget, this instance's copy goes again once the store is done (a read meanwhile found the old answer).
-      const updated = await work.finally(() => here.forget(key));
-      if (!updated || value === null) return;
-      if (!forgottenSince(key, mark)) local.set(key, value);
+      // As after a forget, this instance's copy goes again once the store is done (a read meanwhile may
+      // have found the old answer): replaced by the new one, unless its group was forgotten here since.
+      const updated = await work.catch((error: unknown) => {
+        here.forget(key);
+        throw error;
+      });
+      if (!updated || value === null || forgottenSince(key, mark)) return void local.forget(key);
+      local.set(key, value);
       onKept(key, value);
     },
     here,

@@ -155,6 +155,22 @@ describe("update", () => {
     expect(await a.get("org_2", notAsked)).toBe("from the payload");
   });
 
+  it("keeps the new answer in this instance's own copy too", async () => {
+    const store = memoryStore();
+    let away = false;
+    const unreachable = () => Promise.reject(new Error("Redis is away"));
+    const flaky = {
+      ...store,
+      read: (family: string, key: string) => (away ? unreachable() : store.read(family, key)),
+      lead: (family: string, key: string, ms: number) => (away ? unreachable() : store.lead(family, key, ms)),
+    };
+    const a = createCache<string>({ name: "profiles", localTtlMs: 2_000, sharedTtlMs: 60_000, store: flaky });
+    await a.get("org_1", async () => "Acme");
+    await a.update("org_1", () => "Acme Inc.");
+    away = true;
+    expect(await a.get("org_1", () => Promise.reject(new Error("asked Clerk")))).toBe("Acme Inc.");
+  });
+
   it("next returning null forgets the key", async () => {
     const { instance } = fleet();
     const [a, b] = [instance(), instance()];
