@@ -26,7 +26,7 @@ function fleet(sharedTtlMs = 60_000) {
   return { instance, store, kept, waited: () => waited, pass: (ms: number) => (time += ms) };
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 0));
+const settle = () => new Promise<void>((r) => setTimeout(r, 0));
 
 /** A read from Clerk the test answers (or fails) when it wants, counting how often Clerk was asked. */
 function clerk() {
@@ -128,6 +128,20 @@ describe("single flight across instances", () => {
     source.answer("new");
     expect(await Promise.all(reads)).toEqual(["new", "new"]);
     expect(source.calls()).toBe(1);
+  });
+});
+
+describe("single flight when the store fails mid-way", () => {
+  it("a lead or a look that fails does not fail the page: the instance reads Clerk itself", async () => {
+    const store = memoryStore();
+    const broken = (method: "lead" | "poll") => ({ ...store, [method]: () => Promise.reject(new Error("READONLY")) });
+    const [leads, looks] = [broken("lead"), broken("poll")].map((shared) =>
+      createCache<string>({ name: "profiles", localTtlMs: 1, sharedTtlMs: 60_000, store: shared, pause: settle }),
+    );
+    expect(await leads!.get("org_1", async () => "read alone")).toBe("read alone");
+    // Another instance holds org_2's lease: this one's look fails, and it reads.
+    await store.lead("profiles", "org_2", 2_000);
+    expect(await looks!.get("org_2", async () => "read alone")).toBe("read alone");
   });
 });
 
