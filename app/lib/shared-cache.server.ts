@@ -86,7 +86,9 @@ const REMEMBERED_GROUPS = 10_000;
  * A waiter, the same, then one look per pause, at most nine, each one MGET of
  * the answer, its group's generation and lease (two MGETs sent at once on a
  * cluster: the family's generation is in another slot); after a lost lease,
- * one lead more. At most 2 + 9 + 9 commands for the 1.5 s, whatever the fleet.
+ * one lead more. On one Redis a waiter sends at most 12 commands in its
+ * 1.5 s (its read, its lead's two, nine looks), and 2 more for each look
+ * that finds the lease gone, whatever the size of the fleet.
  */
 /** The pauses between a waiter's looks in the store: 1.5 s in all. */
 const WAITS_MS = [20, 40, 80, 160, 250, 250, 250, 250, 200];
