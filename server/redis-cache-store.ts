@@ -5,6 +5,7 @@ import {
   groupOf,
   type CacheStore,
   type Generation,
+  type Read,
   type Stored,
 } from "../app/lib/cache-store.server";
 import { inOrder, mgetAcrossSlots, together, type RedisCommand } from "./redis-commands";
@@ -23,7 +24,11 @@ import type { SharedRedis } from "./redis";
  *   random id, living an hour past its last use (a group unused that long
  *   starts a new one);
  * - `teamwork:2:cache-gen:<family>`: the family's, `<epoch>:<random id>`,
- *   moved by every forget of the family, its epoch by a clear of every group.
+ *   moved by every forget of the family, its epoch by a clear of every group;
+ * - `teamwork:2:cache-lease:{<family>|<group>}:<key>`: the lease of the
+ *   instance reading the key from Clerk (a random id, a couple of seconds at
+ *   most: see shared-cache.server, single flight), dropped by the script that
+ *   writes its answer.
  * The family's generation is in another slot than the group's keys (one slot
  * for a whole family would put all of a cache's traffic on one node): on a
  * cluster, what one Redis gets as one command or pipeline goes as one
@@ -46,11 +51,33 @@ const GROUP_LIFE_MS = 60 * 60_000;
  * the generation alive as long as the answer. KEYS: the answer, its group's
  * generation; ARGV: the JSON, its life in ms, the group generation read, the
  * generation's life in ms.
+ *
+ * With a third key, the writer's lease (ARGV[5] its id), drops the lease
+ * first, kept or not: waiters see the answer no later than the lease gone.
  */
 const WRITE_IF_UNCHANGED = `
+if KEYS[3] and redis.call('GET', KEYS[3]) == ARGV[5] then redis.call('DEL', KEYS[3]) end
 if redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return 1`;
+
+/** Drops a lease if it is still the one given. KEYS: the lease; ARGV: its id. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/**
+ * Moves the group's generation on and keeps the new answer under it, if the
+ * generation is still the one `current` was read under ("" for none), in one
+ * step (update). KEYS: the answer, its group's generation; ARGV: the
+ * generation read, the new one, the JSON, its life in ms, the generation's
+ * life in ms.
+ */
+const REPLACE_IF_UNCHANGED = `
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[5])
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 return 1`;
 
 /**
@@ -72,6 +99,7 @@ function layout(prefix: string) {
     answer: (family: string, key: string) => `${prefix}cache:${tag(family, groupOf(key))}:${key}`,
     group: (family: string, group: string) => `${prefix}cache-gen:${tag(family, group)}`,
     family: (family: string) => `${prefix}cache-gen:${family}`,
+    lease: (family: string, key: string) => `${prefix}cache-lease:${tag(family, groupOf(key))}:${key}`,
   };
 }
 
@@ -101,18 +129,26 @@ export function redisCacheStore(redis: SharedRedis): CacheStore {
     `${randomUUID()}:${randomUUID()}`,
   ];
 
+  /** An answer, its generations and (with `lease`) its lease, in one MGET per slot, sent at once. */
+  const readWith = async (family: string, key: string, lease: boolean): Promise<Read & { leased: boolean }> => {
+    const inGroup = [keys.answer(family, key), keys.group(family, groupOf(key))];
+    if (lease) inGroup.push(keys.lease(family, key));
+    const values = await mgetAcrossSlots(redis, [inGroup, [keys.family(family)]]);
+    const [json = null, group = null] = values;
+    const familyGeneration = values.at(-1) ?? null;
+    const leased = lease && values[2] != null;
+    const generation: Generation = { group, family: familyGeneration };
+    if (json == null || group === null || familyGeneration === null) return { stored: null, generation, leased };
+    const kept = JSON.parse(json) as Kept;
+    const current = kept.group === group && kept.epoch === epochOf(familyGeneration);
+    return { stored: current ? { value: kept.value, at: kept.at } : null, generation, leased };
+  };
+
   const store: CacheStore = {
     async read(family, key) {
       // The hit path's one round trip: the answer and both generations together.
-      const [json = null, group = null, familyGeneration = null] = await mgetAcrossSlots(redis, [
-        [keys.answer(family, key), keys.group(family, groupOf(key))],
-        [keys.family(family)],
-      ]);
-      const generation: Generation = { group, family: familyGeneration };
-      if (json == null || group === null || familyGeneration === null) return { stored: null, generation };
-      const kept = JSON.parse(json) as Kept;
-      const current = kept.group === group && kept.epoch === epochOf(familyGeneration);
-      return { stored: current ? { value: kept.value, at: kept.at } : null, generation };
+      const { stored, generation } = await readWith(family, key, false);
+      return { stored, generation };
     },
     async start(family, key) {
       // Each set only where missing; GET says what was there (another instance's start, or a forget's).
@@ -123,17 +159,18 @@ export function redisCacheStore(redis: SharedRedis): CacheStore {
       ])) as (string | null)[];
       return { group: groupBefore ?? group, family: familyBefore ?? familyGeneration };
     },
-    async write(family, key, stored, keepMs, generation) {
-      if (generation.group === null || generation.family === null) return false;
+    async write(family, key, stored, keepMs, generation, lease) {
+      if (generation.group === null || generation.family === null) {
+        if (lease !== undefined) await store.release(family, key, lease);
+        return false;
+      }
       const kept: Kept = { ...stored, group: generation.group, epoch: epochOf(generation.family) };
       const args = [JSON.stringify(kept), keepMs, generation.group, Math.max(keepMs, GROUP_LIFE_MS)];
-      const written = await redis.eval(
-        WRITE_IF_UNCHANGED,
-        2,
-        keys.answer(family, key),
-        keys.group(family, groupOf(key)),
-        ...args,
-      );
+      const [answer, group] = [keys.answer(family, key), keys.group(family, groupOf(key))];
+      const written =
+        lease === undefined
+          ? await redis.eval(WRITE_IF_UNCHANGED, 2, answer, group, ...args)
+          : await redis.eval(WRITE_IF_UNCHANGED, 3, answer, group, keys.lease(family, key), ...args, lease);
       return written === 1;
     },
     async writeIfQuiet(family, key, stored, keepMs, familyGeneration) {
@@ -156,6 +193,58 @@ export function redisCacheStore(redis: SharedRedis): CacheStore {
       if (group !== null) return void (await moveOn(family, group));
       // Every group: a new epoch hides every answer of the family at once.
       await inOrder(redis, [newEpoch(keys, family), newEpoch(previous, family)]);
+    },
+    async lead(family, key, holdMs) {
+      // The SET NX and the read after it in one round trip (on a cluster, the SET and the MGET of the
+      // group's slot go down one connection to its node, in that order).
+      const lease = randomUUID();
+      const [taken, read] = await Promise.all([
+        redis.set(keys.lease(family, key), lease, "PX", holdMs, "NX"),
+        store.read(family, key),
+      ]);
+      return { ...read, lease: taken === "OK" ? lease : null };
+    },
+    poll: (family, key) => readWith(family, key, true),
+    async release(family, key, lease) {
+      await redis.eval(RELEASE, 1, keys.lease(family, key), lease);
+    },
+    async update(family, key, next) {
+      const group = groupOf(key);
+      const { stored, generation } = await store.read(family, key);
+      const replacement = next(stored);
+      if (replacement === null) {
+        await moveOn(family, group);
+        return false;
+      }
+      // As a forget: the family's generation moves first (see writeIfQuiet), then the group's, here with
+      // the new answer in one script, then the previous format's. The epoch is the one read: a clear of
+      // every group since hides the new answer (a miss, never an answer from before the clear).
+      const [familyId, groupId] = [randomUUID(), randomUUID()];
+      const kept: Kept = {
+        ...replacement.stored,
+        group: groupId,
+        epoch: generation.family === null ? familyId : epochOf(generation.family),
+      };
+      const [, replaced] = await inOrder(redis, [
+        ["eval", MOVE_FAMILY, 1, keys.family(family), familyId],
+        [
+          "eval",
+          REPLACE_IF_UNCHANGED,
+          2,
+          keys.answer(family, key),
+          keys.group(family, group),
+          generation.group ?? "",
+          groupId,
+          JSON.stringify(kept),
+          replacement.keepMs,
+          Math.max(replacement.keepMs, GROUP_LIFE_MS),
+        ],
+        ...moves(previous, family, group),
+      ]);
+      if (replaced === 1) return true;
+      // The group moved since `current` was read (another change): forgotten instead.
+      await moveOn(family, group);
+      return false;
     },
   };
   return store;

@@ -1,9 +1,16 @@
-import { groupNamedBy, groupOf, type CacheStore, type Generation, type Stored } from "./cache-store.server";
+import { groupNamedBy, groupOf, type CacheStore, type Generation, type Read, type Stored } from "./cache-store.server";
 import { logEvent } from "./log.server";
 import { createShortCache, type ShortCache } from "./short-cache.server";
 import { isUnavailable, keepingCallSite } from "./upstream/request-scope.server";
 
-export { memoryStore, type CacheStore, type Generation, type Stored } from "./cache-store.server";
+export {
+  memoryStore,
+  withoutLeads,
+  type CacheStore,
+  type GenerationStore,
+  type Generation,
+  type Stored,
+} from "./cache-store.server";
 
 /**
  * hit: a copy within its fresh lifetime; miss: read from Clerk; stale: an
@@ -31,6 +38,19 @@ export type SharedCache<Value> = ShortCache<Value> & {
    * any write of a read begun here before it).
    */
   here: Pick<ShortCache<Value>, "forget" | "clear">;
+  /**
+   * Replaces the key's answer with `next(current)`, here and in the store, as Clerk's answer after a change
+   * the app was told of (a webhook's payload): the key's group generation moves on (so any read begun before
+   * is not written back, on any instance) and the new answer is kept under the new generation, fresh from now.
+   * `current` is the answer kept in the store, fresh or not (null when none; what this instance holds came
+   * from the store or was refused by it). `next` returning null forgets the key instead (as `forget`), and so
+   * does a change of the key's group between the read of `current` and the write (another forget or update:
+   * a patch of a stale value is never kept). Resolves once the store holds it (or has forgotten it); rejects
+   * if the store could not do either. The other instances' own few-second copies are not this call's
+   * business (the caller tells them through server/coordination.ts, which makes them forget their local
+   * copies).
+   */
+  update(key: string, next: (current: Value | null) => Value | null): Promise<void>;
 };
 
 /** How long a kept answer that only displays may stand in for one Clerk cannot give (429 or 5xx after the retries). */
@@ -38,6 +58,44 @@ export const STALE_FOR_MS = 10 * 60_000;
 
 /** How many groups an instance remembers having forgotten (past that, the oldest's forget counts for every group). */
 const REMEMBERED_GROUPS = 10_000;
+
+/*
+ * Single flight across instances. Every instance misses a key at once when
+ * the fleet starts cold, or just after a forget; each reading Clerk for it
+ * would cost Clerk one read per instance (measured: 10 instances starting
+ * with Redis empty made 5.5 reads per person). So on a miss an instance asks
+ * the store for the key's lease (Redis: SET NX PX, in the key's group's slot,
+ * so a Redis Cluster runs it on one node); the one that gets it reads Clerk,
+ * and its write of the answer drops the lease in the same script (or its
+ * release does, when it has nothing to write). The others wait: they look in
+ * the store after 20, 40, 80, 160 ms and then every 250 ms, 1.5 s of waiting
+ * in all (a Clerk read takes 50 to 300 ms, so most take the answer within
+ * their first four looks), and take the answer as soon as it is there under
+ * the key's current generation and fresh (it was just read). When a look
+ * finds neither the answer nor the lease (the reader failed, or its answer
+ * was refused as read before a forget), the waiter asks for the lease again
+ * at once, and reads or waits; when the 1.5 s are up, or the store fails, it
+ * reads Clerk itself, as before single flight. The lease lives 2 s, a little
+ * more than a wait: a reader that died holds it no longer.
+ *
+ * The lead reads the key again beside its SET NX: an answer written between
+ * this instance's miss and its lead is taken, not read from Clerk again.
+ *
+ * What Redis does for it: a reader, one more round trip per miss (the SET NX
+ * and an MGET, sent together; the lease's drop rides in its write's script).
+ * A waiter, the same, then one look per pause, at most nine, each one MGET of
+ * the answer, its group's generation and lease (two MGETs sent at once on a
+ * cluster: the family's generation is in another slot); after a lost lease,
+ * one lead more. On one Redis a waiter sends at most 12 commands in its
+ * 1.5 s (its read, its lead's two, nine looks), and 2 more for each look
+ * that finds the lease gone, whatever the size of the fleet.
+ */
+/** The pauses between a waiter's looks in the store: 1.5 s in all. */
+const WAITS_MS = [20, 40, 80, 160, 250, 250, 250, 250, 200];
+/** How long a reader's lease lasts when it is not dropped (its process died mid-read). */
+const LEASE_MS = 2_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * A cache of Backend API answers (the app's own small shapes) in two levels:
@@ -59,7 +117,9 @@ export function createCache<Value>({
   keepMs,
   store,
   onLookup = () => undefined,
+  onKept = () => undefined,
   now = Date.now,
+  pause = sleep,
 }: {
   name: string;
   localTtlMs: number;
@@ -70,7 +130,11 @@ export function createCache<Value>({
   keepMs?: (key: string, value: Value) => number | undefined;
   store: CacheStore;
   onLookup?: (result: LookupResult) => void;
+  /** Each answer this cache has kept in the store (a miss written, `set`, `update`), once the store has it. */
+  onKept?: (key: string, value: Value) => void;
   now?: () => number;
+  /** Waits `ms` between a waiter's looks in the store (tests pass their clock's). */
+  pause?: (ms: number) => Promise<void>;
 }): SharedCache<Value> {
   const local = createShortCache<Value>({ ttlMs: localTtlMs, now, onLookup: (hit) => hit && onLookup("hit") });
   // What this instance forgot, as ticks of a counter: a read begun at tick t
@@ -118,30 +182,87 @@ export function createCache<Value>({
     at: now(),
     keepMs: keepMs?.(key, value) ?? Math.max(sharedTtlMs, STALE_FOR_MS),
   });
-  const write = (key: string, value: Value, generation: Generation) => {
+  const fresh = (stored: Stored | null): stored is Stored => stored !== null && now() - stored.at < sharedTtlMs;
+  const write = (key: string, value: Value, generation: Generation, lease?: string) => {
     const { keepMs: ms, ...stored } = kept(key, value);
-    void store.write(name, key, stored, ms, generation).catch(() => false);
+    void store.write(name, key, stored, ms, generation, lease).then(
+      (written) => written && onKept(key, value),
+      () => false,
+    );
   };
 
   async function readThrough(key: string, load: () => Promise<Value>): Promise<Value> {
     const read = await store.read(name, key).catch(() => null);
     if (read) see(read.generation);
     const stored = read?.stored ?? null;
-    if (stored && now() - stored.at < sharedTtlMs) {
+    if (fresh(stored)) {
       onLookup("hit");
       return stored.value as Value;
     }
+    const turn = read ? await awaitTurn(key, read) : { read };
+    if ("value" in turn) {
+      onLookup("hit");
+      return turn.value;
+    }
+    return readClerk(key, load, turn.read, stored, turn.lease);
+  }
+
+  /**
+   * Single flight (see above): the answer another instance read for the key,
+   * or this instance's turn to read it, with the key's lease (none: the store
+   * failed, or the wait ran out) and where the key stands now.
+   */
+  async function awaitTurn(key: string, read: Read): Promise<{ value: Value } | { read: Read | null; lease?: string }> {
+    const since = ticks;
+    let [looks, leased] = [0, false];
+    for (;;) {
+      if (!leased) {
+        const led = await store.lead(name, key, LEASE_MS).catch(() => null);
+        if (!led) return { read };
+        see(led.generation);
+        // Written between this instance's miss and its lead: taken, and the lease (if had) given back.
+        if (fresh(led.stored)) {
+          if (led.lease !== null) void store.release(name, key, led.lease).catch(() => undefined);
+          return { value: led.stored.value as Value };
+        }
+        if (led.lease !== null) return { read: led, lease: led.lease };
+        read = led;
+      }
+      const wait = WAITS_MS[looks++];
+      if (wait === undefined) return { read };
+      await pause(wait);
+      const look = await store.poll(name, key).catch(() => null);
+      // Forgotten here meanwhile: the answer there may be the one read before (its store delete under way).
+      if (!look || forgottenSince(key, since)) return { read: look ?? read };
+      see(look.generation);
+      if (fresh(look.stored)) return { value: look.stored.value as Value };
+      ({ read, leased } = { read: look, leased: look.leased });
+    }
+  }
+
+  async function readClerk(
+    key: string,
+    load: () => Promise<Value>,
+    read: Read | null,
+    stored: Stored | null,
+    lease: string | undefined,
+  ): Promise<Value> {
     // What the answer is kept under, set before Clerk is asked (none when the store cannot say).
     const complete = read && read.generation.group !== null && read.generation.family !== null;
     const generation = complete ? read.generation : read && (await store.start(name, key).catch(() => null));
     if (generation) see(generation);
+    const release = () => {
+      if (lease !== undefined) void store.release(name, key, lease).catch(() => undefined);
+    };
     try {
       const since = ticks;
       const value = await load();
       onLookup("miss");
-      if (generation && !forgottenSince(key, since)) write(key, value, generation);
+      if (generation && !forgottenSince(key, since)) write(key, value, generation, lease);
+      else release();
       return value;
     } catch (error) {
+      release();
       if (!stored || now() - stored.at >= STALE_FOR_MS || !isUnavailable(error)) throw error;
       const result = authorizes ? "too_old_to_authorize" : "stale";
       onLookup(result);
@@ -171,7 +292,10 @@ export function createCache<Value>({
       local.set(key, value);
       if (!family || family.at > mark) return;
       const { keepMs: ms, ...stored } = kept(key, value);
-      void store.writeIfQuiet(name, key, stored, ms, family.generation).catch(() => false);
+      void store.writeIfQuiet(name, key, stored, ms, family.generation).then(
+        (written) => written && onKept(key, value),
+        () => false,
+      );
     },
     // This instance's copies go before the store's and again once the store is done: on a Redis
     // Cluster the store moves generations in several round trips, and a read here between them can
@@ -183,6 +307,27 @@ export function createCache<Value>({
     clear(prefix = "") {
       here.clear(prefix);
       deleteInStore(store.clear(name, prefix).finally(() => here.clear(prefix)));
+    },
+    async update(key, next) {
+      here.forget(key);
+      const mark = ticks;
+      let value = null as Value | null;
+      const work = store.update(name, key, (current) => {
+        value = next(current === null ? null : (current.value as Value));
+        if (value === null) return null;
+        const { keepMs: ms, ...stored } = kept(key, value);
+        return { stored, keepMs: ms };
+      });
+      deleteInStore(work.then(() => undefined));
+      // As after a forget, this instance's copy goes again once the store is done (a read meanwhile may
+      // have found the old answer): replaced by the new one, unless its group was forgotten here since.
+      const updated = await work.catch((error: unknown) => {
+        here.forget(key);
+        throw error;
+      });
+      if (!updated || value === null || forgottenSince(key, mark)) return void local.forget(key);
+      local.set(key, value);
+      onKept(key, value);
     },
     here,
     mark: () => ticks,

@@ -1,0 +1,203 @@
+import { once } from "node:events";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createCache, type SharedCache } from "../../app/lib/shared-cache.server";
+import { redisCacheStore } from "../../server/redis-cache-store";
+import { connectRedis, type RedisConfig } from "../../server/redis";
+import { startRedisServer, type RedisServer } from "../support/process-group";
+import { startRedisCluster, type RedisCluster } from "../support/redis-cluster";
+import { notAsked, unique, until } from "../support/shared-state";
+
+// Instances missing one key at once, each with its own connection, store and
+// cache (as processes are), over a real redis-server and a real Redis Cluster:
+// Clerk is asked once for the fleet, and the generations' guarantees hold.
+let redis: RedisServer | undefined;
+let cluster: RedisCluster | undefined;
+const closing: (() => unknown)[] = [];
+
+beforeAll(async () => {
+  try {
+    redis = await startRedisServer();
+    cluster = await startRedisCluster();
+  } catch (error) {
+    await redis?.stop();
+    throw error;
+  }
+}, 60_000);
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  await redis?.stop();
+  await cluster?.stop();
+});
+
+/** A read from Clerk the test answers (or fails) when it wants, counting how often Clerk was asked. */
+function clerk() {
+  let calls = 0;
+  const pending: { resolve: (value: string) => void; reject: (error: unknown) => void }[] = [];
+  return {
+    load: () => {
+      calls++;
+      return new Promise<string>((resolve, reject) => pending.push({ resolve, reject }));
+    },
+    calls: () => calls,
+    answer: (value: string) => pending.shift()!.resolve(value),
+    fail: (error: unknown) => pending.shift()!.reject(error),
+    answerAll: (value: string) => pending.splice(0).forEach(({ resolve }) => resolve(value)),
+    asked: () => until(() => pending.length > 0),
+  };
+}
+
+const backends: [string, () => RedisConfig][] = [
+  ["one redis-server", () => ({ url: redis!.url })],
+  ["a Redis Cluster", () => ({ clusterUrls: cluster!.urls })],
+];
+
+describe.each(backends)("on %s", (_name, config) => {
+  /** An instance's cache of `family` (its own copies kept 1 ms: every get goes to Redis). */
+  async function instance(family: string): Promise<SharedCache<string>> {
+    const client = connectRedis(config());
+    closing.push(() => client.disconnect());
+    await once(client, "ready");
+    return createCache<string>({ name: family, localTtlMs: 1, sharedTtlMs: 60_000, store: redisCacheStore(client) });
+  }
+  const fleet = async (size: number) => {
+    const family = unique("family");
+    return { family, caches: await Promise.all(Array.from({ length: size }, () => instance(family))) };
+  };
+
+  it("six instances missing the same key at once ask Clerk once", async () => {
+    const { caches } = await fleet(6);
+    const source = clerk();
+    const reads = caches.map((cache) => cache.get("org_1", source.load));
+    await source.asked();
+    // The others are waiting by now (they asked for the lease as the first one did).
+    await new Promise((r) => setTimeout(r, 50));
+    // (Every read asked is answered: a fleet without single flight fails on the count, not on a hang.)
+    source.answerAll("read once");
+    expect(await Promise.all(reads)).toEqual(caches.map(() => "read once"));
+    expect(source.calls()).toBe(1);
+  });
+
+  it("a reader that fails lets the waiters go at once: one of them reads, the rest take its answer", async () => {
+    const { caches } = await fleet(4);
+    const [first, ...others] = caches;
+    const source = clerk();
+    const failed = first!.get("org_1", source.load);
+    await source.asked();
+    const waiting = others.map((cache) => cache.get("org_1", source.load));
+    await new Promise((r) => setTimeout(r, 50));
+    const failedAt = Date.now();
+    source.fail(new Error("Clerk said no"));
+    await expect(failed).rejects.toThrow("Clerk said no");
+    await source.asked();
+    // Within a look or two (20 to 250 ms apart), not at the end of the 1.5 s wait.
+    expect(Date.now() - failedAt).toBeLessThan(1_000);
+    source.answer("read again");
+    // (A waiter that asked Clerk too is answered, so the count below says so rather than the test hanging.)
+    const stray = setInterval(() => source.answerAll("read by a stray waiter"), 100);
+    closing.push(() => clearInterval(stray));
+    expect(await Promise.all(waiting)).toEqual(others.map(() => "read again"));
+    expect(source.calls()).toBe(2);
+  });
+
+  it("a forget during the read refuses its answer: the waiters do not take it, one reads after the forget", async () => {
+    const { family, caches } = await fleet(4);
+    const [reader, waiter, forgetter, later] = caches as [SharedCache<string>, ...SharedCache<string>[]];
+    await reader.get("org_0", async () => "warm");
+    const source = clerk();
+    const before = reader.get("org_1", source.load);
+    await source.asked();
+    const waiting = waiter!.get("org_1", source.load);
+    await new Promise((r) => setTimeout(r, 50));
+    forgetter!.forget("org_1");
+    await forgetter!.forgotten();
+    source.answer("read before the change");
+    expect(await before).toBe("read before the change");
+    await source.asked();
+    source.answer("read after the change");
+    expect(await waiting).toBe("read after the change");
+    // Kept in Redis for every instance (the write is not awaited by get): the answer read after the forget.
+    const client = connectRedis(config());
+    closing.push(() => client.disconnect());
+    await once(client, "ready");
+    const store = redisCacheStore(client);
+    await until(async () => (await store.read(family, "org_1").catch(() => null))?.stored !== null);
+    expect(await later!.get("org_1", notAsked)).toBe("read after the change");
+  });
+
+  it("update keeps next(current) for every instance, and beats a write of a read begun before it", async () => {
+    const { caches } = await fleet(3);
+    const [a, b, c] = caches as [SharedCache<string>, SharedCache<string>, SharedCache<string>];
+    await a.get("org_1", async () => "Acme");
+    await until(async () => (await c.get("org_1", async () => "not yet kept")) === "Acme");
+    await b.update("org_1", (current) => `${current} Inc.`);
+    expect(await c.get("org_1", notAsked)).toBe("Acme Inc.");
+
+    // A read of org_1's group under way on a, begun before the next change.
+    const source = clerk();
+    const before = a.get("org_1|members", source.load);
+    await source.asked();
+    await b.update("org_1", () => "Acme Ltd.");
+    source.answer("members read before the rename");
+    expect(await before).toBe("members read before the rename");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await c.get("org_1", notAsked)).toBe("Acme Ltd.");
+    expect(await c.get("org_1|members", async () => "read after")).toBe("read after");
+    // null forgets.
+    await b.update("org_1", () => null);
+    expect(await c.get("org_1", async () => "read again")).toBe("read again");
+  });
+});
+
+describe("update on one redis-server", () => {
+  it("forgets instead when the group moved between its read of current and its write", async () => {
+    const client = connectRedis({ url: redis!.url });
+    closing.push(() => client.disconnect());
+    await once(client, "ready");
+    const store = redisCacheStore(client);
+    const family = unique("family");
+    const cache = createCache<string>({ name: family, localTtlMs: 1, sharedTtlMs: 60_000, store });
+    await cache.get("org_1", async () => "Acme");
+    await until(async () => (await store.read(family, "org_1")).stored !== null);
+    // A forget sent on the same connection while `next` runs: Redis carries it out before the update's write.
+    await cache.update("org_1", (current) => {
+      void store.delete(family, "org_1");
+      return `${current} Inc.`;
+    });
+    expect((await store.read(family, "org_1")).stored).toBeNull();
+  });
+
+  it("a waiter costs Redis a SET NX and one MGET a look", async () => {
+    const admin = new Redis(redis!.url);
+    closing.push(() => admin.disconnect());
+    const client = connectRedis({ url: redis!.url });
+    closing.push(() => client.disconnect());
+    await once(client, "ready");
+    const family = unique("family");
+    const [reader, waiter] = [0, 1].map(() =>
+      createCache<string>({ name: family, localTtlMs: 1, sharedTtlMs: 60_000, store: redisCacheStore(client) }),
+    );
+    const source = clerk();
+    const read = reader!.get("org_1", source.load);
+    await source.asked();
+    await admin.config("RESETSTAT");
+    const waiting = waiter!.get("org_1", source.load);
+    // Its first three looks (20 + 40 + 80 ms), then the answer.
+    await new Promise((r) => setTimeout(r, 200));
+    source.answer("read once");
+    expect(await waiting).toBe("read once");
+    await read;
+    const stats = await admin.info("commandstats");
+    const calls = Object.fromEntries(
+      [...stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map(([, name, count]) => [name, Number(count)]),
+    );
+    console.info(`a waiter and its reader's write: ${JSON.stringify(calls)}`);
+    // The waiter's read, its SET NX with the MGET beside it, and its looks (at most nine); the reader's
+    // write script (the SET inside).
+    expect(calls.set).toBe(2);
+    expect(calls.mget).toBeGreaterThanOrEqual(2 + 3);
+    expect(calls.mget).toBeLessThanOrEqual(2 + 9);
+  });
+});
