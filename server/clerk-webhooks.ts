@@ -8,8 +8,8 @@ import type { Coordination } from "./coordination";
 export const WEBHOOK_PATH = "/webhooks/clerk";
 const MAX_BODY = "64kb";
 
-/** A signed body that is a Clerk event: a type, data the changes are read from, and when Clerk made it (ms). */
-const isEvent = (value: unknown): value is { type: string; data: Record<string, unknown>; timestamp?: unknown } =>
+/** A signed body that is a Clerk event: a type, and data the changes are read from. */
+const isEvent = (value: unknown): value is { type: string; data: Record<string, unknown> } =>
   typeof value === "object" &&
   value !== null &&
   typeof (value as { type?: unknown }).type === "string" &&
@@ -88,8 +88,11 @@ export function clerkWebhooks({
     const event: unknown = await verifyWebhook(request, { signingSecret: secret }).catch(() => null);
     if (event === null) return answer(res, 400, "refused", null, "The webhook's signature did not verify.");
     if (!isEvent(event)) return answer(res, 400, "refused", null, "That is not a Clerk event.");
-    const timestamp = typeof event.timestamp === "number" ? event.timestamp : null;
-    const touched = changesOf(event.type, event.data, { timestamp });
+    // When Clerk made the event (ms): the signed body has it, verifyWebhook's answer leaves it out.
+    const { timestamp } = JSON.parse(body) as { timestamp?: unknown };
+    const touched = changesOf(event.type, event.data, {
+      timestamp: typeof timestamp === "number" ? timestamp : null,
+    });
     // An event no kept answer depends on (a session began, an email was sent) is acknowledged
     // without a claim: applying it does nothing, so nothing can be applied twice, and it costs
     // Redis nothing (Clerk sends one for every sign-in) nor fails while Redis is away.
