@@ -192,110 +192,98 @@ describe.each([
     expectNoCalls(await callsFor(theFleet(), everyonesOrgs));
   }, 120_000);
 
-  it.skipIf(onCluster)(
-    "a rename shows on /orgs and the organization's home on both instances, for no Clerk call",
-    async () => {
-      const { org, admin } = await newTeam(theFleet().bapi, { members: 1 });
-      const cookie = await emulatorCookie(theFleet().clerk.origin, admin.email, org.id);
-      const pages = ["/orgs", `/orgs/${org.slug}`];
-      const everyView = async (shows: (html: string) => boolean = () => true) => {
-        const seen: string[] = [];
-        for (const server of [theFleet().a, theFleet().b])
-          for (const path of pages) seen.push(await viewUntil(server, path, cookie, shows));
-        return seen;
-      };
-      await everyView();
-      expect((await callsFor(theFleet(), everyView)).count).toBe(0);
+  it("a rename shows on /orgs and the organization's home on both instances, for no Clerk call", async () => {
+    const { org, admin } = await newTeam(theFleet().bapi, { members: 1 });
+    const cookie = await emulatorCookie(theFleet().clerk.origin, admin.email, org.id);
+    const pages = ["/orgs", `/orgs/${org.slug}`];
+    const everyView = async (shows: (html: string) => boolean = () => true) => {
+      const seen: string[] = [];
+      for (const server of [theFleet().a, theFleet().b])
+        for (const path of pages) seen.push(await viewUntil(server, path, cookie, shows));
+      return seen;
+    };
+    await everyView();
+    expect((await callsFor(theFleet(), everyView)).count).toBe(0);
 
-      const renamed = `Renamed ${org.name}`;
-      let seen: string[] = [];
-      await inClerk(theFleet(), theFleet().bapi("PATCH", `/v1/organizations/${org.id}`, { name: renamed }));
-      const calls = await callsFor(theFleet(), async () => {
-        seen = await everyView((html) => html.includes(renamed));
-      });
-      for (const html of seen) expect(html).toContain(renamed);
-      expect(calls.count, calls.detail).toBe(0);
-    },
-    60_000,
-  );
+    const renamed = `Renamed ${org.name}`;
+    let seen: string[] = [];
+    await inClerk(theFleet(), theFleet().bapi("PATCH", `/v1/organizations/${org.id}`, { name: renamed }));
+    const calls = await callsFor(theFleet(), async () => {
+      seen = await everyView((html) => html.includes(renamed));
+    });
+    for (const html of seen) expect(html).toContain(renamed);
+    expect(calls.count, calls.detail).toBe(0);
+  }, 60_000);
 
-  it.skipIf(onCluster)(
-    "a member added, then removed, shows on both instances for at most one Clerk call each time",
-    async () => {
-      const { org, admin } = await newTeam(theFleet().bapi, { members: 1 });
-      const joiner = await newPerson(theFleet().bapi, "joiner");
-      const [adminCookie, joinerCookie] = await Promise.all([
-        emulatorCookie(theFleet().clerk.origin, admin.email, org.id),
-        emulatorCookie(theFleet().clerk.origin, joiner.email),
-      ]);
-      const home = `/orgs/${org.slug}`;
-      const everyView = async (shows: (joinerOrgs: string, home: string) => boolean) => {
-        const seen: { orgs: string; home: string }[] = [];
-        for (const server of [theFleet().a, theFleet().b]) {
-          const deadline = Date.now() + 2_000;
-          for (;;) {
-            const pages = {
-              orgs: await view(server, "/orgs", joinerCookie),
-              home: await view(server, home, adminCookie),
-            };
-            if (shows(pages.orgs, pages.home) || Date.now() > deadline) {
-              seen.push(pages);
-              break;
-            }
-            await new Promise((r) => setTimeout(r, 50));
+  it("a member added, then removed, shows on both instances for at most one Clerk call each time", async () => {
+    const { org, admin } = await newTeam(theFleet().bapi, { members: 1 });
+    const joiner = await newPerson(theFleet().bapi, "joiner");
+    const [adminCookie, joinerCookie] = await Promise.all([
+      emulatorCookie(theFleet().clerk.origin, admin.email, org.id),
+      emulatorCookie(theFleet().clerk.origin, joiner.email),
+    ]);
+    const home = `/orgs/${org.slug}`;
+    const everyView = async (shows: (joinerOrgs: string, home: string) => boolean) => {
+      const seen: { orgs: string; home: string }[] = [];
+      for (const server of [theFleet().a, theFleet().b]) {
+        const deadline = Date.now() + 2_000;
+        for (;;) {
+          const pages = {
+            orgs: await view(server, "/orgs", joinerCookie),
+            home: await view(server, home, adminCookie),
+          };
+          if (shows(pages.orgs, pages.home) || Date.now() > deadline) {
+            seen.push(pages);
+            break;
           }
+          await new Promise((r) => setTimeout(r, 50));
         }
-        return seen;
-      };
-      const joined = (orgs: string, page: string) => orgs.includes(org.name) && page.includes("Joiner Tester");
-      await everyView(() => true);
-      expect((await callsFor(theFleet(), () => everyView(() => true))).count).toBe(0);
-
-      let seen: { orgs: string; home: string }[] = [];
-      const membership = { user_id: joiner.id, role: "org:member" };
-      await inClerk(theFleet(), theFleet().bapi("POST", `/v1/organizations/${org.id}/memberships`, membership));
-      const added = await callsFor(theFleet(), async () => {
-        seen = await everyView(joined);
-      });
-      for (const pages of seen) expect(joined(pages.orgs, pages.home)).toBe(true);
-      expect(added.count, added.detail).toBeLessThanOrEqual(1);
-
-      await inClerk(theFleet(), theFleet().bapi("DELETE", `/v1/organizations/${org.id}/memberships/${joiner.id}`));
-      const removed = await callsFor(theFleet(), async () => {
-        seen = await everyView((orgs, page) => !orgs.includes(org.name) && !page.includes("Joiner Tester"));
-      });
-      for (const pages of seen) {
-        expect(pages.orgs).not.toContain(org.name);
-        expect(pages.home).not.toContain("Joiner Tester");
       }
-      expect(removed.count, removed.detail).toBeLessThanOrEqual(1);
-    },
-    60_000,
-  );
+      return seen;
+    };
+    const joined = (orgs: string, page: string) => orgs.includes(org.name) && page.includes("Joiner Tester");
+    await everyView(() => true);
+    expect((await callsFor(theFleet(), () => everyView(() => true))).count).toBe(0);
 
-  it.skipIf(onCluster)(
-    "a person's deletion leaves other organizations' kept answers alone",
-    async () => {
-      const gone = await newTeam(theFleet().bapi, { members: 1 });
-      const other = await newTeam(theFleet().bapi, { members: 1 });
-      const [goneCookie, otherCookie] = await Promise.all([
-        emulatorCookie(theFleet().clerk.origin, gone.members[0]!.email, gone.org.id),
-        emulatorCookie(theFleet().clerk.origin, other.admin.email, other.org.id),
-      ]);
-      const otherViews = async () => {
-        for (const server of [theFleet().a, theFleet().b]) {
-          await view(server, "/orgs", otherCookie);
-          await view(server, `/orgs/${other.org.slug}`, otherCookie);
-          await view(server, `/orgs/${other.org.slug}/members`, otherCookie);
-        }
-      };
-      // The person to be deleted has been seen (their memberships kept), and so have the other organization's pages.
-      await view(theFleet().a, "/orgs", goneCookie);
-      await otherViews();
-      expectNoCalls(await callsFor(theFleet(), otherViews));
-      expect((await theFleet().bapi("DELETE", `/v1/users/${gone.members[0]!.id}`)).status).toBe(200);
-      expectNoCalls(await callsFor(theFleet(), otherViews));
-    },
-    60_000,
-  );
+    let seen: { orgs: string; home: string }[] = [];
+    const membership = { user_id: joiner.id, role: "org:member" };
+    await inClerk(theFleet(), theFleet().bapi("POST", `/v1/organizations/${org.id}/memberships`, membership));
+    const added = await callsFor(theFleet(), async () => {
+      seen = await everyView(joined);
+    });
+    for (const pages of seen) expect(joined(pages.orgs, pages.home)).toBe(true);
+    expect(added.count, added.detail).toBeLessThanOrEqual(1);
+
+    await inClerk(theFleet(), theFleet().bapi("DELETE", `/v1/organizations/${org.id}/memberships/${joiner.id}`));
+    const removed = await callsFor(theFleet(), async () => {
+      seen = await everyView((orgs, page) => !orgs.includes(org.name) && !page.includes("Joiner Tester"));
+    });
+    for (const pages of seen) {
+      expect(pages.orgs).not.toContain(org.name);
+      expect(pages.home).not.toContain("Joiner Tester");
+    }
+    expect(removed.count, removed.detail).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it("a person's deletion leaves other organizations' kept answers alone", async () => {
+    const gone = await newTeam(theFleet().bapi, { members: 1 });
+    const other = await newTeam(theFleet().bapi, { members: 1 });
+    const [goneCookie, otherCookie] = await Promise.all([
+      emulatorCookie(theFleet().clerk.origin, gone.members[0]!.email, gone.org.id),
+      emulatorCookie(theFleet().clerk.origin, other.admin.email, other.org.id),
+    ]);
+    const otherViews = async () => {
+      for (const server of [theFleet().a, theFleet().b]) {
+        await view(server, "/orgs", otherCookie);
+        await view(server, `/orgs/${other.org.slug}`, otherCookie);
+        await view(server, `/orgs/${other.org.slug}/members`, otherCookie);
+      }
+    };
+    // The person to be deleted has been seen (their memberships kept), and so have the other organization's pages.
+    await view(theFleet().a, "/orgs", goneCookie);
+    await otherViews();
+    expectNoCalls(await callsFor(theFleet(), otherViews));
+    expect((await theFleet().bapi("DELETE", `/v1/users/${gone.members[0]!.id}`)).status).toBe(200);
+    expectNoCalls(await callsFor(theFleet(), otherViews));
+  }, 60_000);
 });
