@@ -15,8 +15,8 @@ export type LatestMembers = { members: Member[]; total: number };
  * What pages read from Clerk again and again (shared by every instance when
  * Redis is there, see shared-cache.server): never shared between people where
  * it is theirs (memberships, invitations: by user id), forgotten on this
- * instance's own writes and, where Clerk's webhooks are configured, on
- * Clerk's word of a change anywhere.
+ * instance's own writes and, where Clerk's webhooks are configured, written
+ * anew or forgotten on Clerk's word of a change anywhere (webhook-changes).
  */
 export type OrgCaches = {
   /** A person's memberships (organization id and role), by user id. Authorizes: never served past its fresh lifetime. */
