@@ -110,10 +110,10 @@ function readMessage(json: string): Message | null {
 /**
  * What instances tell each other: cached answers to drop (Clerk's webhooks
  * reach one of them, which forgets them or writes them anew in Redis),
- * upstreams to leave alone for a while (a 429 reached one of them). With Redis, on a channel every instance listens to (its own
- * connection, which subscribes again after a reconnect), and applied
- * webhooks' ids are shared; without it, there is one instance and its
- * memory is enough.
+ * upstreams to leave alone for a while (a 429 reached one of them). With
+ * Redis, on a channel every instance listens to (its own connection, which
+ * subscribes again after a reconnect), and applied webhooks' ids are shared;
+ * without it, there is one instance and its memory is enough.
  *
  * Redis's channel delivers at most once: an instance reconnecting, or not yet
  * subscribed, misses a change. It then serves its own copies until they
