@@ -145,8 +145,11 @@ async function throwawayOrganization(fleet: Fleet) {
   const org = await fleet.bapi("POST", "/v1/organizations", { name: "Throwaway", created_by: someone.id });
   expect(org.status).toBe(200);
   await webhooksDelivered(fleet.clerk.origin);
-  expect((await fleet.bapi("DELETE", `/v1/organizations/${org.body.id as string}`)).status).toBe(200);
-  await webhooksDelivered(fleet.clerk.origin);
+  return {
+    creator: await emulatorCookie(fleet.clerk.origin, someone.email),
+    name: org.body.name as string,
+    delete: () => inClerk(fleet, fleet.bapi("DELETE", `/v1/organizations/${org.body.id as string}`)),
+  };
 }
 
 /** 20 people of one organization, each with a cookie, and a view of everyone's /orgs on both instances. */
@@ -188,8 +191,17 @@ describe.each([
     const { everyonesOrgs } = await twentyPeople(theFleet());
     await everyonesOrgs();
     expectNoCalls(await callsFor(theFleet(), everyonesOrgs));
-    await throwawayOrganization(theFleet());
+    const throwaway = await throwawayOrganization(theFleet());
+    // Its creator's list is kept naming it (which the index records).
+    const creatorsOrgs = () =>
+      Promise.all([theFleet().a, theFleet().b].map((s) => view(s, "/orgs", throwaway.creator)));
+    for (const html of await creatorsOrgs()) expect(html).toContain(throwaway.name);
+    await throwaway.delete();
     expectNoCalls(await callsFor(theFleet(), everyonesOrgs));
+    // Its members' kept lists (found through the index) drop it, for no call either.
+    let seen: string[] = [];
+    expectNoCalls(await callsFor(theFleet(), async () => (seen = await creatorsOrgs())));
+    for (const html of seen) expect(html).not.toContain(throwaway.name);
   }, 120_000);
 
   it("a rename shows on /orgs and the organization's home on both instances, for no Clerk call", async () => {
