@@ -168,7 +168,7 @@ function latestMembersWrite(action: string, orgId: string, member: Member, count
 }
 
 /** The changes a membership's event makes (`organizationMembership.*`). */
-function membershipChanges(action: string, data: Record<string, unknown>, recent: boolean): Change[] {
+function membershipEventChanges(action: string, data: Record<string, unknown>, recent: boolean): Change[] {
   const org = record(data.organization);
   const orgId = text(org.id);
   const userId = text(record(data.public_user_data).user_id);
@@ -241,7 +241,7 @@ export function changesOf(
       ];
     }
     case "organizationMembership":
-      return membershipChanges(action, data, recent);
+      return membershipEventChanges(action, data, recent);
     case "organizationInvitation": {
       const orgId = text(data.organization_id);
       const email = text(data.email_address);
