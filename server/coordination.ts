@@ -188,6 +188,13 @@ export function createCoordination(
   if (redis.client.status === "ready") readHolds();
   const publish = (message: { keys: CacheKey[] } | { hold: { upstream: string; until: number } }) =>
     redis.client.publish(CHANNEL, JSON.stringify({ from: instance, format: REDIS_FORMAT, ...message }));
+  const apply: Coordination["apply"] = async (changes, options) => {
+    // The shared copies go first (forgotten, or written anew): an instance told of the change must not
+    // find the old ones in Redis. Told with the same message as a forget, which every release reads:
+    // each drops its own copies, and this release's next read finds what was written.
+    const keys = await applyChanges(caches, changes, options);
+    await publish({ keys });
+  };
 
   return {
     backoff: {
@@ -206,16 +213,8 @@ export function createCoordination(
           .catch(() => undefined);
       },
     },
-    async apply(changes, options) {
-      // The shared copies go first (forgotten, or written anew): an instance told of the change must not
-      // find the old ones in Redis. Told with the same message as a forget, which every release reads:
-      // each drops its own copies, and this release's next read finds what was written.
-      const keys = await applyChanges(caches, changes, options);
-      await publish({ keys });
-    },
-    forget(keys) {
-      return this.apply(keys);
-    },
+    apply,
+    forget: (keys) => apply(keys),
     async claim(id) {
       const previous = await redis.client.eval(CLAIM, 1, claimKey(id), applyingForMs);
       if (previous === null) return "claimed";
