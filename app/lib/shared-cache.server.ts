@@ -31,8 +31,6 @@ export type SharedCache<Value> = ShortCache<Value> & {
    * any write of a read begun here before it).
    */
   here: Pick<ShortCache<Value>, "forget" | "clear">;
-  /** TEMP stand-in for h-caches' `update` (forget, then keep `next(current)` under the new generation). */
-  update(key: string, next: (current: Value | null) => Value | null): Promise<void>;
 };
 
 /** How long a kept answer that only displays may stand in for one Clerk cannot give (429 or 5xx after the retries). */
@@ -61,7 +59,6 @@ export function createCache<Value>({
   keepMs,
   store,
   onLookup = () => undefined,
-  onKept = () => undefined,
   now = Date.now,
 }: {
   name: string;
@@ -73,8 +70,6 @@ export function createCache<Value>({
   keepMs?: (key: string, value: Value) => number | undefined;
   store: CacheStore;
   onLookup?: (result: LookupResult) => void;
-  /** TEMP stand-in for h-caches' `onKept`: each answer the store kept. */
-  onKept?: (key: string, value: Value) => void;
   now?: () => number;
 }): SharedCache<Value> {
   const local = createShortCache<Value>({ ttlMs: localTtlMs, now, onLookup: (hit) => hit && onLookup("hit") });
@@ -125,10 +120,7 @@ export function createCache<Value>({
   });
   const write = (key: string, value: Value, generation: Generation) => {
     const { keepMs: ms, ...stored } = kept(key, value);
-    void store.write(name, key, stored, ms, generation).then(
-      (done) => done && onKept(key, value),
-      () => false,
-    );
+    void store.write(name, key, stored, ms, generation).catch(() => false);
   };
 
   async function readThrough(key: string, load: () => Promise<Value>): Promise<Value> {
@@ -179,10 +171,7 @@ export function createCache<Value>({
       local.set(key, value);
       if (!family || family.at > mark) return;
       const { keepMs: ms, ...stored } = kept(key, value);
-      void store.writeIfQuiet(name, key, stored, ms, family.generation).then(
-        (done) => done && onKept(key, value),
-        () => false,
-      );
+      void store.writeIfQuiet(name, key, stored, ms, family.generation).catch(() => false);
     },
     // This instance's copies go before the store's and again once the store is done: on a Redis
     // Cluster the store moves generations in several round trips, and a read here between them can
@@ -196,20 +185,6 @@ export function createCache<Value>({
       deleteInStore(store.clear(name, prefix).finally(() => here.clear(prefix)));
     },
     here,
-    async update(key, next) {
-      const read = await store.read(name, key);
-      const value = next((read.stored?.value as Value | undefined) ?? null);
-      here.forget(key);
-      await store.delete(name, key);
-      here.forget(key);
-      if (value === null) return;
-      const after = await store.read(name, key);
-      const complete = after.generation.group !== null && after.generation.family !== null;
-      const generation = complete ? after.generation : await store.start(name, key);
-      const { keepMs: ms, ...stored } = kept(key, value);
-      if (!(await store.write(name, key, stored, ms, generation))) throw new Error("The store did not keep it.");
-      onKept(key, value);
-    },
     mark: () => ticks,
     async forgotten() {
       const failed = (await Promise.all(deleting)).find((failure) => failure !== null);
