@@ -2,14 +2,14 @@ import { verifyWebhook } from "@clerk/backend/webhooks";
 import express from "express";
 import { logEvent } from "../app/lib/log.server";
 import type { AppMetrics, WebhookOutcome } from "../app/lib/metrics.server";
-import { keysTouchedBy, type CacheKey, type TouchedKey } from "../app/lib/orgs/org-caches.server";
+import { changesOf, type Change, type Touched } from "../app/lib/orgs/webhook-changes.server";
 import type { Coordination } from "./coordination";
 
 export const WEBHOOK_PATH = "/webhooks/clerk";
 const MAX_BODY = "64kb";
 
-/** A signed body that is a Clerk event: a type, and data the cache keys are read from. */
-const isEvent = (value: unknown): value is { type: string; data: Parameters<typeof keysTouchedBy>[1] } =>
+/** A signed body that is a Clerk event: a type, and data the changes are read from. */
+const isEvent = (value: unknown): value is { type: string; data: Record<string, unknown> } =>
   typeof value === "object" &&
   value !== null &&
   typeof (value as { type?: unknown }).type === "string" &&
@@ -17,8 +17,10 @@ const isEvent = (value: unknown): value is { type: string; data: Parameters<type
   (value as { data?: unknown }).data !== null;
 
 /**
- * `POST /webhooks/clerk`: Clerk's webhooks (through Svix) say what changed,
- * and the cached answers it touches are forgotten on every instance.
+ * `POST /webhooks/clerk`: Clerk's webhooks (through Svix) say what changed:
+ * the kept answers it touches are written from its payload where that
+ * carries them, else forgotten (app/lib/orgs/webhook-changes.server), in
+ * Redis, and every other instance drops its own copies.
  * - signed with CLERK_WEBHOOK_SIGNING_SECRET (Standard Webhooks), with a
  *   timestamp at most 5 minutes off, or refused with 400;
  * - a message already applied (the same `svix-id`: Svix retries, or a replay)
@@ -28,7 +30,8 @@ const isEvent = (value: unknown): value is { type: string; data: Parameters<type
  * - when Redis fails (the shared copies could not be dropped, or the other
  *   instances told), or Clerk (to find whose invitations an invitation to an
  *   address changed), 503: Svix tries again later. A message whose id could
- *   not be claimed is still forgotten where it can be before that 503.
+ *   not be claimed still has what it touches forgotten (never written) where
+ *   it can be before that 503.
  */
 export function clerkWebhooks({
   secret,
@@ -57,19 +60,19 @@ export function clerkWebhooks({
     res.status(status).set("Cache-Control", "no-store").json({ message });
   };
 
-  /** What the event names by a person: the keys it stands for. */
-  async function keysOf(key: TouchedKey): Promise<CacheKey[]> {
-    if ("invitee" in key)
-      return (await usersWithEmail(key.invitee)).map((userId) => ({ cache: "invitations", key: userId }));
-    if ("memberOf" in key) {
-      return (await organizationsOf(key.memberOf)).flatMap((orgId): CacheKey[] => [
+  /** What the event names by a person: the changes it stands for. */
+  async function changesFor(touched: Touched): Promise<Change[]> {
+    if ("invitee" in touched)
+      return (await usersWithEmail(touched.invitee)).map((userId) => ({ cache: "invitations", key: userId }));
+    if ("memberOf" in touched) {
+      return (await organizationsOf(touched.memberOf)).flatMap((orgId): Change[] => [
         { cache: "latestMembers", key: orgId },
         { cache: "memberPages", prefix: `${orgId}|` },
       ]);
     }
-    return [key];
+    return [touched];
   }
-  const resolved = async (touched: TouchedKey[]) => (await Promise.all(touched.map(keysOf))).flat();
+  const resolved = async (touched: Touched[]) => (await Promise.all(touched.map(changesFor))).flat();
 
   /** Verifies, then applies once: the answer Svix gets says whether to deliver it again. */
   async function receive(req: express.Request, res: express.Response) {
@@ -85,7 +88,11 @@ export function clerkWebhooks({
     const event: unknown = await verifyWebhook(request, { signingSecret: secret }).catch(() => null);
     if (event === null) return answer(res, 400, "refused", null, "The webhook's signature did not verify.");
     if (!isEvent(event)) return answer(res, 400, "refused", null, "That is not a Clerk event.");
-    const touched = keysTouchedBy(event.type, event.data);
+    // When Clerk made the event (ms): the signed body has it, verifyWebhook's answer leaves it out.
+    const { timestamp } = JSON.parse(body) as { timestamp?: unknown };
+    const touched = changesOf(event.type, event.data, {
+      timestamp: typeof timestamp === "number" ? timestamp : null,
+    });
     // An event no kept answer depends on (a session began, an email was sent) is acknowledged
     // without a claim: applying it does nothing, so nothing can be applied twice, and it costs
     // Redis nothing (Clerk sends one for every sign-in) nor fails while Redis is away.
@@ -98,10 +105,13 @@ export function clerkWebhooks({
       // it, mid-failover): what the change touches is dropped all the same wherever it can be
       // (forgetting twice is harmless), so a removed member's kept memberships on a working
       // node do not let them in until Svix's next delivery, which applies it again.
-      if (touched)
-        await resolved(touched)
-          .then(coordination.forget, () => undefined)
-          .catch(() => undefined);
+      // Written answers could be applied twice, or out of order, unclaimed: forgotten instead.
+      await resolved(touched)
+        .then(
+          (changes) => coordination.apply(changes, { asForgets: true }),
+          () => undefined,
+        )
+        .catch(() => undefined);
       return unavailable();
     }
     if (claim === "applied") return answer(res, 200, "replayed", event.type, "Already applied.");
@@ -109,7 +119,7 @@ export function clerkWebhooks({
     if (claim === "applying")
       return answer(res, 503, "in_progress", event.type, "This message is being applied; try again later.");
     try {
-      await coordination.forget(await resolved(touched));
+      await coordination.apply(await resolved(touched));
     } catch {
       // Not applied: the id goes back for Svix's next delivery (or, Redis away, frees itself shortly).
       await coordination.release(id).catch(() => undefined);

@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { forgetKeys, forgetKeysHere, type CacheKey, type OrgCaches } from "../app/lib/orgs/org-caches.server";
+import {
+  applyChanges,
+  FORGETTABLE,
+  forgetKeys,
+  forgetKeysHere,
+  type CacheKey,
+  type OrgCaches,
+} from "../app/lib/orgs/org-caches.server";
+import type { Change } from "../app/lib/orgs/webhook-changes.server";
 import { createBackoff, type Backoff } from "../app/lib/upstream/backoff.server";
 import { logEvent } from "../app/lib/log.server";
 import { COORDINATION_CHANNEL as CHANNEL, REDIS_FORMAT, redisKey } from "./redis-keys";
@@ -37,7 +45,15 @@ return false`;
 export type Coordination = {
   /** Upstreams held back after a 429: here, and (through Redis) on every other instance. */
   backoff: Backoff;
-  /** Forgets the keys on this instance and, through Redis, on every other. Throws when Redis could not drop the shared copies, or tell the others. */
+  /**
+   * Applies a webhook's changes here and in Redis (forgets, and answers
+   * written from its payload), then has every other instance drop its own
+   * copies of what they touched, so that its next read finds the shared
+   * answer. `asForgets`: writes become forgets (see applyChanges). Throws
+   * when Redis could not carry them out, or tell the others.
+   */
+  apply(changes: Change[], options?: { asForgets?: boolean }): Promise<void>;
+  /** Forgets the keys on this instance and, through Redis, on every other (apply, with forgets only). */
   forget(keys: CacheKey[]): Promise<void>;
   /**
    * Takes a webhook's id (on every instance) for a short while, so that two
@@ -65,19 +81,18 @@ type Message = { from: string; format?: number } & (
 );
 
 /** A key to forget, naming one of this release's caches. */
-const isCacheKey = (caches: OrgCaches, entry: unknown): entry is CacheKey => {
+const isCacheKey = (entry: unknown): entry is CacheKey => {
   if (typeof entry !== "object" || entry === null) return false;
   const { cache, key, prefix } = entry as Record<string, unknown>;
   return (
     typeof cache === "string" &&
-    Object.hasOwn(caches, cache) &&
-    cache !== "mayRereadMemberships" &&
+    (FORGETTABLE as readonly string[]).includes(cache) &&
     (typeof key === "string" || typeof prefix === "string")
   );
 };
 
 /** A message as sent, or null for anything else on the channel (a newer release's kind, a stray PUBLISH). */
-function readMessage(caches: OrgCaches, json: string): Message | null {
+function readMessage(json: string): Message | null {
   let message: unknown;
   try {
     message = JSON.parse(json);
@@ -87,24 +102,24 @@ function readMessage(caches: OrgCaches, json: string): Message | null {
   if (typeof message !== "object" || message === null) return null;
   const { from, keys, hold } = message as Record<string, unknown>;
   if (typeof from !== "string") return null;
-  if (Array.isArray(keys)) return keys.every((entry) => isCacheKey(caches, entry)) ? (message as Message) : null;
+  if (Array.isArray(keys)) return keys.every(isCacheKey) ? (message as Message) : null;
   const { upstream, until } = (hold ?? {}) as Record<string, unknown>;
   return typeof upstream === "string" && typeof until === "number" ? (message as Message) : null;
 }
 
 /**
- * What instances tell each other: cached answers to forget (Clerk's webhooks
- * reach one of them), upstreams to leave alone for a while (a 429 reached
- * one of them). With Redis, on a channel every instance listens to (its own
- * connection, which subscribes again after a reconnect), and applied
- * webhooks' ids are shared; without it, there is one instance and its
- * memory is enough.
+ * What instances tell each other: cached answers to drop (Clerk's webhooks
+ * reach one of them, which forgets them or writes them anew in Redis),
+ * upstreams to leave alone for a while (a 429 reached one of them). With
+ * Redis, on a channel every instance listens to (its own connection, which
+ * subscribes again after a reconnect), and applied webhooks' ids are shared;
+ * without it, there is one instance and its memory is enough.
  *
  * Redis's channel delivers at most once: an instance reconnecting, or not yet
- * subscribed, misses a forget. It then serves its own copies until they
+ * subscribed, misses a change. It then serves its own copies until they
  * expire (seconds), but cannot write back to Redis an answer read before the
- * change: the store refuses a write whose family was forgotten since it was
- * read (shared-cache.server, CacheStore).
+ * change: the store refuses a write whose family was forgotten (or written
+ * anew) since it was read (shared-cache.server, CacheStore).
  */
 export function createCoordination(
   caches: OrgCaches,
@@ -116,6 +131,7 @@ export function createCoordination(
     const ids = new Map<string, { state: Exclude<Claim, "claimed">; until: number }>();
     return {
       backoff,
+      apply: async (changes, options) => void (await applyChanges(caches, changes, options)),
       forget: (keys) => forgetKeys(caches, keys),
       async claim(id) {
         const at = now();
@@ -139,7 +155,7 @@ export function createCoordination(
   const instance = randomUUID();
   const subscriber = connectSubscriber(redis.config);
   subscriber.on("message", (_channel: string, json: string) => {
-    const message = readMessage(caches, json);
+    const message = readMessage(json);
     if (message === null || message.from === instance) return;
     if ("hold" in message) return backoff.hold(message.hold.upstream, message.hold.until);
     // The sender has dropped the shared copies (its webhook fails otherwise), moving
@@ -172,6 +188,13 @@ export function createCoordination(
   if (redis.client.status === "ready") readHolds();
   const publish = (message: { keys: CacheKey[] } | { hold: { upstream: string; until: number } }) =>
     redis.client.publish(CHANNEL, JSON.stringify({ from: instance, format: REDIS_FORMAT, ...message }));
+  const apply: Coordination["apply"] = async (changes, options) => {
+    // The shared copies go first (forgotten, or written anew): an instance told of the change must not
+    // find the old ones in Redis. Told with the same message as a forget, which every release reads:
+    // each drops its own copies, and this release's next read finds what was written.
+    const keys = await applyChanges(caches, changes, options);
+    await publish({ keys });
+  };
 
   return {
     backoff: {
@@ -190,11 +213,8 @@ export function createCoordination(
           .catch(() => undefined);
       },
     },
-    async forget(keys) {
-      // The shared copies go first: an instance told of the change must not find them in Redis.
-      await forgetKeys(caches, keys);
-      await publish({ keys });
-    },
+    apply,
+    forget: (keys) => apply(keys),
     async claim(id) {
       const previous = await redis.client.eval(CLAIM, 1, claimKey(id), applyingForMs);
       if (previous === null) return "claimed";

@@ -20,6 +20,7 @@ import { redisCallWindow } from "./clerk-call-budget";
 import { createCoordination } from "./coordination";
 import { createMetrics } from "./metrics";
 import { redisCacheStore } from "./redis-cache-store";
+import { redisMembershipIndex } from "./redis-membership-index";
 import { connectRedis, redisConfig } from "./redis";
 
 /**
@@ -34,6 +35,7 @@ export function createServices(env: Env) {
   const orgs = createOrgCaches({
     metrics: metrics?.app,
     store: redis ? redisCacheStore(redis) : memoryStore(),
+    membershipIndex: redis ? redisMembershipIndex(redis) : undefined,
     // Clerk's webhooks say what changed: answers may then be kept minutes.
     webhooks: env.CLERK_WEBHOOK_SIGNING_SECRET !== undefined,
   });

@@ -3,17 +3,20 @@ import { createCache, memoryStore, type CacheStore, type SharedCache } from "../
 import { memberPageKeptMs, type MemberPage, type PendingInvitation } from "./members.server";
 import type { MyMembership } from "./memberships.server";
 import type { KeptInvitation } from "./my-invitations.server";
+import { memoryMembershipIndex, type MembershipIndex } from "./membership-index.server";
 import type { Member, OrgSummary } from "./organizations";
+import { asForget, type CacheWrite, type Change } from "./webhook-changes.server";
 
-export type OrgProfile = Omit<OrgSummary, "role">;
+/** `updatedAt`: Clerk's time of the organization's last change, where a webhook's payload wrote it (webhook-changes). */
+export type OrgProfile = Omit<OrgSummary, "role"> & { updatedAt?: number };
 export type LatestMembers = { members: Member[]; total: number };
 
 /**
  * What pages read from Clerk again and again (shared by every instance when
  * Redis is there, see shared-cache.server): never shared between people where
  * it is theirs (memberships, invitations: by user id), forgotten on this
- * instance's own writes and, where Clerk's webhooks are configured, on
- * Clerk's word of a change anywhere.
+ * instance's own writes and, where Clerk's webhooks are configured, written
+ * anew or forgotten on Clerk's word of a change anywhere (webhook-changes).
  */
 export type OrgCaches = {
   /** A person's memberships (organization id and role), by user id. Authorizes: never served past its fresh lifetime. */
@@ -33,6 +36,8 @@ export type OrgCaches = {
   invitations: SharedCache<KeptInvitation[]>;
   /** Whose memberships Clerk's webhooks said changed, and when: the session tokens they had then name a role or an organization that may be gone. */
   membershipChanges: ChangeLog;
+  /** Whose kept memberships name each organization (fed as memberships are kept): an organization's deletion reaches only them. */
+  membershipIndex: MembershipIndex;
   /**
    * Whether a person's memberships may be read from Clerk again before a 404
    * (they may have joined on another instance, or in Clerk's components, a
@@ -110,8 +115,19 @@ export function createOrgCaches({
   metrics = NO_METRICS,
   store = memoryStore(),
   webhooks = false,
-}: { metrics?: AppMetrics; store?: CacheStore; webhooks?: boolean } = {}): OrgCaches {
-  const cache = <Value>(name: keyof typeof LIFETIMES_MS, keepMs?: (key: string, value: Value) => number | undefined) =>
+  membershipIndex = memoryMembershipIndex(),
+}: {
+  metrics?: AppMetrics;
+  store?: CacheStore;
+  webhooks?: boolean;
+  /** Shared by every instance where the store is (Redis: server/redis-membership-index.ts). */
+  membershipIndex?: MembershipIndex;
+} = {}): OrgCaches {
+  const cache = <Value>(
+    name: keyof typeof LIFETIMES_MS,
+    keepMs?: (key: string, value: Value) => number | undefined,
+    onKept?: (key: string, value: Value) => void,
+  ) =>
     createCache<Value>({
       name,
       localTtlMs: LIFETIMES_MS[name],
@@ -120,21 +136,40 @@ export function createOrgCaches({
       keepMs,
       store,
       onLookup: (result) => metrics.cacheLookup(name, result),
+      onKept,
     });
+  // Best effort (see membership-index.server): an id it misses costs reads, never access.
+  const indexKept = (userId: string, list: MyMembership[]) =>
+    void membershipIndex
+      .add(
+        userId,
+        list.map((m) => m.orgId),
+      )
+      .catch(() => undefined);
   return {
-    memberships: cache("memberships"),
+    memberships: cache("memberships", undefined, indexKept),
     profiles: cache("profiles"),
     latestMembers: cache("latestMembers"),
     memberPages: cache("memberPages", memberPageKeptMs),
     pendingInvitations: cache("pendingInvitations"),
     invitations: cache("invitations"),
     membershipChanges: createChangeLog(),
+    membershipIndex,
     mayRereadMemberships: createThrottle({ everyMs: 10_000 }),
   };
 }
 
 /** What a Clerk webhook can make an instance forget: the caches, and the log of membership changes. */
-type Forgettable = Exclude<keyof OrgCaches, "mayRereadMemberships">;
+export const FORGETTABLE = [
+  "memberships",
+  "profiles",
+  "latestMembers",
+  "memberPages",
+  "pendingInvitations",
+  "invitations",
+  "membershipChanges",
+] as const satisfies readonly (keyof OrgCaches)[];
+type Forgettable = (typeof FORGETTABLE)[number];
 /** A key of one of those, or every key with a prefix ("": all of them). */
 export type CacheKey = { cache: Forgettable; key: string } | { cache: Forgettable; prefix: string };
 
@@ -159,86 +194,68 @@ export async function forgetKeys(caches: OrgCaches, keys: CacheKey[]): Promise<v
   );
 }
 
-/** The fields of a Clerk webhook event's `data` that say which cached answers it changes. */
-type EventData = {
-  id?: unknown;
-  organization?: { id?: unknown };
-  organization_id?: unknown;
-  email_address?: unknown;
-  public_user_data?: { user_id?: unknown };
-};
+/** Writes the answer here and in the shared store (SharedCache.update). */
+function write(caches: OrgCaches, change: CacheWrite): Promise<void> {
+  // (Each cache's own `next`: the union of writes is one per cache.)
+  const cache = caches[change.cache] as OrgCaches["profiles"];
+  return cache.update(change.key, change.next as (current: OrgProfile | null) => OrgProfile | null);
+}
 
-/**
- * A cached answer an event changes; or, found by the caller, the address of
- * a person whose invitations it changes, or a person whose organizations'
- * member lists show them.
- */
-export type TouchedKey = CacheKey | { invitee: string } | { memberOf: string };
-
-const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : null);
-
-/**
- * The cached answers a Clerk webhook event changes, and nothing else; null
- * for an event these caches do not depend on. Where the event names no key
- * and none can be found (a deleted person's organizations), that cache's
- * keys are all forgotten.
- */
-export function keysTouchedBy(type: string, data: EventData): TouchedKey[] | null {
-  const [resource, action] = type.split(".");
-  const everything = (cache: Forgettable): CacheKey => ({ cache, prefix: "" });
-  // What an organization's own pages show of it.
-  const organization = (orgId: string): CacheKey[] => [
-    { cache: "profiles", key: orgId },
-    { cache: "latestMembers", key: orgId },
-    { cache: "memberPages", prefix: `${orgId}|` },
-  ];
-  switch (resource) {
-    case "organization": {
-      const orgId = text(data.id);
-      // A new organization is in nobody's kept list yet: its creator's membership event says so.
-      // (Members' lists keep organization ids; names come from the profile.)
-      if (!orgId || action === "created") return [];
-      // (Invitations name it from its profile.)
-      if (action === "updated") return organization(orgId);
-      // Deleted: Clerk sends no event for the memberships that went with it,
-      // and a kept list naming it would ask Clerk for it at every view.
-      return [...organization(orgId), { cache: "pendingInvitations", prefix: `${orgId}|` }, everything("memberships")];
-    }
-    case "organizationMembership": {
-      const orgId = text(data.organization?.id);
-      const userId = text(data.public_user_data?.user_id);
-      // A changed role or an ended membership: the person's session tokens' claims are out of date.
-      // (A new membership makes no token's claims wrong.)
-      const caches =
-        action === "created" ? (["memberships"] as const) : (["memberships", "membershipChanges"] as const);
-      return [
-        ...(orgId ? organization(orgId) : []),
-        ...caches.map((cache) => (userId ? { cache, key: userId } : everything(cache))),
-      ];
-    }
-    case "organizationInvitation": {
-      const orgId = text(data.organization_id);
-      const email = text(data.email_address);
-      return [
-        orgId ? { cache: "pendingInvitations", prefix: `${orgId}|` } : everything("pendingInvitations"),
-        email ? { invitee: email } : everything("invitations"),
-      ];
-    }
-    case "user": {
-      const userId = text(data.id);
-      if (!userId || action === "created") return [];
-      // A new address may have invitations waiting; a name or picture shows in their organizations' member lists.
-      if (action === "updated") return [{ cache: "invitations", key: userId }, { memberOf: userId }];
-      // Deleted: their memberships may be gone from Clerk already, so every member list, and member counts.
-      return [
-        { cache: "memberships", key: userId },
-        { cache: "invitations", key: userId },
-        everything("latestMembers"),
-        everything("memberPages"),
-        everything("profiles"),
-      ];
-    }
-    default:
-      return null;
+/** The keys and writes a change stands for, found through the membership index and the kept memberships. */
+async function expand(caches: OrgCaches, change: Change, asForgets: boolean): Promise<(CacheKey | CacheWrite)[]> {
+  if ("organizationGone" in change) {
+    const orgId = change.organizationGone;
+    // Its members' kept lists drop it (it is gone for good: exact, whatever the order of deliveries).
+    return (await caches.membershipIndex.membersOf(orgId)).map((userId): CacheWrite => ({
+      cache: "memberships",
+      key: userId,
+      next: (current) => current?.filter((m) => m.orgId !== orgId) ?? null,
+    }));
   }
+  if ("userGone" in change) {
+    const userId = change.userGone;
+    // Their kept list says where they showed (not read from Clerk: they are gone there); forgotten with it.
+    let orgIds: string[] = [];
+    await caches.memberships.update(userId, (current) => ((orgIds = current?.map((m) => m.orgId) ?? []), null));
+    return [
+      { cache: "memberships", key: userId },
+      ...orgIds.flatMap((orgId): CacheKey[] => [
+        { cache: "profiles", key: orgId },
+        { cache: "latestMembers", key: orgId },
+        { cache: "memberPages", prefix: `${orgId}|` },
+      ]),
+    ];
+  }
+  if ("membershipEnded" in change) {
+    const { orgId, userId, at } = change.membershipEnded;
+    await caches.membershipIndex.ended(orgId, userId, at);
+    return [];
+  }
+  if ("unlessEnded" in change) {
+    const { orgId, userId, since } = change.unlessEnded;
+    const ended = await caches.membershipIndex.endedAt(orgId, userId);
+    // Ended after this creation: a late delivery, whose answer must not come back.
+    const forgets = asForgets || (ended !== null && ended >= since);
+    return (await Promise.all(change.changes.map((inner) => expand(caches, inner, forgets)))).flat();
+  }
+  return "next" in change && asForgets ? [asForget(change)] : [change];
+}
+
+/**
+ * Applies the changes here and in the shared store: what they forget, and
+ * what they write from the event's payload (`asForgets`: each write becomes
+ * the forget of its key, for a delivery that could not be claimed). Resolves
+ * to the keys every other instance must drop its own copies of; rejects
+ * when the store could not carry them out.
+ */
+export async function applyChanges(
+  caches: OrgCaches,
+  changes: Change[],
+  { asForgets = false } = {},
+): Promise<CacheKey[]> {
+  const expanded = (await Promise.all(changes.map((change) => expand(caches, change, asForgets)))).flat();
+  const forgets = expanded.filter((change): change is CacheKey => !("next" in change));
+  const writes = expanded.filter((change): change is CacheWrite => "next" in change);
+  await Promise.all([forgetKeys(caches, forgets), ...writes.map((change) => write(caches, change))]);
+  return [...forgets, ...writes.map(asForget)];
 }
