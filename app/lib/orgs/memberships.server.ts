@@ -15,6 +15,8 @@ function toProfile(org: Organization): OrgProfile {
     slug: org.slug || null,
     imageUrl: org.hasImage ? org.imageUrl : null,
     membersCount: org.membersCount ?? null,
+    // So that a webhook's older payload, delivered late, does not overwrite what Clerk answered since.
+    updatedAt: org.updatedAt,
   };
 }
 
