@@ -12,6 +12,7 @@ import {
   BUDGET_HEADER,
   budgetRows,
   budgetRun,
+  changesLines,
   coldStartLines,
   redisLines,
   refreshCost,
@@ -19,12 +20,12 @@ import {
 } from "./budget";
 import { browserPhase, printPages } from "./browser";
 import { devLoopPhase } from "./dev-loop";
+import { FAIR_SHARE_SECONDS, fairShareLines, fairShareRun } from "./fair-share";
 import { buildApp, buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "./fleet";
 import { CONNECTIONS, loadPhase, printLoad } from "./load";
 import { memoryRows, memoryRuns } from "./memory";
 import { pageRows, pagesPhase } from "./pages";
-import { openSync } from "node:fs";
-import { clerkKeys, COMMON_ENV, ROOT, start, stopAll, url, waitFor } from "./servers";
+import { stackServers, stopAll, url } from "./servers";
 import { coldPhase, latencyPhase, printCold, printLatency } from "./ttfb";
 
 /** Memory: the landing page, the organization home and its members, on two fresh instances. */
@@ -51,19 +52,6 @@ async function budgetPhase() {
   console.log(
     `\nClerk's budget: 10 instances, then 2, sharing Redis; 200 people in 20 organizations browsing for 30 s at ${VIEWS_PER_SECOND} views a second…`,
   );
-  const servers = {
-    startServer: (name: string, env: Record<string, string>, logFile?: string) =>
-      start(
-        name,
-        ["build/server.js"],
-        { ...COMMON_ENV, ...env },
-        ROOT,
-        process.execPath,
-        logFile ? openSync(logFile, "a") : "ignore",
-      ),
-    waitFor,
-    clerkKeys,
-  };
   const budget = [];
   for (const options of [
     { instances: 10, webhooks: true, basePort: 4740 },
@@ -71,12 +59,23 @@ async function budgetPhase() {
     { instances: 2, webhooks: true, basePort: 4720 },
     { instances: 2, webhooks: false, basePort: 4730 },
   ]) {
-    budget.push(await budgetRun(servers, options));
+    budget.push(await budgetRun(stackServers, options));
   }
   console.log("");
   for (const row of [...BUDGET_HEADER, ...budgetRows(budget)]) console.log(row);
   console.log(`\n${refreshCost(budget[0]!)}`);
-  for (const line of [...coldStartLines(budget), ...redisLines(budget)]) console.log(line);
+  for (const line of [...coldStartLines(budget), ...changesLines(budget), ...redisLines(budget)]) console.log(line);
+}
+
+/** Fair share: one member's attacks and a flood of made-up handshake nonces, on two instances in keys mode. */
+async function fairSharePhase() {
+  const seconds = process.env.BENCH_FAIR_SHARE_SECONDS ?? FAIR_SHARE_SECONDS;
+  console.log(
+    `\nFair share: 2 instances sharing Redis, webhooks on, the default budget; each attack ${seconds} s while 10 other people browse, then a flood of made-up handshake nonces…`,
+  );
+  const run = await fairShareRun(stackServers, 4790);
+  console.log("");
+  for (const line of fairShareLines(run)) console.log(line);
 }
 
 async function main() {
@@ -84,6 +83,11 @@ async function main() {
   if (process.argv.slice(2).join(" ") === "--only budget") {
     buildApp();
     return budgetPhase();
+  }
+  // `npm run bench -- --only fair-share`: one person's and one flood's share of Clerk's budget (issue 54).
+  if (process.argv.slice(2).join(" ") === "--only fair-share") {
+    buildApp();
+    return fairSharePhase();
   }
   // `npm run bench -- --only pages`: each page's CPU per request on one instance (docs/scaling.md).
   if (process.argv.slice(2).join(" ") === "--only pages") {
@@ -111,6 +115,7 @@ async function main() {
   for (const row of memory) console.log(row);
 
   await budgetPhase();
+  await fairSharePhase();
   await devLoopPhase();
 }
 

@@ -5,11 +5,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createPublicKey } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { emulatorCalls } from "../tests/support/emulator-api";
 import { emulatorCookie } from "../tests/support/session";
+import type { Servers } from "./stack";
 
 export const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const children: ChildProcess[] = [];
@@ -130,3 +131,18 @@ export function startApp(port: number, keys: Record<string, string>, node?: stri
     node,
   );
 }
+
+/** How a fleet of its own (bench/stack.ts) starts its processes: with the bench's, stopped at the end too. */
+export const stackServers: Servers = {
+  startServer: (name, env, logFile) =>
+    start(
+      name,
+      ["build/server.js"],
+      { ...COMMON_ENV, ...env },
+      ROOT,
+      process.execPath,
+      logFile ? openSync(logFile, "a") : "ignore",
+    ),
+  waitFor,
+  clerkKeys,
+};
