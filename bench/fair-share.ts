@@ -15,7 +15,7 @@
  * pages cost on top (caches it empties) is the attacker's doing, and counted.
  */
 import { randomBytes } from "node:crypto";
-import { newPerson } from "../tests/support/emulator-api";
+import { emulatorCalls, newPerson } from "../tests/support/emulator-api";
 import { browserCookies, emulatorSession, emulatorToken } from "../tests/support/session";
 import { realHandshake, type HandshakeResult } from "./handshake";
 import { backendCalls } from "./servers";
@@ -159,6 +159,8 @@ async function flood(
 }
 
 export type AttackResult = {
+  /** Clerk's busiest endpoints during the attack, per minute (the others' calls included). */
+  endpoints: string;
   path: string;
   attacker: Statuses;
   callsPerMinute: number;
@@ -172,6 +174,15 @@ export type FairShare = {
   attacks: AttackResult[];
   nonces: FloodResult;
 };
+
+/** Backend API calls per endpoint between two readings of the stand-in's counters, most first. */
+function backendUse(before: Record<string, number>, after: Record<string, number>): [string, number][] {
+  return Object.entries(after)
+    .filter(([endpoint]) => endpoint.startsWith("bapi "))
+    .map(([endpoint, n]): [string, number] => [endpoint, n - (before[endpoint] ?? 0)])
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -241,11 +252,18 @@ export async function fairShareRun(servers: Servers, basePort: number): Promise<
     await warm();
     await sleep(QUIET_MS);
 
+    let lastEndpoints = "";
     const callsPerMinute = async (work: () => Promise<void>) => {
-      const before = await backendCalls(clerk);
+      const before = await emulatorCalls(clerk);
       const started = Date.now();
       await work();
-      return (((await backendCalls(clerk)) - before) / (Date.now() - started)) * 60_000;
+      const minutes = (Date.now() - started) / 60_000;
+      const used = backendUse(before, await emulatorCalls(clerk));
+      lastEndpoints = used
+        .slice(0, 3)
+        .map(([endpoint, n]) => `${endpoint.slice("bapi ".length)} ${(n / minutes).toFixed(0)}/min`)
+        .join(", ");
+      return used.reduce((sum, [, n]) => sum + n, 0) / minutes;
     };
     let baselineOthers: Statuses = {};
     const baseline = await callsPerMinute(async () => {
@@ -270,6 +288,7 @@ export async function fairShareRun(servers: Servers, basePort: number): Promise<
         path: path.name,
         attacker: attackerStatuses,
         callsPerMinute: during - baseline,
+        endpoints: lastEndpoints,
         others: othersStatuses,
         refused: (await refusedCalls(clerk)) - refusedBefore,
       });
@@ -329,12 +348,12 @@ export function fairShareLines({ seconds, baseline, attacks, nonces }: FairShare
     return `others' ${all(others).toLocaleString("en")} views: ${byStatus(others)} (target all 200, 0 × 503: ${failed === 0 ? "met" : `missed, ${unavailable} × 503`})`;
   };
   const lines = [
-    `| Fair share: one member at ${ATTACK_CONNECTIONS} connections for ${seconds} s, 2 instances, keys mode, default budget | the attacker's requests | Clerk calls the attack caused per minute (target ≤ ${CALLS_PER_MINUTE_TARGET}) | the others' views (10 people, a page on each instance every ${OTHERS_EVERY_MS} ms; target all 200) | Clerk's 429s |`,
-    "| --- | --- | ---: | --- | ---: |",
-    `| (no attacker: the others alone, the baseline) | — | ${baseline.callsPerMinute.toFixed(0)} (the others' own) | ${othersLine(baseline.others)} | — |`,
+    `| Fair share: one member at ${ATTACK_CONNECTIONS} connections for ${seconds} s, 2 instances, keys mode, default budget | the attacker's requests | Clerk calls the attack caused per minute (target ≤ ${CALLS_PER_MINUTE_TARGET}) | Clerk's busiest endpoints during it | the others' views (10 people, a page on each instance every ${OTHERS_EVERY_MS} ms; target all 200) | Clerk's 429s |`,
+    "| --- | --- | ---: | --- | --- | ---: |",
+    `| (no attacker: the others alone, the baseline) | — | ${baseline.callsPerMinute.toFixed(0)} (the others' own) | — | ${othersLine(baseline.others)} | — |`,
     ...attacks.map(
       (a) =>
-        `| ${a.path} | ${all(a.attacker).toLocaleString("en")}: ${byStatus(a.attacker)} | ${a.callsPerMinute.toFixed(0)} (${a.callsPerMinute <= CALLS_PER_MINUTE_TARGET ? "met" : "missed"}) | ${othersLine(a.others)} | ${a.refused} |`,
+        `| ${a.path} | ${all(a.attacker).toLocaleString("en")}: ${byStatus(a.attacker)} | ${a.callsPerMinute.toFixed(0)} (${a.callsPerMinute <= CALLS_PER_MINUTE_TARGET ? "met" : "missed"}) | ${a.endpoints || "none"} | ${othersLine(a.others)} | ${a.refused} |`,
     ),
   ];
   const completed = nonces.handshakes.filter((h) => h.completed).length;

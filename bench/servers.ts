@@ -50,8 +50,14 @@ export function stopAll() {
   for (const child of children) child.kill("SIGTERM");
 }
 
+/**
+ * Up to two minutes: ten instances starting at once on a small machine that
+ * other work shares (load averages of 20 seen) took more than 30 s.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 export async function waitFor(url: string) {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     try {
       if ((await fetch(url)).status < 500) return;

@@ -39,6 +39,14 @@ export type Stack = {
   stop(): void;
 };
 
+/** The stacks running now, so that an interrupted bench (Ctrl-C, SIGTERM) stops them too. */
+const running = new Set<() => void>();
+
+/** Stops every stack still running (their `finally` blocks do not run when the bench is interrupted). */
+export function stopStacks() {
+  for (const stop of running) stop();
+}
+
 export async function startStack(
   servers: Servers,
   { instances: size, webhooks, basePort, instanceEnv }: StackOptions,
@@ -55,8 +63,10 @@ export async function startStack(
     }),
   ];
   const stop = () => {
+    running.delete(stop);
     for (const child of children) child.kill("SIGKILL");
   };
+  running.add(stop);
   try {
     const dataDir = mkdtempSync(join(tmpdir(), "teamwork-bench-stack-"));
     const clerk = `http://127.0.0.1:${ports.clerk}`;
