@@ -124,14 +124,13 @@ async function main() {
   await devLoopPhase();
 }
 
-// Interrupted, the bench still stops what it started (the phases' own `finally` blocks never run).
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    stopStacks();
-    stopAll();
-    process.exit(130);
-  });
-}
+// Interrupted or crashed, the bench still stops what it started (the phases' own `finally` blocks never run):
+// killing a child is synchronous, so it works from "exit" too.
+process.once("exit", () => {
+  stopStacks();
+  stopAll();
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
 main().catch((error) => {
   console.error(error);
