@@ -12,6 +12,7 @@ import {
   BUDGET_HEADER,
   budgetRows,
   budgetRun,
+  changesLines,
   coldStartLines,
   redisLines,
   refreshCost,
@@ -19,12 +20,13 @@ import {
 } from "./budget";
 import { browserPhase, printPages } from "./browser";
 import { devLoopPhase } from "./dev-loop";
+import { FAIR_SHARE_SECONDS, fairShareLines, fairShareRun } from "./fair-share";
 import { buildApp, buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "./fleet";
 import { CONNECTIONS, loadPhase, printLoad } from "./load";
 import { memoryRows, memoryRuns } from "./memory";
 import { pageRows, pagesPhase } from "./pages";
-import { openSync } from "node:fs";
-import { clerkKeys, COMMON_ENV, ROOT, start, stopAll, url, waitFor } from "./servers";
+import { stackServers, stopAll, url } from "./servers";
+import { stopStacks } from "./stack";
 import { coldPhase, latencyPhase, printCold, printLatency } from "./ttfb";
 
 /** Memory: the landing page, the organization home and its members, on two fresh instances. */
@@ -48,35 +50,37 @@ async function memoryPhase({ clerk, memoryApps }: Fleet) {
  * of the runs before (docs/performance.md), for comparison.
  */
 async function budgetPhase() {
-  console.log(
-    `\nClerk's budget: 10 instances, then 2, sharing Redis; 200 people in 20 organizations browsing for 30 s at ${VIEWS_PER_SECOND} views a second…`,
-  );
-  const servers = {
-    startServer: (name: string, env: Record<string, string>, logFile?: string) =>
-      start(
-        name,
-        ["build/server.js"],
-        { ...COMMON_ENV, ...env },
-        ROOT,
-        process.execPath,
-        logFile ? openSync(logFile, "a") : "ignore",
-      ),
-    waitFor,
-    clerkKeys,
-  };
-  const budget = [];
-  for (const options of [
+  // BENCH_BUDGET_INSTANCES=2 (or 10): only the runs of that fleet size, for a machine that cannot start ten.
+  const only = process.env.BENCH_BUDGET_INSTANCES ? Number(process.env.BENCH_BUDGET_INSTANCES) : null;
+  const runs = [
     { instances: 10, webhooks: true, basePort: 4740 },
     { instances: 10, webhooks: false, basePort: 4760 },
     { instances: 2, webhooks: true, basePort: 4720 },
     { instances: 2, webhooks: false, basePort: 4730 },
-  ]) {
-    budget.push(await budgetRun(servers, options));
+  ].filter(({ instances }) => only === null || instances === only);
+  if (runs.length === 0) throw new Error("BENCH_BUDGET_INSTANCES must be 10 or 2");
+  console.log(
+    `\nClerk's budget: ${[...new Set(runs.map((r) => r.instances))].join(" instances, then ")} instances, sharing Redis; 200 people in 20 organizations browsing for 30 s at ${VIEWS_PER_SECOND} views a second…`,
+  );
+  const budget = [];
+  for (const options of runs) {
+    budget.push(await budgetRun(stackServers, options));
   }
   console.log("");
   for (const row of [...BUDGET_HEADER, ...budgetRows(budget)]) console.log(row);
   console.log(`\n${refreshCost(budget[0]!)}`);
-  for (const line of [...coldStartLines(budget), ...redisLines(budget)]) console.log(line);
+  for (const line of [...coldStartLines(budget), ...changesLines(budget), ...redisLines(budget)]) console.log(line);
+}
+
+/** Fair share: one member's attacks and a flood of made-up handshake nonces, on two instances in keys mode. */
+async function fairSharePhase() {
+  const seconds = process.env.BENCH_FAIR_SHARE_SECONDS ?? FAIR_SHARE_SECONDS;
+  console.log(
+    `\nFair share: 2 instances sharing Redis, webhooks on, the default budget; each attack ${seconds} s while 10 other people browse, then a flood of made-up handshake nonces…`,
+  );
+  const run = await fairShareRun(stackServers, 4790);
+  console.log("");
+  for (const line of fairShareLines(run)) console.log(line);
 }
 
 async function main() {
@@ -84,6 +88,11 @@ async function main() {
   if (process.argv.slice(2).join(" ") === "--only budget") {
     buildApp();
     return budgetPhase();
+  }
+  // `npm run bench -- --only fair-share`: one person's and one flood's share of Clerk's budget (issue 54).
+  if (process.argv.slice(2).join(" ") === "--only fair-share") {
+    buildApp();
+    return fairSharePhase();
   }
   // `npm run bench -- --only pages`: each page's CPU per request on one instance (docs/scaling.md).
   if (process.argv.slice(2).join(" ") === "--only pages") {
@@ -111,11 +120,21 @@ async function main() {
   for (const row of memory) console.log(row);
 
   await budgetPhase();
+  await fairSharePhase();
   await devLoopPhase();
 }
 
+// Interrupted or crashed, the bench still stops what it started (the phases' own `finally` blocks never run):
+// killing a child is synchronous, so it works from "exit" too.
+process.once("exit", () => {
+  stopStacks();
+  stopAll();
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+
 main().catch((error) => {
   console.error(error);
+  stopStacks();
   stopAll();
   process.exit(1);
 });

@@ -5,11 +5,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createPublicKey } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { emulatorCalls } from "../tests/support/emulator-api";
 import { emulatorCookie } from "../tests/support/session";
+import type { Servers } from "./stack";
 
 export const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const children: ChildProcess[] = [];
@@ -49,8 +50,14 @@ export function stopAll() {
   for (const child of children) child.kill("SIGTERM");
 }
 
+/**
+ * Up to two minutes: ten instances starting at once on a small machine that
+ * other work shares (load averages of 20 seen) took more than 30 s.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 export async function waitFor(url: string) {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     try {
       if ((await fetch(url)).status < 500) return;
@@ -130,3 +137,18 @@ export function startApp(port: number, keys: Record<string, string>, node?: stri
     node,
   );
 }
+
+/** How a fleet of its own (bench/stack.ts) starts its processes: with the bench's, stopped at the end too. */
+export const stackServers: Servers = {
+  startServer: (name, env, logFile) =>
+    start(
+      name,
+      ["build/server.js"],
+      { ...COMMON_ENV, ...env },
+      ROOT,
+      process.execPath,
+      logFile ? openSync(logFile, "a") : "ignore",
+    ),
+  waitFor,
+  clerkKeys,
+};
