@@ -6,7 +6,7 @@ import { redisCacheStore } from "../../server/redis-cache-store";
 import { connectRedis, type RedisConfig } from "../../server/redis";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { startRedisCluster, type RedisCluster } from "../support/redis-cluster";
-import { notAsked, unique, until } from "../support/shared-state";
+import { clerkStandIn, notAsked, unique, until } from "../support/shared-state";
 
 // Instances missing one key at once, each with its own connection, store and
 // cache (as processes are), over a real redis-server and a real Redis Cluster:
@@ -32,23 +32,6 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** A read from Clerk the test answers (or fails) when it wants, counting how often Clerk was asked. */
-function clerk() {
-  let calls = 0;
-  const pending: { resolve: (value: string) => void; reject: (error: unknown) => void }[] = [];
-  return {
-    load: () => {
-      calls++;
-      return new Promise<string>((resolve, reject) => pending.push({ resolve, reject }));
-    },
-    calls: () => calls,
-    answer: (value: string) => pending.shift()!.resolve(value),
-    fail: (error: unknown) => pending.shift()!.reject(error),
-    answerAll: (value: string) => pending.splice(0).forEach(({ resolve }) => resolve(value)),
-    asked: () => until(() => pending.length > 0),
-  };
-}
-
 const backends: [string, () => RedisConfig][] = [
   ["one redis-server", () => ({ url: redis!.url })],
   ["a Redis Cluster", () => ({ clusterUrls: cluster!.urls })],
@@ -69,7 +52,7 @@ describe.each(backends)("on %s", (_name, config) => {
 
   it("six instances missing the same key at once ask Clerk once", async () => {
     const { caches } = await fleet(6);
-    const source = clerk();
+    const source = clerkStandIn();
     const reads = caches.map((cache) => cache.get("org_1", source.load));
     await source.asked();
     // The others are waiting by now (they asked for the lease as the first one did).
@@ -83,7 +66,7 @@ describe.each(backends)("on %s", (_name, config) => {
   it("a reader that fails lets the waiters go at once: one of them reads, the rest take its answer", async () => {
     const { caches } = await fleet(4);
     const [first, ...others] = caches;
-    const source = clerk();
+    const source = clerkStandIn();
     const failed = first!.get("org_1", source.load);
     await source.asked();
     const waiting = others.map((cache) => cache.get("org_1", source.load));
@@ -106,7 +89,7 @@ describe.each(backends)("on %s", (_name, config) => {
     const { family, caches } = await fleet(4);
     const [reader, waiter, forgetter, later] = caches as [SharedCache<string>, ...SharedCache<string>[]];
     await reader.get("org_0", async () => "warm");
-    const source = clerk();
+    const source = clerkStandIn();
     const before = reader.get("org_1", source.load);
     await source.asked();
     const waiting = waiter!.get("org_1", source.load);
@@ -136,7 +119,7 @@ describe.each(backends)("on %s", (_name, config) => {
     expect(await c.get("org_1", notAsked)).toBe("Acme Inc.");
 
     // A read of org_1's group under way on a, begun before the next change.
-    const source = clerk();
+    const source = clerkStandIn();
     const before = a.get("org_1|members", source.load);
     await source.asked();
     await b.update("org_1", () => "Acme Ltd.");
@@ -179,7 +162,7 @@ describe("update on one redis-server", () => {
     const [reader, waiter] = [0, 1].map(() =>
       createCache<string>({ name: family, localTtlMs: 1, sharedTtlMs: 60_000, store: redisCacheStore(client) }),
     );
-    const source = clerk();
+    const source = clerkStandIn();
     const read = reader!.get("org_1", source.load);
     await source.asked();
     await admin.config("RESETSTAT");

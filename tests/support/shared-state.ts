@@ -19,6 +19,28 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 2_000)
   }
 }
 
+/**
+ * A read from Clerk the test answers (or fails) when it wants, counting how
+ * often Clerk was asked. `waitFor` is how `asked` waits (a test on a
+ * controlled clock turns the event loop instead of polling in real time).
+ */
+export function clerkStandIn(waitFor: (ready: () => boolean) => Promise<void> = (ready) => until(ready)) {
+  let calls = 0;
+  const pending: { resolve: (value: string) => void; reject: (error: unknown) => void }[] = [];
+  return {
+    load: () => {
+      calls++;
+      return new Promise<string>((resolve, reject) => pending.push({ resolve, reject }));
+    },
+    calls: () => calls,
+    answer: (value: string) => pending.shift()!.resolve(value),
+    fail: (error: unknown) => pending.shift()!.reject(error),
+    answerAll: (value: string) => pending.splice(0).forEach(({ resolve }) => resolve(value)),
+    /** Resolves once a read is waiting for its answer. */
+    asked: () => waitFor(() => pending.length > 0),
+  };
+}
+
 /** An id no other test (or run) uses: `<kind>_<time><random>`. */
 export const unique = (kind: string) => `${kind}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 

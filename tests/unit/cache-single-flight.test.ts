@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createCache, memoryStore } from "~/lib/shared-cache.server";
+import { clerkStandIn } from "../support/shared-state";
 
 // Several "instances" are several caches over one store (as processes over Redis), on one controlled clock
 // that only the test moves. A waiter's pauses are added up (`waited`), not slept, so how long it would have
@@ -28,29 +29,16 @@ function fleet(sharedTtlMs = 60_000) {
 
 const settle = () => new Promise<void>((r) => setTimeout(r, 0));
 
-/** A read from Clerk the test answers (or fails) when it wants, counting how often Clerk was asked. */
-function clerk() {
-  let calls = 0;
-  const pending: { resolve: (value: string) => void; reject: (error: unknown) => void }[] = [];
-  return {
-    load: () => {
-      calls++;
-      return new Promise<string>((resolve, reject) => pending.push({ resolve, reject }));
-    },
-    calls: () => calls,
-    answer: (value: string) => pending.shift()!.resolve(value),
-    fail: (error: unknown) => pending.shift()!.reject(error),
-    asked: async () => {
-      while (pending.length === 0) await settle();
-    },
-  };
-}
+/** Turns the event loop until `ready`: a read's asking, on this file's controlled clock. */
+const turns = async (ready: () => boolean) => {
+  while (!ready()) await settle();
+};
 
 describe("single flight across instances", () => {
   it("instances missing the same key at once ask Clerk once; the others take its answer from the store", async () => {
     const { instance } = fleet();
     const instances = [instance(), instance(), instance(), instance()];
-    const source = clerk();
+    const source = clerkStandIn(turns);
     const reads = instances.map((cache) => cache.get("org_1", source.load));
     await source.asked();
     for (let i = 0; i < 5; i++) await settle();
@@ -63,7 +51,7 @@ describe("single flight across instances", () => {
   it("a reader that fails lets the waiters go at once: one of them reads", async () => {
     const { instance, waited } = fleet();
     const [a, b, c] = [instance(), instance(), instance()];
-    const source = clerk();
+    const source = clerkStandIn(turns);
     const failed = a.get("org_1", source.load);
     await source.asked();
     const waiting = [b.get("org_1", source.load), c.get("org_1", source.load)];
@@ -80,7 +68,7 @@ describe("single flight across instances", () => {
   it("a reader that never answers holds the others 1.5 s at most: then they read themselves", async () => {
     const { instance, waited } = fleet();
     const [a, b] = [instance(), instance()];
-    const stuck = clerk();
+    const stuck = clerkStandIn(turns);
     void a.get("org_1", stuck.load);
     await stuck.asked();
     expect(await b.get("org_1", async () => "read alone")).toBe("read alone");
@@ -99,7 +87,7 @@ describe("single flight across instances", () => {
   it("a forget during the read refuses its answer: the waiters do not take it, one reads again", async () => {
     const { instance } = fleet();
     const [a, b, c, d] = [instance(), instance(), instance(), instance()];
-    const source = clerk();
+    const source = clerkStandIn(turns);
     const before = a.get("org_1", source.load);
     await source.asked();
     const waiting = b.get("org_1", source.load);
@@ -121,7 +109,7 @@ describe("single flight across instances", () => {
     await a.get("user_1", async () => "old");
     await settle();
     pass(6_000);
-    const source = clerk();
+    const source = clerkStandIn(turns);
     const reads = [b.get("user_1", source.load), c.get("user_1", source.load)];
     await source.asked();
     await settle();
@@ -198,7 +186,7 @@ describe("update", () => {
     const { instance } = fleet();
     const [a, b, c] = [instance(), instance(), instance()];
     await a.get("org_0", async () => "warm");
-    const source = clerk();
+    const source = clerkStandIn(turns);
     const before = a.get("org_1", source.load);
     await source.asked();
     const mark = a.mark();
