@@ -25,6 +25,9 @@ export default defineConfig({
           setupFiles: ["tests/support/contract-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
+          // A browser page (clerk-js rendering Clerk's components) can take seconds on a loaded CI
+          // machine: vitest's default of 1 s for expect.poll made such checks fail by chance.
+          expect: { poll: { timeout: 10_000 } },
           // Each file starts its own server; two at a time suits two cores.
           maxWorkers: 2,
           sequence: { groupOrder: 1 },

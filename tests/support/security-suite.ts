@@ -77,7 +77,7 @@ export function describeSecurityPage(line: FixtureLine, ui: LineScreens): void {
       // The Security page lists the authenticator and the backup codes now.
       const mfa = page.locator(".cl-profileSection__mfa");
       await mfa.getByText("Authenticator application").first().waitFor();
-      await expect.poll(() => mfa.innerText()).toContain("Backup codes");
+      await expect.poll(() => mfa.innerText(), { timeout: 15_000 }).toContain("Backup codes");
       const dir = process.env.SECURITY_SCREENSHOT_DIR;
       if (dir) await page.screenshot({ path: join(dir, `${line}-security-totp.png`), fullPage: true });
     }, 60_000);
@@ -115,13 +115,13 @@ export function describeSecurityPage(line: FixtureLine, ui: LineScreens): void {
         const otherSession = String(sessionTokenClaims(await other.context.cookies())?.sid);
 
         await page.goto(`${fixture.appUrl}/user#/security`);
-        await expect.poll(() => activeDevices(page)).toHaveLength(2);
+        await expect.poll(() => activeDevices(page), { timeout: 15_000 }).toHaveLength(2);
         expect((await activeDevices(page)).join("\n")).toContain("Firefox");
         expect(await signOutDevice(page, /Firefox/)).toBe(200);
         // Listed afresh, the devices are this one alone. (clerk-js 5 drops the row at once; @clerk/ui 1.34
         // was seen keeping it until the list is fetched again, so the page is reloaded on both lines.)
         await page.reload();
-        await expect.poll(() => activeDevices(page)).toHaveLength(1);
+        await expect.poll(() => activeDevices(page), { timeout: 15_000 }).toHaveLength(1);
         expect((await activeDevices(page)).join("\n")).not.toContain("Firefox");
 
         // Its next page: clerk-js finds no session on its client and shows the signed-out page, and no
