@@ -18,6 +18,7 @@ export default tseslint.config(
       "test-results/**",
       "playwright-report/**",
       "scripts/**",
+      "packages/*/bin/**",
       "tests/support/*.cjs",
       "app/**/*.cjs",
       "*.config.js",
@@ -68,7 +69,7 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
-          patterns: ["**/emulator/**", "**/tests/**"],
+          patterns: ["**/packages/**", "clerk-emulator", "clerk-emulator/*", "**/tests/**"],
           // rootAuthLoader and getAuth each check the session again; ~/lib/clerk/auth.server checks it once per request.
           paths: [
             {

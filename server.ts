@@ -47,7 +47,9 @@ if (refusal) {
   console.error(refusal);
   process.exit(1);
 }
-const local = localMode ? (await import("./emulator/local-mode")).prepareLocalMode(process.env) : null;
+const local = localMode
+  ? (await import("./packages/clerk-emulator/src/hosts/local-mode")).prepareLocalMode(process.env)
+  : null;
 process.env.CLERK_JS ||= "/_clerk-js/clerk.browser.js";
 
 let env;

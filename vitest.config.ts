@@ -6,6 +6,31 @@ const alias = { "~": resolve(import.meta.dirname, "app") };
 export default defineConfig({
   test: {
     projects: [
+      // The emulator's own tests (packages/clerk-emulator/tests): they need no app build.
+      {
+        test: {
+          name: "emulator-unit",
+          // coverage.test.ts runs the coverage script (vite-node, seconds on a loaded machine).
+          testTimeout: 30_000,
+          root: "packages/clerk-emulator",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "emulator-api",
+          root: "packages/clerk-emulator",
+          include: ["tests/api/**/*.test.ts"],
+          environment: "node",
+          // Every answer is checked against Clerk's OpenAPI spec, as in the app's integration tests.
+          setupFiles: ["../../tests/support/contract-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          expect: { poll: { timeout: 10_000 } },
+          maxWorkers: 2,
+        },
+      },
       {
         resolve: { alias },
         test: {

@@ -7,8 +7,8 @@
 //   npx vite-node scripts/emulator-coverage.ts [--missing] [--json]
 import { existsSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { createClerkEmulator } from "../emulator";
-import { registeredOperations } from "../emulator/routing";
+import { createClerkEmulator } from "../packages/clerk-emulator/src";
+import { registeredOperations } from "../packages/clerk-emulator/src/http/routing";
 
 type Api = "fapi" | "bapi";
 type Operation = { api: Api; method: string; path: string; tag: string };
@@ -55,7 +55,7 @@ const SPECS: Record<Api, string> = { fapi: "fapi-2025-11-10.yml", bapi: "bapi-20
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 function specOperations(api: Api): Operation[] {
-  const file = new URL(`../tests/contract/clerk-openapi/${SPECS[api]}`, import.meta.url);
+  const file = new URL(`../packages/clerk-emulator/contract/clerk-openapi/${SPECS[api]}`, import.meta.url);
   const spec = parse(readFileSync(file, "utf8")) as { paths: Record<string, Record<string, { tags?: string[] }>> };
   return Object.entries(spec.paths).flatMap(([path, item]) =>
     Object.entries(item)

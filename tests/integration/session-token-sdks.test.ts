@@ -2,14 +2,14 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { describe, expect, it } from "vitest";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../packages/clerk-emulator/src/domain/instance-keys";
 import {
   generateSigningKey,
   sessionClaims,
   signJwt,
   type SessionClaimsInput,
   type SessionTokenVersion,
-} from "../../emulator/tokens";
+} from "../../packages/clerk-emulator/src/domain/tokens";
 import { ROOT } from "../support/server";
 
 // Both of Clerk's SDK lines the emulator serves read its session tokens, in

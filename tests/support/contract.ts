@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
-import type { Exchange } from "../../emulator/recorder";
-import { allowlist, type Excuse } from "../contract/allowlist";
+import type { Exchange } from "../../packages/clerk-emulator/src/http/recorder";
+import { allowlist, type Excuse } from "../../packages/clerk-emulator/contract/allowlist";
 
 /**
  * Clerk's contract: every answer the emulator gives, checked against Clerk's
@@ -17,7 +17,7 @@ export type Answer = Exchange;
 export type Api = Answer["api"];
 
 const SPECS: Record<Api, string> = { fapi: "fapi-2025-11-10.yml", bapi: "bapi-2025-11-10.yml" };
-const SPEC_DIR = resolve(import.meta.dirname, "../contract/clerk-openapi");
+const SPEC_DIR = resolve(import.meta.dirname, "../../packages/clerk-emulator/contract/clerk-openapi");
 const JSON_TYPE = "application/json";
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import express from "express";
-import { createClerkEmulator, type ClerkEmulator, type ClerkEmulatorOptions } from "../../emulator";
+import { createClerkEmulator, type ClerkEmulator, type ClerkEmulatorOptions } from "../../packages/clerk-emulator/src";
 
 /** The local-mode secret key the server made in its data folder (what a Clerk app's CLERK_SECRET_KEY holds). */
 export function emulatorSecretKey(dataDir: string): string {

@@ -85,7 +85,7 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
     const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
     start(
       [
-        "scripts/emulator.mjs",
+        "packages/clerk-emulator/bin/clerk-emulator.mjs",
         "--port",
         String(emulatorPort),
         "--data-dir",

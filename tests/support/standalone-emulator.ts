@@ -13,7 +13,7 @@ export type StandaloneEmulator = {
 };
 
 /**
- * `npm run emulator` as another team runs it (`scripts/emulator.mjs`, in its
+ * `npm run emulator` as another team runs it (`packages/clerk-emulator/bin/clerk-emulator.mjs`, in its
  * own process group, memory state, a free port), with `args` added; ready once
  * it has printed the app's `.env` lines. Its answers are recorded for the
  * contract check; it reaches nothing beyond loopback.
@@ -22,7 +22,7 @@ export async function startStandaloneEmulator(args: string[]): Promise<Standalon
   let output = "";
   const child: ChildProcess = spawnGroup(
     process.execPath,
-    ["scripts/emulator.mjs", "--port", "0", "--data-dir", "memory", ...args],
+    ["packages/clerk-emulator/bin/clerk-emulator.mjs", "--port", "0", "--data-dir", "memory", ...args],
     ROOT,
     {
       PATH: process.env.PATH,

@@ -10,7 +10,10 @@ import { toJsonSchema } from "./contract";
  * each event type's request body, envelope and `data`, checked with Ajv as
  * tests/support/contract.ts checks the APIs' answers.
  */
-const SPEC = resolve(import.meta.dirname, "../contract/clerk-openapi/webhooks-2025-04-15.yml");
+const SPEC = resolve(
+  import.meta.dirname,
+  "../../packages/clerk-emulator/contract/clerk-openapi/webhooks-2025-04-15.yml",
+);
 const SPEC_ID = "webhooks";
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { svixHeaders } from "../../emulator/webhooks";
+import { svixHeaders } from "../../packages/clerk-emulator/src/webhooks/delivery";
 
-export { newWebhookSecret } from "../../emulator/webhooks";
+export { newWebhookSecret } from "../../packages/clerk-emulator/src/webhooks/delivery";
 
 /**
  * A Clerk webhook as Svix sends it: the body and the three `svix-*` headers,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clientJSON, organizationJSON, userJSON } from "../../emulator/json";
-import { Store } from "../../emulator/store";
+import { clientJSON, organizationJSON, userJSON } from "../../packages/clerk-emulator/src/json";
+import { Store } from "../../packages/clerk-emulator/src/state/store";
 import { contractBreaches, loadContract, toJsonSchema, type Answer } from "../support/contract";
 
 const answer = (a: Partial<Answer> & Pick<Answer, "api" | "method" | "path" | "body">): Answer => ({

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { encodePermissions, parseSessionTokenVersion, sessionClaims } from "../../emulator/tokens";
+import {
+  encodePermissions,
+  parseSessionTokenVersion,
+  sessionClaims,
+} from "../../packages/clerk-emulator/src/domain/tokens";
 
 // The emulator's session tokens, claim for claim, in both of Clerk's formats
 // (docs/emulator.md, "Session tokens"): version 2 by default, version 1 when asked.

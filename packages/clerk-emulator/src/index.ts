@@ -3,18 +3,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import express, { type Router } from "express";
 import { createBackendApi } from "./backend";
-import { Faults, type FaultMode } from "./faults";
+import { Faults, type FaultMode } from "./http/faults";
 import { createFrontendApi } from "./frontend";
 import { activityOf } from "./frontend/context";
 import { fullName } from "./json";
-import { enrollByDomains } from "./organization-domains";
-import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./proxy";
-import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./rate-limits";
-import { createMembershipRequest } from "./membership-requests";
-import { recordAnswersTo } from "./recorder";
-import { permissionKeysOf } from "./roles";
-import { ApiError, sendJson, str } from "./routing";
-import { Store } from "./store";
+import { enrollByDomains } from "./domain/organization-domains";
+import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./http/proxy";
+import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./http/rate-limits";
+import { createMembershipRequest } from "./domain/membership-requests";
+import { recordAnswersTo } from "./http/recorder";
+import { permissionKeysOf } from "./domain/roles";
+import { ApiError, sendJson, str } from "./http/routing";
+import { Store } from "./state/store";
 import {
   DEFAULT_SESSION_TOKEN_VERSION,
   generateSigningKey,
@@ -23,10 +23,10 @@ import {
   signJwt,
   type SessionTokenVersion,
   type SigningKey,
-} from "./tokens";
-import { createWebhookSender, type WebhookSettings } from "./webhooks";
+} from "./domain/tokens";
+import { createWebhookSender, type WebhookSettings } from "./webhooks/delivery";
 
-export { DEMO_PASSWORD } from "./store";
+export { DEMO_PASSWORD } from "./state/store";
 export { TEST_EMAIL_CODE } from "./frontend";
 
 export type ClerkEmulatorOptions = {

@@ -4,10 +4,10 @@ import {
   actorTokenJSON,
   createActorToken,
   revokeActorToken,
-} from "../actor-tokens";
-import { integerIn } from "../jwt-templates";
-import { ApiError, str } from "../routing";
-import type { Metadata } from "../store";
+} from "../domain/actor-tokens";
+import { integerIn } from "../domain/jwt-templates";
+import { ApiError, str } from "../http/routing";
+import type { Metadata } from "../state/store";
 import type { BackendContext, Route } from "./context";
 
 /** Impersonation: a link that signs someone in as a user, with an `act` claim naming them in every token. */

@@ -1,4 +1,4 @@
-import { ApiError, str, type Route } from "../routing";
+import { ApiError, str, type Route } from "../http/routing";
 import { INSTANCE_BODY_FIELDS } from "./instance-params";
 import { unknownParameter } from "./query-params";
 

@@ -1,6 +1,6 @@
 import { backendClientJSON, signUpJSON } from "../json";
-import { ApiError, str } from "../routing";
-import type { ClientRecord } from "../store";
+import { ApiError, str } from "../http/routing";
+import type { ClientRecord } from "../state/store";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer } from "./query-params";
 

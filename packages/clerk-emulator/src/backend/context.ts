@@ -1,10 +1,10 @@
 import type { Request } from "express";
-import { ApiError, str } from "../routing";
-import type { Store, UserRecord } from "../store";
+import { ApiError, str } from "../http/routing";
+import type { Store, UserRecord } from "../state/store";
 
 export type BackendContext = ReturnType<typeof createBackendContext>;
 
-export type { Route } from "../routing";
+export type { Route } from "../http/routing";
 
 /** A query or body parameter that may be given once or repeated (`?user_id=a&user_id=b`). */
 export function asList(value: unknown): string[] {

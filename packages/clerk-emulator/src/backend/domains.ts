@@ -1,10 +1,10 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { Request } from "express";
-import { newId } from "../ids";
+import { newId } from "../state/ids";
 import { deletedJSON } from "../json";
-import { ApiError, str } from "../routing";
-import type { RedirectUrlRecord, SatelliteDomainRecord, Store } from "../store";
+import { ApiError, str } from "../http/routing";
+import type { RedirectUrlRecord, SatelliteDomainRecord, Store } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { page } from "./query-params";

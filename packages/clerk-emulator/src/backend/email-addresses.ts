@@ -1,10 +1,10 @@
 import type { Request } from "express";
-import { newId } from "../ids";
-import { parseEmail } from "../invitations";
+import { newId } from "../state/ids";
+import { parseEmail } from "../domain/invitations";
 import { deletedJSON, emailAddressJSON } from "../json";
-import { verificationCodeEmail } from "../messages";
-import { ApiError, str } from "../routing";
-import type { EmailRecord, UserRecord } from "../store";
+import { verificationCodeEmail } from "../domain/messages";
+import { ApiError, str } from "../http/routing";
+import type { EmailRecord, UserRecord } from "../state/store";
 import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
 import { isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";

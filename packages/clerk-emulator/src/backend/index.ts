@@ -1,10 +1,10 @@
 import express, { type Request, type Router } from "express";
-import type { Faults } from "../faults";
-import { ApiError, createRegistrar, notImplemented } from "../routing";
-import type { Store } from "../store";
-import { jwks, type SigningKey } from "../tokens";
+import type { Faults } from "../http/faults";
+import { ApiError, createRegistrar, notImplemented } from "../http/routing";
+import type { Store } from "../state/store";
+import { jwks, type SigningKey } from "../domain/tokens";
 import { createBackendContext } from "./context";
-import { rawUploadBody } from "../uploads";
+import { rawUploadBody } from "../http/uploads";
 import { registerDomainRoutes } from "./domains";
 import { registerInstanceRoutes } from "./instance";
 import { registerInterstitialRoute } from "./interstitial";

@@ -1,9 +1,9 @@
 import type { Response } from "express";
-import { ENROLLMENT_MODES } from "../organization-domains";
-import { normaliseOrigin } from "../proxy";
-import { findRole, isCreatorEligible } from "../roles";
-import { ApiError, str } from "../routing";
-import type { DomainEnrollmentMode, InstanceRecord, RoleRecord, Store } from "../store";
+import { ENROLLMENT_MODES } from "../domain/organization-domains";
+import { normaliseOrigin } from "../http/proxy";
+import { findRole, isCreatorEligible } from "../domain/roles";
+import { ApiError, str } from "../http/routing";
+import type { DomainEnrollmentMode, InstanceRecord, RoleRecord, Store } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 

@@ -1,4 +1,4 @@
-import { ApiError, str } from "../routing";
+import { ApiError, str } from "../http/routing";
 import type { Route } from "./context";
 
 /**

@@ -8,11 +8,11 @@ import {
   refuseReinvitation,
   revokeInvitation,
   ticketUrl,
-} from "../invitations";
+} from "../domain/invitations";
 import { backendInvitationJSON, instanceInvitationJSON, publicOrganizationDataJSON } from "../json";
-import { parseRoleKey } from "../roles";
-import { ApiError, clampInt, paginate, str } from "../routing";
-import type { InvitationRecord, OrgRecord } from "../store";
+import { parseRoleKey } from "../domain/roles";
+import { ApiError, clampInt, paginate, str } from "../http/routing";
+import type { InvitationRecord, OrgRecord } from "../state/store";
 import { bodyOf, INVITATION_FIELDS, isTrue, ORGANIZATION_INVITATION_FIELDS, refuseUnkeptFields } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import {

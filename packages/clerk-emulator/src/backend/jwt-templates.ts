@@ -1,5 +1,5 @@
 import { deletedJSON } from "../json";
-import { jwtTemplate, jwtTemplateJSON, jwtTemplates, templateFromBody } from "../jwt-templates";
+import { jwtTemplate, jwtTemplateJSON, jwtTemplates, templateFromBody } from "../domain/jwt-templates";
 import { bodyOf } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer } from "./query-params";

@@ -9,10 +9,10 @@ import {
   requireDomainsEnabled,
   setEnrollmentMode,
   setVerified,
-} from "../organization-domains";
+} from "../domain/organization-domains";
 import { organizationDomainJSON } from "../json/organization-domains";
-import { ApiError, paginate, str } from "../routing";
-import type { OrganizationDomainRecord } from "../store";
+import { ApiError, paginate, str } from "../http/routing";
+import type { OrganizationDomainRecord } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { orderBy, valuesOf } from "./query-params";

@@ -1,8 +1,8 @@
 import { membershipJSON } from "../json";
-import { membershipOf } from "../memberships";
-import { mergeMetadata, parseMetadata } from "../metadata";
-import { paginate } from "../routing";
-import type { Metadata } from "../store";
+import { membershipOf } from "../domain/memberships";
+import { mergeMetadata, parseMetadata } from "../domain/metadata";
+import { paginate } from "../http/routing";
+import type { Metadata } from "../state/store";
 import type { BackendContext, Route } from "./context";
 import { membershipOrders } from "./organizations";
 import { orderBy } from "./query-params";

@@ -9,10 +9,10 @@ import {
   removePermission,
   updatePermission,
   updateRole,
-} from "../role-changes";
-import { permissionById, SYSTEM_PERMISSIONS } from "../roles";
-import { ApiError, paginate } from "../routing";
-import type { PermissionRecord, RoleRecord } from "../store";
+} from "../domain/role-changes";
+import { permissionById, SYSTEM_PERMISSIONS } from "../domain/roles";
+import { ApiError, paginate } from "../http/routing";
+import type { PermissionRecord, RoleRecord } from "../state/store";
 import { bodyOf } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { filterList, orderBy, PERMISSION_LIST, ROLE_LIST, unknownParameter } from "./query-params";

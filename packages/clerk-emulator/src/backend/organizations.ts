@@ -1,11 +1,11 @@
 import { deletedJSON, membershipJSON, organizationJSON } from "../json";
-import { changeRole, membershipOf, removeMember } from "../memberships";
-import { parseRoleKey } from "../roles";
-import { mergeMetadata, parseMetadata } from "../metadata";
-import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
-import { ApiError, paginate, str } from "../routing";
-import { readImageUpload, uploadFormField } from "../uploads";
-import type { MembershipRecord, OrgRecord, Store } from "../store";
+import { changeRole, membershipOf, removeMember } from "../domain/memberships";
+import { parseRoleKey } from "../domain/roles";
+import { mergeMetadata, parseMetadata } from "../domain/metadata";
+import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../domain/organizations";
+import { ApiError, paginate, str } from "../http/routing";
+import { readImageUpload, uploadFormField } from "../http/uploads";
+import type { MembershipRecord, OrgRecord, Store } from "../state/store";
 import { bodyOf, timeOf } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { filterList, MEMBERSHIP_LIST, ORGANIZATION_LIST, orderBy } from "./query-params";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { addPhone, parsePhone, refuseTakenPhone, removePhone, verifyPhone } from "../identifiers";
+import { addPhone, parsePhone, refuseTakenPhone, removePhone, verifyPhone } from "../domain/identifiers";
 import { deletedJSON, phoneNumberJSON } from "../json";
-import { ApiError, str } from "../routing";
-import type { PhoneRecord, UserRecord } from "../store";
+import { ApiError, str } from "../http/routing";
+import type { PhoneRecord, UserRecord } from "../state/store";
 import { textCode } from "../frontend/me-phones";
 import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
 import { bodyOf, isTrue } from "./body-params";

@@ -1,7 +1,7 @@
 import type { Request } from "express";
 import { fullName } from "../json";
 import { INSTANCE_QUERY_PARAMS } from "./instance-params";
-import { ApiError, clampInt, str, type Route } from "../routing";
+import { ApiError, clampInt, str, type Route } from "../http/routing";
 import type {
   InvitationRecord,
   MembershipRecord,
@@ -11,7 +11,7 @@ import type {
   SessionRecord,
   Store,
   UserRecord,
-} from "../store";
+} from "../state/store";
 
 /**
  * The one rule for the Backend API's query parameters: every GET the emulator

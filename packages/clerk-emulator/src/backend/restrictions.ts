@@ -1,9 +1,9 @@
 import type { Request } from "express";
-import { EMAIL, createInstanceInvitation, ticketUrl } from "../invitations";
-import { newId } from "../ids";
+import { EMAIL, createInstanceInvitation, ticketUrl } from "../domain/invitations";
+import { newId } from "../state/ids";
 import { deletedJSON } from "../json";
-import { ApiError, str } from "../routing";
-import type { IdentifierRecord, RestrictionsRecord } from "../store";
+import { ApiError, str } from "../http/routing";
+import type { IdentifierRecord, RestrictionsRecord } from "../state/store";
 import { isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { page } from "./query-params";

@@ -1,9 +1,9 @@
 import { createPublicKey, verify } from "node:crypto";
 import { backendSessionJSON } from "../json";
-import { integerIn, jwtTemplateNamed, mintTemplateToken } from "../jwt-templates";
-import { ApiError, str } from "../routing";
-import { mintSessionToken, type SessionTokenSettings } from "../session-tokens";
-import type { SessionRecord } from "../store";
+import { integerIn, jwtTemplateNamed, mintTemplateToken } from "../domain/jwt-templates";
+import { ApiError, str } from "../http/routing";
+import { mintSessionToken, type SessionTokenSettings } from "../domain/session-tokens";
+import type { SessionRecord } from "../state/store";
 import type { BackendContext, Route } from "./context";
 
 export type SessionMintingOptions = Omit<SessionTokenSettings, "store" | "key"> & { sessionLifetimeMs: number };

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createSignInToken, revokeSignInToken, ticketUrl } from "../invitations";
+import { createSignInToken, revokeSignInToken, ticketUrl } from "../domain/invitations";
 import { backendSessionJSON, signInTokenJSON } from "../json";
-import { ApiError, clampInt, str } from "../routing";
+import { ApiError, clampInt, str } from "../http/routing";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer, SESSION_LIST, filterList } from "./query-params";
 

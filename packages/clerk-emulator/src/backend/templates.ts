@@ -1,6 +1,6 @@
 import type { Request } from "express";
-import { ApiError, str } from "../routing";
-import type { TemplateOverride } from "../store";
+import { ApiError, str } from "../http/routing";
+import type { TemplateOverride } from "../state/store";
 import {
   parseTemplateType,
   render,
@@ -11,7 +11,7 @@ import {
   templateJSON,
   templateOverride,
   templatesOf,
-} from "../templates";
+} from "../domain/templates";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { page } from "./query-params";

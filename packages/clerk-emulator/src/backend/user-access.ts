@@ -1,7 +1,7 @@
-import { lockUser, unlockUser } from "../account-restrictions";
+import { lockUser, unlockUser } from "../domain/account-restrictions";
 import { userJSON } from "../json";
-import { ApiError, str } from "../routing";
-import { verifyPassword, type UserRecord } from "../store";
+import { ApiError, str } from "../http/routing";
+import { verifyPassword, type UserRecord } from "../state/store";
 import { isTrue } from "./body-params";
 import { asList, type BackendContext, type Route } from "./context";
 

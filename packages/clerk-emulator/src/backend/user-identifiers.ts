@@ -1,6 +1,6 @@
-import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../identifiers";
-import { ApiError } from "../routing";
-import type { Store, UserRecord } from "../store";
+import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../domain/identifiers";
+import { ApiError } from "../http/routing";
+import type { Store, UserRecord } from "../state/store";
 import { asList } from "./context";
 
 /**

@@ -1,8 +1,8 @@
 import { deletedJSON, userJSON } from "../json";
 import { passkeysOf } from "../json/passkeys";
-import { ApiError } from "../routing";
-import { parseMetadata } from "../metadata";
-import { readImageUpload } from "../uploads";
+import { ApiError } from "../http/routing";
+import { parseMetadata } from "../domain/metadata";
+import { readImageUpload } from "../http/uploads";
 import type { BackendContext, Route } from "./context";
 
 /** A user's profile image (uploaded as a multipart form, as @clerk/backend sends it) and their metadata replaced whole. */

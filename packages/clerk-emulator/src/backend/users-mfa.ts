@@ -9,9 +9,9 @@ import {
   removeTotp,
   replaceBackupCodes,
   secondFactorsOf,
-} from "../mfa";
-import { ApiError, str } from "../routing";
-import type { Store, UserRecord } from "../store";
+} from "../domain/mfa";
+import { ApiError, str } from "../http/routing";
+import type { Store, UserRecord } from "../state/store";
 
 /** `totp_secret` and `backup_codes` of `POST /v1/users` and `PATCH /v1/users/:id`, checked before anything changes. */
 export type MfaFields = { totpSecret?: string; backupCodes?: string[] };

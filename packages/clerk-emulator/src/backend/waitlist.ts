@@ -1,9 +1,15 @@
 import type { Request } from "express";
-import { parseEmail } from "../invitations";
+import { parseEmail } from "../domain/invitations";
 import { deletedJSON } from "../json";
-import { ApiError, str } from "../routing";
-import type { WaitlistEntryRecord } from "../store";
-import { inviteFromWaitlist, joinWaitlist, rejectFromWaitlist, waitlistEntryJSON, waitlistStatus } from "../waitlist";
+import { ApiError, str } from "../http/routing";
+import type { WaitlistEntryRecord } from "../state/store";
+import {
+  inviteFromWaitlist,
+  joinWaitlist,
+  rejectFromWaitlist,
+  waitlistEntryJSON,
+  waitlistStatus,
+} from "../domain/waitlist";
 import { isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { orderBy, page } from "./query-params";

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { ApiError } from "../routing";
+import { ApiError } from "../http/routing";
 import type { BackendContext, Route } from "./context";
 
 /**

@@ -1,5 +1,5 @@
-import { ApiError } from "./routing";
-import type { Store, UserRecord } from "./store";
+import { ApiError } from "../http/routing";
+import type { Store, UserRecord } from "../state/store";
 
 /**
  * Who may sign in and sign up: bans, account lockout, compromised passwords

@@ -1,5 +1,5 @@
 import { lastAdminError, soleAdminOf } from "./memberships";
-import type { Store, UserRecord } from "./store";
+import type { Store, UserRecord } from "../state/store";
 
 /**
  * Deletes a person's account, theirs or by the Backend API: refused while

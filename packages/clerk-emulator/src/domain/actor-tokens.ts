@@ -1,7 +1,7 @@
-import { newId } from "./ids";
+import { newId } from "../state/ids";
 import { ticketUrl } from "./invitations";
-import { ApiError } from "./routing";
-import { newTicket, type ActorTokenRecord, type Metadata, type SessionRecord, type Store } from "./store";
+import { ApiError } from "../http/routing";
+import { newTicket, type ActorTokenRecord, type Metadata, type SessionRecord, type Store } from "../state/store";
 
 /** Clerk's defaults: the link lasts an hour, the session it makes half an hour. */
 export const ACTOR_TOKEN_TTL_SECONDS = 3_600;

@@ -1,6 +1,6 @@
-import { newId } from "./ids";
-import { ApiError } from "./routing";
-import type { PhoneRecord, Store, UserRecord, Verifier } from "./store";
+import { newId } from "../state/ids";
+import { ApiError } from "../http/routing";
+import type { PhoneRecord, Store, UserRecord, Verifier } from "../state/store";
 
 /**
  * Phone numbers and usernames, the two identifiers beside email addresses:

@@ -1,6 +1,6 @@
-import { newId } from "./ids";
+import { newId } from "../state/ids";
 import { invitationEmail, organizationInvitationEmail } from "./messages";
-import { ApiError } from "./routing";
+import { ApiError } from "../http/routing";
 import {
   INVITATION_LIFETIME_MS,
   newTicket,
@@ -10,7 +10,7 @@ import {
   type SignInTokenRecord,
   type Store,
   type UserRecord,
-} from "./store";
+} from "../state/store";
 
 /** What Clerk accepts as an email address (the emulator's one check, for sign-ups and invitations). */
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

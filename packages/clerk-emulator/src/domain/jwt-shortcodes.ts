@@ -1,6 +1,6 @@
-import { fullName, imageUrl } from "./json";
+import { fullName, imageUrl } from "../json";
 import { permissionKeysOf } from "./roles";
-import type { Metadata, SessionRecord, Store } from "./store";
+import type { Metadata, SessionRecord, Store } from "../state/store";
 
 /**
  * Clerk's JWT template shortcodes (`{{user.id}}`, `{{org.role}}`,

@@ -1,8 +1,8 @@
 import { createHmac, createPrivateKey, randomBytes, sign, type KeyObject } from "node:crypto";
-import { newId } from "./ids";
+import { newId } from "../state/ids";
 import { renderClaims } from "./jwt-shortcodes";
-import { ApiError } from "./routing";
-import type { JwtTemplateRecord, Metadata, SessionRecord, Store } from "./store";
+import { ApiError } from "../http/routing";
+import type { JwtTemplateRecord, Metadata, SessionRecord, Store } from "../state/store";
 import type { SigningKey } from "./tokens";
 
 /** Clerk's defaults for a template's token: a minute's lifetime, five seconds' clock skew. */

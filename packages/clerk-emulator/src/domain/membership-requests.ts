@@ -1,7 +1,7 @@
-import { newId, nowMs } from "./ids";
+import { newId, nowMs } from "../state/ids";
 import { defaultRoleKey } from "./roles";
-import { ApiError } from "./routing";
-import type { MembershipRequestRecord, OrgRecord, Store } from "./store";
+import { ApiError } from "../http/routing";
+import type { MembershipRequestRecord, OrgRecord, Store } from "../state/store";
 
 /**
  * Requests to join an organization. Clerk makes one when someone with an

@@ -1,6 +1,6 @@
 import { hasPermission } from "./roles";
-import { ApiError } from "./routing";
-import type { MembershipRecord, OrgRecord, Role, Store } from "./store";
+import { ApiError } from "../http/routing";
+import type { MembershipRecord, OrgRecord, Role, Store } from "../state/store";
 
 /** Clerk's answer when a change would leave an organization without an admin. */
 export const lastAdminError = () =>

@@ -1,6 +1,6 @@
 import type { Request } from "express";
-import { newId } from "./ids";
-import type { Store } from "./store";
+import { newId } from "../state/ids";
+import type { Store } from "../state/store";
 import { applySmsTemplate, applyTemplate } from "./templates";
 
 /**

@@ -1,5 +1,5 @@
-import { ApiError } from "./routing";
-import type { Metadata } from "./store";
+import { ApiError } from "../http/routing";
+import type { Metadata } from "../state/store";
 
 /** Metadata as Clerk takes it: a JSON object, sent as a string by clerk-js's forms or as an object in JSON bodies. */
 export function parseMetadata(value: unknown, param: string): Metadata {

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import { newId } from "./ids";
-import { ApiError } from "./routing";
-import type { MfaSecretsRecord, SessionRecord, Store, UserMfaFlags, UserRecord } from "./store";
+import { newId } from "../state/ids";
+import { ApiError } from "../http/routing";
+import type { MfaSecretsRecord, SessionRecord, Store, UserMfaFlags, UserRecord } from "../state/store";
 
 /**
  * Multi-factor authentication: a TOTP authenticator (RFC 6238: SHA-1, six

@@ -1,7 +1,7 @@
-import { newId } from "./ids";
+import { newId } from "../state/ids";
 import { createInvitation } from "./invitations";
 import { affiliationCodeEmail } from "./messages";
-import { ApiError } from "./routing";
+import { ApiError } from "../http/routing";
 import type {
   DomainEnrollmentMode,
   OrganizationDomainRecord,
@@ -9,7 +9,7 @@ import type {
   OrgRecord,
   Store,
   UserRecord,
-} from "./store";
+} from "../state/store";
 
 /**
  * Organizations' verified domains, as Clerk plays them

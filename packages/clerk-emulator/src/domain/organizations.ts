@@ -1,5 +1,5 @@
-import { ApiError } from "./routing";
-import type { OrgRecord, Store } from "./store";
+import { ApiError } from "../http/routing";
+import type { OrgRecord, Store } from "../state/store";
 
 function validateName(rawName: string | null): string {
   const name = (rawName ?? "").trim();

@@ -1,4 +1,4 @@
-import { ApiError } from "./routing";
+import { ApiError } from "../http/routing";
 
 /** The instance's password rules (its environment says 8 to 72 characters). */
 export function validateNewPassword(password: string | null, param = "password"): string {

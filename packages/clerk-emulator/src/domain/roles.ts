@@ -1,5 +1,5 @@
-import type { MembershipRecord, PermissionRecord, RoleRecord, State } from "./records";
-import { ApiError } from "./routing";
+import type { MembershipRecord, PermissionRecord, RoleRecord, State } from "../state/records";
+import { ApiError } from "../http/routing";
 
 /**
  * Clerk's organization roles and permissions. System permissions

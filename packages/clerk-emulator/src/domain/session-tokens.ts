@@ -1,7 +1,7 @@
-import { fullName } from "./json";
+import { fullName } from "../json";
 import { factorVerificationAge } from "./mfa";
 import { permissionKeysOf } from "./roles";
-import type { SessionRecord, Store } from "./store";
+import type { SessionRecord, Store } from "../state/store";
 import { sessionClaims, signJwt, type SessionTokenVersion, type SigningKey } from "./tokens";
 
 /** What minting a session token takes, the same for the Frontend API (clerk-js) and the Backend API (`getToken`). */

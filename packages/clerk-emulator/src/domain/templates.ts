@@ -1,6 +1,6 @@
 import type { EmailMessage, SmsMessage } from "./messages";
-import { ApiError } from "./routing";
-import type { Store, TemplateOverride } from "./store";
+import { ApiError } from "../http/routing";
+import type { Store, TemplateOverride } from "../state/store";
 
 /**
  * Clerk's email and SMS templates for the messages the emulator sends

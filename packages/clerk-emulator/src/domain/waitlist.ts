@@ -1,9 +1,9 @@
-import { newId } from "./ids";
+import { newId } from "../state/ids";
 import { createInstanceInvitation, ticketUrl } from "./invitations";
-import { instanceInvitationJSON } from "./json";
+import { instanceInvitationJSON } from "../json";
 import { waitlistConfirmationEmail, waitlistInvitationEmail } from "./messages";
-import { ApiError } from "./routing";
-import type { Store, WaitlistEntryRecord } from "./store";
+import { ApiError } from "../http/routing";
+import type { Store, WaitlistEntryRecord } from "../state/store";
 
 /**
  * Clerk's waitlist: an address joins (the Frontend API's `POST /v1/waitlist`,

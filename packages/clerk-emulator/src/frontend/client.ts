@@ -1,10 +1,10 @@
 import type { Request, Response } from "express";
 import { instanceOrigins } from "../backend/domains";
-import { environmentJSON } from "../environment";
-import { newId } from "../ids";
+import { environmentJSON } from "../json/environment";
+import { newId } from "../state/ids";
 import { sessionJSON } from "../json";
-import { redirectAllowed } from "../proxy";
-import { ApiError, str } from "../routing";
+import { redirectAllowed } from "../http/proxy";
+import { ApiError, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { templateTokenForRequest } from "./template-tokens";
 

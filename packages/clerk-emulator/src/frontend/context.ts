@@ -1,12 +1,12 @@
 import type { Request, Response } from "express";
-import type { Faults } from "../faults";
+import type { Faults } from "../http/faults";
 import { clientJSON } from "../json";
-import { markFactorVerified } from "../mfa";
-import { frontendApiPath } from "../proxy";
-import { ApiError, str } from "../routing";
-import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../store";
-import { mintSessionToken } from "../session-tokens";
-import type { SessionTokenVersion, SigningKey } from "../tokens";
+import { markFactorVerified } from "../domain/mfa";
+import { frontendApiPath } from "../http/proxy";
+import { ApiError, str } from "../http/routing";
+import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../state/store";
+import { mintSessionToken } from "../domain/session-tokens";
+import type { SessionTokenVersion, SigningKey } from "../domain/tokens";
 
 export type FrontendApiOptions = {
   store: Store;
@@ -185,4 +185,4 @@ export function createFrontendContext(options: FrontendApiOptions) {
 }
 
 export type FrontendContext = ReturnType<typeof createFrontendContext>;
-export type { Route } from "../routing";
+export type { Route } from "../http/routing";

@@ -1,8 +1,15 @@
 import type { Request, Response } from "express";
-import { newId } from "../ids";
-import { emailLinkEmail, type EmailLinkFlow } from "../messages";
-import { ApiError, str } from "../routing";
-import type { ClientRecord, EmailLinkRecord, EmailRecord, SignInRecord, SignUpRecord, UserRecord } from "../store";
+import { newId } from "../state/ids";
+import { emailLinkEmail, type EmailLinkFlow } from "../domain/messages";
+import { ApiError, str } from "../http/routing";
+import type {
+  ClientRecord,
+  EmailLinkRecord,
+  EmailRecord,
+  SignInRecord,
+  SignUpRecord,
+  UserRecord,
+} from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { allowedRedirect } from "./redirects";
 

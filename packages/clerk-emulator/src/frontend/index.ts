@@ -1,7 +1,7 @@
 import express, { type Router } from "express";
-import { wrongProxySecret } from "../proxy";
-import { ApiError, createRegistrar, notImplemented, sendJson } from "../routing";
-import { rawUploadBody } from "../uploads";
+import { wrongProxySecret } from "../http/proxy";
+import { ApiError, createRegistrar, notImplemented, sendJson } from "../http/routing";
+import { rawUploadBody } from "../http/uploads";
 import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";
 import { registerEmailLinkRoutes } from "./email-links";

@@ -1,5 +1,5 @@
-import { frontendApiPath } from "../proxy";
-import { ApiError, sendJson, str } from "../routing";
+import { frontendApiPath } from "../http/proxy";
+import { ApiError, sendJson, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { allowedRedirect, homeUrl } from "./redirects";
 

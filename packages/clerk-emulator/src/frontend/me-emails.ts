@@ -1,9 +1,9 @@
-import { newId } from "../ids";
-import { parseEmail } from "../invitations";
+import { newId } from "../state/ids";
+import { parseEmail } from "../domain/invitations";
 import { deletedJSON, emailAddressJSON } from "../json";
-import { verificationCodeEmail } from "../messages";
-import { ApiError, str } from "../routing";
-import type { UserRecord } from "../store";
+import { verificationCodeEmail } from "../domain/messages";
+import { ApiError, str } from "../http/routing";
+import type { UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareEmailAddressLink } from "./email-links";
 import { TEST_EMAIL_CODE } from "./sign-ins";

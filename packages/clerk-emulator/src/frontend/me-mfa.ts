@@ -1,8 +1,16 @@
 import type { Request } from "express";
 import { deletedJSON, userJSON } from "../json";
-import { createTotp, mfaSecretsOf, removeTotp, replaceBackupCodes, syncMfaFlags, totpMatches, totpUri } from "../mfa";
-import { ApiError, str } from "../routing";
-import { verifyPassword, type MfaSecretsRecord, type UserRecord } from "../store";
+import {
+  createTotp,
+  mfaSecretsOf,
+  removeTotp,
+  replaceBackupCodes,
+  syncMfaFlags,
+  totpMatches,
+  totpUri,
+} from "../domain/mfa";
+import { ApiError, str } from "../http/routing";
+import { verifyPassword, type MfaSecretsRecord, type UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 
 type Totp = NonNullable<MfaSecretsRecord["totp"]>;

@@ -1,8 +1,16 @@
-import { addPhone, isTestPhone, parsePhone, phoneOf, refuseTakenPhone, removePhone, verifyPhone } from "../identifiers";
+import {
+  addPhone,
+  isTestPhone,
+  parsePhone,
+  phoneOf,
+  refuseTakenPhone,
+  removePhone,
+  verifyPhone,
+} from "../domain/identifiers";
 import { deletedJSON, phoneNumberJSON } from "../json";
-import { verificationCodeSms } from "../messages";
-import { ApiError, str } from "../routing";
-import type { Store } from "../store";
+import { verificationCodeSms } from "../domain/messages";
+import { ApiError, str } from "../http/routing";
+import type { Store } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { TEST_EMAIL_CODE } from "./sign-ins";
 

@@ -1,11 +1,11 @@
-import { parseMetadata, mergeMetadata } from "../metadata";
+import { parseMetadata, mergeMetadata } from "../domain/metadata";
 import { activeSessionJSON, deletedJSON, sessionJSON, userJSON } from "../json";
-import { removeAccount } from "../accounts";
-import { applyIdentifierChanges } from "../identifiers";
-import { ApiError, str } from "../routing";
-import { hashPassword, verifyPassword } from "../store";
-import { readImageUpload } from "../uploads";
-import { validateNewPassword } from "../passwords";
+import { removeAccount } from "../domain/accounts";
+import { applyIdentifierChanges } from "../domain/identifiers";
+import { ApiError, str } from "../http/routing";
+import { hashPassword, verifyPassword } from "../state/store";
+import { readImageUpload } from "../http/uploads";
+import { validateNewPassword } from "../domain/passwords";
 import type { FrontendContext, Route } from "./context";
 
 /** The signed-in person's own account, as `<UserProfile/>` changes it. */

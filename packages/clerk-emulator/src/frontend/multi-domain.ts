@@ -1,6 +1,6 @@
-import { newId } from "../ids";
-import { frontendApiPath, proxyUrlOf, publicOrigin } from "../proxy";
-import { ApiError, str } from "../routing";
+import { newId } from "../state/ids";
+import { frontendApiPath, proxyUrlOf, publicOrigin } from "../http/proxy";
+import { ApiError, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { allowedRedirect } from "./redirects";
 

@@ -12,12 +12,12 @@ import {
   prepareAffiliation,
   requireDomainsEnabled,
   setEnrollmentMode,
-} from "../organization-domains";
+} from "../domain/organization-domains";
 import { organizationDomainJSON, organizationSuggestionJSON } from "../json/organization-domains";
-import { parseEmail } from "../invitations";
-import { ApiError, paginate, str } from "../routing";
+import { parseEmail } from "../domain/invitations";
+import { ApiError, paginate, str } from "../http/routing";
 import { valuesOf } from "../backend/query-params";
-import { joinWaitlist } from "../waitlist";
+import { joinWaitlist } from "../domain/waitlist";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
 import { TEST_EMAIL_CODE } from "./sign-ins";

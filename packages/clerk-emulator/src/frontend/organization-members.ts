@@ -1,9 +1,9 @@
 import type { Request } from "express";
-import { createInvitation, parseEmail, pendingInvitations, revokeInvitation, ticketUrl } from "../invitations";
+import { createInvitation, parseEmail, pendingInvitations, revokeInvitation, ticketUrl } from "../domain/invitations";
 import { frontendInvitationJSON, fullName, membershipJSON } from "../json";
-import { changeRole, membershipOf, removeMember } from "../memberships";
-import { parseRoleKey } from "../roles";
-import { ApiError, paginate, str } from "../routing";
+import { changeRole, membershipOf, removeMember } from "../domain/memberships";
+import { parseRoleKey } from "../domain/roles";
+import { ApiError, paginate, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
 

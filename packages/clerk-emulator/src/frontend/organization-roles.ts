@@ -1,6 +1,6 @@
-import { acceptMembershipRequest, membershipRequestsOf, rejectMembershipRequest } from "../membership-requests";
+import { acceptMembershipRequest, membershipRequestsOf, rejectMembershipRequest } from "../domain/membership-requests";
 import { membershipRequestJSON, roleJSON } from "../json";
-import { paginate, str } from "../routing";
+import { paginate, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
 

@@ -1,12 +1,12 @@
 import type { Request } from "express";
-import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../organizations";
-import { invitationsTo, redeemTicket } from "../invitations";
+import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../domain/organizations";
+import { invitationsTo, redeemTicket } from "../domain/invitations";
 import { deletedJSON, frontendInvitationJSON, membershipJSON, organizationJSON } from "../json";
-import { removeMember } from "../memberships";
-import { requirePermission } from "../roles";
-import { ApiError, paginate, str } from "../routing";
-import type { UserRecord } from "../store";
-import { readImageUpload } from "../uploads";
+import { removeMember } from "../domain/memberships";
+import { requirePermission } from "../domain/roles";
+import { ApiError, paginate, str } from "../http/routing";
+import type { UserRecord } from "../state/store";
+import { readImageUpload } from "../http/uploads";
 import type { FrontendContext, Route } from "./context";
 
 /** The organization a request names, if the signed-in person belongs to it (else the same 404 as for none). */

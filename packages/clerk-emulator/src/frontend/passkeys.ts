@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Request, Response } from "express";
-import { newId } from "../ids";
+import { newId } from "../state/ids";
 import { deletedJSON } from "../json";
 import { PASSKEY_TIMEOUT_MS, passkeyJSON, passkeysOf } from "../json/passkeys";
-import { proxyUrlOf, publicOrigin } from "../proxy";
-import { ApiError, str } from "../routing";
-import type { ClientRecord, PasskeyRecord, SignInRecord, UserRecord } from "../store";
-import { verifyAssertion, verifyRegistration, WebAuthnError, type Expected } from "../webauthn";
+import { proxyUrlOf, publicOrigin } from "../http/proxy";
+import { ApiError, str } from "../http/routing";
+import type { ClientRecord, PasskeyRecord, SignInRecord, UserRecord } from "../state/store";
+import { verifyAssertion, verifyRegistration, WebAuthnError, type Expected } from "../domain/webauthn";
 import { activityOf, type FrontendContext, type Route } from "./context";
 
 /** Clerk's WebAuthn algorithms: ES256, then RS256. */

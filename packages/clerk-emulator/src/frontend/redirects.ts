@@ -1,6 +1,6 @@
 import type { Request } from "express";
-import { proxyUrlOf, publicOrigin, redirectAllowed } from "../proxy";
-import { ApiError } from "../routing";
+import { proxyUrlOf, publicOrigin, redirectAllowed } from "../http/proxy";
+import { ApiError } from "../http/routing";
 import type { FrontendContext } from "./context";
 
 /**

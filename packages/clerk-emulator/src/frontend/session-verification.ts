@@ -1,10 +1,16 @@
 import type { Request, Response } from "express";
-import { newId } from "../ids";
+import { newId } from "../state/ids";
 import { sessionJSON, verificationJSON } from "../json";
-import { verificationCodeEmail } from "../messages";
-import { checkSecondFactor, markFactorVerified, prepareSecondFactor, secondFactorsOf, twoFactorEnabled } from "../mfa";
-import { ApiError, str } from "../routing";
-import { verifyPassword, type SessionRecord, type SessionVerificationRecord, type UserRecord } from "../store";
+import { verificationCodeEmail } from "../domain/messages";
+import {
+  checkSecondFactor,
+  markFactorVerified,
+  prepareSecondFactor,
+  secondFactorsOf,
+  twoFactorEnabled,
+} from "../domain/mfa";
+import { ApiError, str } from "../http/routing";
+import { verifyPassword, type SessionRecord, type SessionVerificationRecord, type UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { TEST_EMAIL_CODE } from "./sign-ins";
 

@@ -1,6 +1,6 @@
 import type { Request } from "express";
-import { ApiError, str } from "../routing";
-import type { PhoneRecord, SignInRecord, Store, UserRecord } from "../store";
+import { ApiError, str } from "../http/routing";
+import type { PhoneRecord, SignInRecord, Store, UserRecord } from "../state/store";
 import { textCode } from "./me-phones";
 
 /**

@@ -1,9 +1,9 @@
 import type { Request, Response } from "express";
 import { signInJSON } from "../json";
-import { checkSecondFactor, prepareSecondFactor, twoFactorEnabled } from "../mfa";
-import { validateNewPassword } from "../passwords";
-import { ApiError, str } from "../routing";
-import { hashPassword, type ClientRecord, type SignInRecord } from "../store";
+import { checkSecondFactor, prepareSecondFactor, twoFactorEnabled } from "../domain/mfa";
+import { validateNewPassword } from "../domain/passwords";
+import { ApiError, str } from "../http/routing";
+import { hashPassword, type ClientRecord, type SignInRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 
 /** A step asked for out of turn: Clerk's 400 for a sign-in not at that step. */

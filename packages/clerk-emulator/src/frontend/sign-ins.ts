@@ -4,21 +4,21 @@ import {
   recordSuccessfulAttempt,
   refuseBarredUser,
   refuseUnlistedIdentifier,
-} from "../account-restrictions";
-import { newId } from "../ids";
-import { startImpersonation, usableActorToken } from "../actor-tokens";
-import { redeemTicket, ticketUser, usableTicket } from "../invitations";
+} from "../domain/account-restrictions";
+import { newId } from "../state/ids";
+import { startImpersonation, usableActorToken } from "../domain/actor-tokens";
+import { redeemTicket, ticketUser, usableTicket } from "../domain/invitations";
 import { signInJSON } from "../json";
-import { ApiError, str } from "../routing";
-import { verificationCodeEmail } from "../messages";
-import { twoFactorEnabled } from "../mfa";
-import { verifyPassword, type ClientRecord, type UserRecord } from "../store";
+import { ApiError, str } from "../http/routing";
+import { verificationCodeEmail } from "../domain/messages";
+import { twoFactorEnabled } from "../domain/mfa";
+import { verifyPassword, type ClientRecord, type UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareSignInEmailLink } from "./email-links";
 import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 import { registerSecondFactorRoutes } from "./sign-in-second-factor";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
-import { userByIdentifier } from "../identifiers";
+import { userByIdentifier } from "../domain/identifiers";
 
 /** Sign-in code (email) that always works, as in Clerk's test mode. */
 export const TEST_EMAIL_CODE = "424242";

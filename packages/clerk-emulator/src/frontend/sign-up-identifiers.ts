@@ -1,7 +1,7 @@
 import type { Request } from "express";
-import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../identifiers";
-import { ApiError } from "../routing";
-import type { SignUpRecord, Store, UserRecord } from "../store";
+import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../domain/identifiers";
+import { ApiError } from "../http/routing";
+import type { SignUpRecord, Store, UserRecord } from "../state/store";
 import { refuseWrongCode, textCode } from "./me-phones";
 
 /**

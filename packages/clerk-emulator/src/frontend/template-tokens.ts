@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
-import { jwtTemplateNamed, mintTemplateToken } from "../jwt-templates";
-import { ApiError } from "../routing";
+import { jwtTemplateNamed, mintTemplateToken } from "../domain/jwt-templates";
+import { ApiError } from "../http/routing";
 import type { FrontendContext } from "./context";
 
 /**

@@ -1,5 +1,5 @@
-import { ApiError } from "../routing";
-import { jwks } from "../tokens";
+import { ApiError } from "../http/routing";
+import { jwks } from "../domain/tokens";
 import type { FrontendContext, Route } from "./context";
 
 /**

@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { DEMO_PASSWORD, TEST_EMAIL_CODE } from "./index";
-import { normaliseOrigin } from "./proxy";
-import { parseRateLimitMode } from "./rate-limits";
+import { DEMO_PASSWORD, TEST_EMAIL_CODE } from "../index";
+import { normaliseOrigin } from "../http/proxy";
+import { parseRateLimitMode } from "../http/rate-limits";
 import { startStandaloneEmulator, type StandaloneOptions } from "./standalone";
-import { parseSessionTokenVersion } from "./tokens";
+import { parseSessionTokenVersion } from "../domain/tokens";
 
 /**
  * `npm run emulator`: the Clerk emulator on its own port, for any Clerk app.

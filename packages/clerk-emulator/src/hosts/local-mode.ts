@@ -1,17 +1,17 @@
 import { join } from "node:path";
-import { createClerkEmulator, DEMO_PASSWORD, TEST_EMAIL_CODE, type ClerkEmulator } from "./index";
+import { createClerkEmulator, DEMO_PASSWORD, TEST_EMAIL_CODE, type ClerkEmulator } from "../index";
 import {
   EMULATOR_ISSUER,
   emulatorPublishableKey,
   emulatorSecretKey,
   emulatorWebhookSecret,
   persistentSecret,
-} from "./instance-keys";
-import { parseRateLimitMode } from "./rate-limits";
-import { parseSessionTokenVersion } from "./tokens";
-import { newWebhookSecret, type WebhookSettings } from "./webhooks";
+} from "../domain/instance-keys";
+import { parseRateLimitMode } from "../http/rate-limits";
+import { parseSessionTokenVersion } from "../domain/tokens";
+import { newWebhookSecret, type WebhookSettings } from "../webhooks/delivery";
 
-export { emulatorPublishableKey } from "./instance-keys";
+export { emulatorPublishableKey } from "../domain/instance-keys";
 
 export const EMULATOR_MOUNT_PATH = "/__clerk";
 

@@ -1,11 +1,16 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { createScriptCdn } from "./cdn";
-import { createClerkEmulator, type ClerkEmulator } from "./index";
-import { EMULATOR_ISSUER, emulatorPublishableKey, emulatorSecretKey, emulatorWebhookSecret } from "./instance-keys";
-import type { RateLimitMode } from "./rate-limits";
-import type { SessionTokenVersion } from "./tokens";
+import { createScriptCdn } from "../http/cdn";
+import { createClerkEmulator, type ClerkEmulator } from "../index";
+import {
+  EMULATOR_ISSUER,
+  emulatorPublishableKey,
+  emulatorSecretKey,
+  emulatorWebhookSecret,
+} from "../domain/instance-keys";
+import type { RateLimitMode } from "../http/rate-limits";
+import type { SessionTokenVersion } from "../domain/tokens";
 
 export type StandaloneOptions = {
   port: number;

@@ -1,4 +1,4 @@
-import type { ClientRecord, Store } from "../store";
+import type { ClientRecord, Store } from "../state/store";
 import { backendSessionJSON } from "./sessions";
 
 /** A browser's client as the Backend API shows it: its sessions (all of them, ended ones too), its sign-in and sign-up. */

@@ -1,4 +1,4 @@
-import type { Store } from "../store";
+import type { Store } from "../state/store";
 
 /** Which of Clerk's APIs an object is for: the browser's (Frontend) never carries private metadata. */
 export type Api = "fapi" | "bapi";

@@ -1,6 +1,6 @@
-import { defaultInstance } from "./instance";
-import type { InstanceRecord, RestrictionsRecord } from "./records";
-import { noRestrictions } from "./seed";
+import { defaultInstance } from "../state/instance";
+import type { InstanceRecord, RestrictionsRecord } from "../state/records";
+import { noRestrictions } from "../state/seed";
 
 /**
  * What `GET /v1/environment` returns: one production instance with email +
@@ -11,7 +11,7 @@ import { noRestrictions } from "./seed";
  * `Client.Environment` (fapi-2025-11-10.yml), which forbids unknown fields:
  * everything the emulator has no concept of is sent as off or empty.
  */
-import { SECOND_FACTOR_STRATEGIES } from "./mfa";
+import { SECOND_FACTOR_STRATEGIES } from "../domain/mfa";
 
 export const SIGN_IN_URL = "/sign-in";
 export const SIGN_UP_URL = "/sign-up";

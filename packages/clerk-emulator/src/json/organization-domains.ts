@@ -1,4 +1,4 @@
-import type { OrganizationDomainRecord, OrganizationSuggestionRecord, Store } from "../store";
+import type { OrganizationDomainRecord, OrganizationSuggestionRecord, Store } from "../state/store";
 import { publicOrganizationDataJSON } from "./organizations";
 
 /**

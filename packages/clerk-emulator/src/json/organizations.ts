@@ -1,5 +1,5 @@
-import type { InvitationRecord, MembershipRecord, OrgRecord, Store } from "../store";
-import { permissionKeysOf, roleName } from "../roles";
+import type { InvitationRecord, MembershipRecord, OrgRecord, Store } from "../state/store";
+import { permissionKeysOf, roleName } from "../domain/roles";
 import { imageUrl, type Api } from "./common";
 import { publicUserDataJSON } from "./users";
 

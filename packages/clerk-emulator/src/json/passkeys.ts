@@ -1,4 +1,4 @@
-import type { PasskeyRecord, Store } from "../store";
+import type { PasskeyRecord, Store } from "../state/store";
 import type { Api } from "./common";
 
 /** How long a passkey challenge may be answered: WebAuthn's `timeout` the options name. */

@@ -1,5 +1,5 @@
-import type { MembershipRequestRecord, PermissionRecord, RoleRecord, Store } from "../store";
-import { isCreatorEligible, permissionsOfRole, permissionType } from "../roles";
+import type { MembershipRequestRecord, PermissionRecord, RoleRecord, Store } from "../state/store";
+import { isCreatorEligible, permissionsOfRole, permissionType } from "../domain/roles";
 import type { Api } from "./common";
 import { publicUserDataJSON } from "./users";
 

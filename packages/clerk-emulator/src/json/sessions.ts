@@ -1,5 +1,5 @@
-import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../store";
-import { factorVerificationAge, secondFactorsOf } from "../mfa";
+import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../state/store";
+import { factorVerificationAge, secondFactorsOf } from "../domain/mfa";
 import { emailLinkVerificationJSON, imageUrl, verificationJSON } from "./common";
 import { publicUserDataJSON, userJSON } from "./users";
 import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";

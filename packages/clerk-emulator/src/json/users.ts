@@ -1,6 +1,6 @@
-import { lockoutRemainingSeconds, verificationAttemptsRemaining } from "../account-restrictions";
-import { mfaFlagsOf } from "../mfa";
-import type { EmailRecord, PhoneRecord, Store, UserRecord } from "../store";
+import { lockoutRemainingSeconds, verificationAttemptsRemaining } from "../domain/account-restrictions";
+import { mfaFlagsOf } from "../domain/mfa";
+import type { EmailRecord, PhoneRecord, Store, UserRecord } from "../state/store";
 import { imageUrl, verificationJSON, type Api } from "./common";
 import { membershipJSON } from "./organizations";
 import { passkeyJSON, passkeysOf } from "./passkeys";

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { newId, nowMs } from "./ids";
-import type { OutgoingMessage } from "./messages";
+import type { OutgoingMessage } from "../domain/messages";
 import type {
   ClientRecord,
   ImageRecord,
@@ -14,7 +14,7 @@ import type {
   State,
   UserRecord,
 } from "./records";
-import { creatorRoleKey } from "./roles";
+import { creatorRoleKey } from "../domain/roles";
 import { newOrgFields, newUserFields, seedState, upgrade } from "./seed";
 
 export type * from "./records";

@@ -1,13 +1,13 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { deletedJSON } from "./json/common";
-import { backendInvitationJSON, membershipJSON, organizationJSON } from "./json/organizations";
-import { permissionJSON, roleJSON } from "./json/roles";
-import { backendSessionJSON } from "./json/sessions";
-import { userJSON } from "./json/users";
-import type { OutgoingMessage } from "./messages";
-import { organizationDomainJSON } from "./json/organization-domains";
-import { waitlistEntryJSON } from "./waitlist";
-import type { SessionRecord, SessionStatus, Store, UserRecord } from "./store";
+import { deletedJSON } from "../json/common";
+import { backendInvitationJSON, membershipJSON, organizationJSON } from "../json/organizations";
+import { permissionJSON, roleJSON } from "../json/roles";
+import { backendSessionJSON } from "../json/sessions";
+import { userJSON } from "../json/users";
+import type { OutgoingMessage } from "../domain/messages";
+import { organizationDomainJSON } from "../json/organization-domains";
+import { waitlistEntryJSON } from "../domain/waitlist";
+import type { SessionRecord, SessionStatus, Store, UserRecord } from "../state/store";
 
 export type WebhookSettings = {
   /** Where each event is POSTed (the app's `/webhooks/clerk`). */

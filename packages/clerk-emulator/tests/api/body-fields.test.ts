@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "../support/emulator-api";
+import {
+  errorCode,
+  frontendClient,
+  startInProcessEmulator,
+  type InProcessEmulator,
+} from "../../../../tests/support/emulator-api";
 
 // Issue 49: `POST /v1/users` kept the first address, a password and the names,
 // and silently dropped everything else Clerk's description lists (external_id,

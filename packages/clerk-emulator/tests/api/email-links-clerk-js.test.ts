@@ -4,19 +4,19 @@ import { join } from "node:path";
 import express from "express";
 import { chromium, type Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClerkEmulator, type ClerkEmulator } from "../../emulator";
-import { createScriptCdn } from "../../emulator/cdn";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
-import type { EmailMessage, OutgoingMessage } from "../../emulator/messages";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { isLoopbackUrl } from "../support/guard";
+import { createClerkEmulator, type ClerkEmulator } from "../../src";
+import { createScriptCdn } from "../../src/http/cdn";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
+import type { EmailMessage, OutgoingMessage } from "../../src/domain/messages";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../../tests/support/chromium";
+import { isLoopbackUrl } from "../../../../tests/support/guard";
 
 // Issue 49: email link sign-in driven by the real clerk-js 5 and 6 in Chromium —
 // signIn.create, then createEmailLinkFlow().startEmailLinkFlow, which prepares
 // the link and polls the sign-in — while the test reads the link from the
 // emulator's outgoing messages and opens it as another device would; clerk-js's
 // promise resolves with the verified sign-in, and setActive signs the page in.
-const ROOT = join(import.meta.dirname, "../..");
+const ROOT = join(import.meta.dirname, "../../../..");
 let emulator: ClerkEmulator;
 let server: Server;
 let origin: string;

@@ -1,16 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
-import { DEMO_PASSWORD } from "../../emulator";
+import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
+import { DEMO_PASSWORD } from "../../src";
 import {
   errorCode,
   frontendClient,
   startInProcessEmulator,
   uniqueEmail,
   type InProcessEmulator,
-} from "../support/emulator-api";
-import { OPEN_REDIRECT_PAYLOADS } from "../support/open-redirect-payloads";
-import { webhookBreaches } from "../support/webhook-contract";
-import { newWebhookSecret } from "../support/webhooks";
+} from "../../../../tests/support/emulator-api";
+import { OPEN_REDIRECT_PAYLOADS } from "../../../../tests/support/open-redirect-payloads";
+import { webhookBreaches } from "../../../../tests/support/webhook-contract";
+import { newWebhookSecret } from "../../../../tests/support/webhooks";
 
 // Issue 49: sign-in, sign-up and address verification by emailed link
 // (strategy `email_link`), driven through the Frontend API as clerk-js's email

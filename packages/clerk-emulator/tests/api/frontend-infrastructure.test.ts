@@ -1,8 +1,13 @@
 import { createVerify } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "../../emulator";
-import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "../support/emulator-api";
-import { OPEN_REDIRECT_PAYLOADS } from "../support/open-redirect-payloads";
+import { DEMO_PASSWORD } from "../../src";
+import {
+  errorCode,
+  frontendClient,
+  startInProcessEmulator,
+  type InProcessEmulator,
+} from "../../../../tests/support/emulator-api";
+import { OPEN_REDIRECT_PAYLOADS } from "../../../../tests/support/open-redirect-payloads";
 
 // Issue 49: the Frontend API's infrastructure operations — the well-known
 // documents, health and proxy checks, the redirect helper, multi-domain sync,

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "../../emulator";
-import { BACKEND_QUERY_PARAMS, MEMBERSHIP_LIST, USER_LIST } from "../../emulator/backend/query-params";
-import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "../support/emulator-api";
+import { DEMO_PASSWORD } from "../../src";
+import { BACKEND_QUERY_PARAMS, MEMBERSHIP_LIST, USER_LIST } from "../../src/backend/query-params";
+import {
+  errorCode,
+  frontendClient,
+  startInProcessEmulator,
+  type InProcessEmulator,
+} from "../../../../tests/support/emulator-api";
 
 // Issue 49: `GET /v1/users?phone_number=…` answered every user (the emulator
 // keeps no phone numbers and ignored the filter), and Clerk's test helper then

@@ -5,11 +5,17 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, frontendClient, newPerson, startInProcessEmulator, TEAM_PASSWORD } from "../support/emulator-api";
-import { ROOT } from "../support/server";
-import { authenticatorCode, freshAuthenticatorCode } from "../support/totp";
-import { webhookBreaches } from "../support/webhook-contract";
-import { newWebhookSecret } from "../support/webhooks";
+import {
+  errorCode,
+  frontendClient,
+  newPerson,
+  startInProcessEmulator,
+  TEAM_PASSWORD,
+} from "../../../../tests/support/emulator-api";
+import { ROOT } from "../../../../tests/support/server";
+import { authenticatorCode, freshAuthenticatorCode } from "../../../../tests/support/totp";
+import { webhookBreaches } from "../../../../tests/support/webhook-contract";
+import { newWebhookSecret } from "../../../../tests/support/webhooks";
 
 // Multi-factor authentication, reverification and the forgotten password, as clerk-js
 // calls the Frontend API and @clerk/backend 2 and 3 call the Backend API.

@@ -12,8 +12,8 @@ import {
   TEAM_PASSWORD,
   uniqueEmail,
   type InProcessEmulator,
-} from "../support/emulator-api";
-import { ROOT } from "../support/server";
+} from "../../../../tests/support/emulator-api";
+import { ROOT } from "../../../../tests/support/server";
 
 // Issue 49: the organization operations the emulator did not answer — a
 // membership's metadata, the instance-wide membership and invitation lists,

@@ -3,8 +3,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
-import { emulatorPublishableKey } from "../../emulator/instance-keys";
+import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
+import { emulatorPublishableKey } from "../../src/domain/instance-keys";
 import {
   errorCode,
   frontendClient,
@@ -12,10 +12,10 @@ import {
   startInProcessEmulator,
   TEAM_PASSWORD,
   type InProcessEmulator,
-} from "../support/emulator-api";
-import { ROOT } from "../support/server";
-import { webhookBreaches } from "../support/webhook-contract";
-import { newWebhookSecret } from "../support/webhooks";
+} from "../../../../tests/support/emulator-api";
+import { ROOT } from "../../../../tests/support/server";
+import { webhookBreaches } from "../../../../tests/support/webhook-contract";
+import { newWebhookSecret } from "../../../../tests/support/webhooks";
 
 // Issue 49: the emulator knew only org:admin and org:member and refused any
 // other role with a 422. Clerk's instances define their own roles and

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import express from "express";
 import { chromium, type Browser, type Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backendSdks } from "../support/clerk-sdks";
-import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../emulator";
-import { createScriptCdn } from "../../emulator/cdn";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { isLoopbackUrl } from "../support/guard";
+import { backendSdks } from "../../../../tests/support/clerk-sdks";
+import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
+import { createScriptCdn } from "../../src/http/cdn";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../../tests/support/chromium";
+import { isLoopbackUrl } from "../../../../tests/support/guard";
 
 // Issue 49 (stretch): passkeys, registered and used by the real clerk-js 5 in
 // Chromium with a virtual WebAuthn authenticator (Chrome DevTools Protocol),
@@ -17,7 +17,7 @@ import { isLoopbackUrl } from "../support/guard";
 // registration's challenge, origin, RP ID and COSE key, the assertion's
 // signature and counter. The page is on `localhost` (an IP address cannot be a
 // WebAuthn RP ID).
-const ROOT = join(import.meta.dirname, "../..");
+const ROOT = join(import.meta.dirname, "../../../..");
 const SECRET = "sk_live_emulator_passkeys_test";
 let emulator: ClerkEmulator;
 let server: Server;

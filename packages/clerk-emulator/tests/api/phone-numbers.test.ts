@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
+import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
 import {
   errorCode,
   frontendClient,
@@ -11,10 +11,10 @@ import {
   uniqueEmail,
   type ApiReply,
   type InProcessEmulator,
-} from "../support/emulator-api";
-import { ROOT } from "../support/server";
-import { webhookBreaches } from "../support/webhook-contract";
-import { newWebhookSecret } from "../support/webhooks";
+} from "../../../../tests/support/emulator-api";
+import { ROOT } from "../../../../tests/support/server";
+import { webhookBreaches } from "../../../../tests/support/webhook-contract";
+import { newWebhookSecret } from "../../../../tests/support/webhooks";
 
 // Issue 49: phone numbers and usernames. Every phone number operation of both
 // APIs, called as Clerk's SDKs call them (@clerk/backend 2 and 3 for the

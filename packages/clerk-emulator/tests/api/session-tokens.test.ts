@@ -3,13 +3,18 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as core2 from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../support/webhook-sink";
-import { DEMO_PASSWORD } from "../../emulator";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
-import { frontendClient, newPerson, startInProcessEmulator, type InProcessEmulator } from "../support/emulator-api";
-import { webhookBreaches } from "../support/webhook-contract";
-import { newWebhookSecret } from "../support/webhooks";
-import { ROOT } from "../support/server";
+import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
+import { DEMO_PASSWORD } from "../../src";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
+import {
+  frontendClient,
+  newPerson,
+  startInProcessEmulator,
+  type InProcessEmulator,
+} from "../../../../tests/support/emulator-api";
+import { webhookBreaches } from "../../../../tests/support/webhook-contract";
+import { newWebhookSecret } from "../../../../tests/support/webhooks";
+import { ROOT } from "../../../../tests/support/server";
 
 // Issue 49: the Backend API behind @clerk/backend's sessions, jwtTemplates,
 // actorTokens, clients and signUps, called through the real SDKs of both of

@@ -3,9 +3,9 @@ import { createServer, request, type Server } from "node:http";
 import { createClerkClient, verifyToken } from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NETWORK_GUARD_PATH } from "../support/guard";
-import { spawnGroup, stopGroup } from "../support/process-group";
-import { freePort, ROOT } from "../support/server";
+import { NETWORK_GUARD_PATH } from "../../../../tests/support/guard";
+import { spawnGroup, stopGroup } from "../../../../tests/support/process-group";
+import { freePort, ROOT } from "../../../../tests/support/server";
 
 // `npm run emulator` as another app would use it: its own process (and process
 // group), its keys read from what it prints, its APIs called as Clerk's SDKs
@@ -73,7 +73,7 @@ beforeAll(async () => {
   const child = spawnGroup(
     process.execPath,
     [
-      "scripts/emulator.mjs",
+      "packages/clerk-emulator/bin/clerk-emulator.mjs",
       "--port",
       String(port),
       "--data-dir",

@@ -6,12 +6,12 @@ import { createClerkClient } from "@clerk/backend";
 import { chromium, type Browser } from "@playwright/test";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../emulator";
-import { createScriptCdn } from "../../emulator/cdn";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../emulator/instance-keys";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { isLoopbackUrl } from "../support/guard";
-import { ROOT } from "../support/server";
+import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
+import { createScriptCdn } from "../../src/http/cdn";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../../tests/support/chromium";
+import { isLoopbackUrl } from "../../../../tests/support/guard";
+import { ROOT } from "../../../../tests/support/server";
 
 // Issue 49: the real clerk-js (5 from this app's packages, 6 from the Core 3
 // fixture's) in Chromium, on a bare page that loads it through the emulator's

@@ -2,12 +2,17 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "../../emulator";
-import { verificationCodeSms } from "../../emulator/messages";
-import { Store } from "../../emulator/store";
-import { frontendClient, startInProcessEmulator, uniqueEmail, type InProcessEmulator } from "../support/emulator-api";
-import { webhookBreaches } from "../support/webhook-contract";
-import { newWebhookSecret } from "../support/webhooks";
+import { DEMO_PASSWORD } from "../../src";
+import { verificationCodeSms } from "../../src/domain/messages";
+import { Store } from "../../src/state/store";
+import {
+  frontendClient,
+  startInProcessEmulator,
+  uniqueEmail,
+  type InProcessEmulator,
+} from "../../../../tests/support/emulator-api";
+import { webhookBreaches } from "../../../../tests/support/webhook-contract";
+import { newWebhookSecret } from "../../../../tests/support/webhooks";
 
 // Issue 49, item 3: the emulator's session.* and email.* webhooks, received
 // as an app receives Clerk's (verifyWebhook from @clerk/backend/webhooks) at

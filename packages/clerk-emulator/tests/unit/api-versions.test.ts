@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createClerkClient } from "@clerk/backend";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClerkEmulator, type ClerkEmulator } from "../../emulator";
+import { createClerkEmulator, type ClerkEmulator } from "../../src";
 
 // Core 2 (@clerk/backend 2, API version 2025-11-10) and Core 3 (@clerk/backend 3,
 // 2026-05-12) set an organization's metadata differently: Core 3 sends

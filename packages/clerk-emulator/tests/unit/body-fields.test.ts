@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { createClerkEmulator } from "../../emulator";
-import { BACKEND_BODY_FIELDS, withDeclaredBodyFields } from "../../emulator/backend/body-params";
+import { createClerkEmulator } from "../../src";
+import { BACKEND_BODY_FIELDS, withDeclaredBodyFields } from "../../src/backend/body-params";
 
 // The emulator's one table of Backend API body fields
 // (emulator/backend/body-params.ts) against Clerk's OpenAPI description: each
@@ -13,7 +13,7 @@ type Schema = { properties?: Record<string, unknown>; $ref?: string };
 type Operation = { requestBody?: { content: Record<string, { schema: Schema }> } };
 type Spec = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 const spec = parse(
-  readFileSync(resolve(import.meta.dirname, "../contract/clerk-openapi/bapi-2025-11-10.yml"), "utf8"),
+  readFileSync(resolve(import.meta.dirname, "../../contract/clerk-openapi/bapi-2025-11-10.yml"), "utf8"),
 ) as Spec;
 
 function documentedFields(method: string, pattern: string): string[] | null {

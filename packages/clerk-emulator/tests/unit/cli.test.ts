@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HELP, parseCli, UsageError } from "../../emulator/cli";
+import { HELP, parseCli, UsageError } from "../../src/hosts/cli";
 
 // `npm run emulator`'s options: each flag has an environment variable, and a flag wins.
 describe("npm run emulator's options", () => {

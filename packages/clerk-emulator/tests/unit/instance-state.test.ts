@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultInstance } from "../../emulator/instance";
-import { Store } from "../../emulator/store";
+import { defaultInstance } from "../../src/state/instance";
+import { Store } from "../../src/state/store";
 
 // A state file written before the instance's settings, organization domains
 // and the waitlist existed still loads: what it lacks takes Clerk's defaults,

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { jwtTemplates, mintTemplateToken, templateFromBody } from "../../emulator/jwt-templates";
-import { seedState } from "../../emulator/seed";
-import { Store } from "../../emulator/store";
-import { generateSigningKey } from "../../emulator/tokens";
+import { jwtTemplates, mintTemplateToken, templateFromBody } from "../../src/domain/jwt-templates";
+import { seedState } from "../../src/state/seed";
+import { Store } from "../../src/state/store";
+import { generateSigningKey } from "../../src/domain/tokens";
 
 // Clerk's shortcodes as emulator/jwt-templates.ts renders them, on the seeded
 // people: a lone shortcode keeps its value's type, text around shortcodes

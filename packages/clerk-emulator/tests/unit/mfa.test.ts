@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sessionJSON, userJSON } from "../../emulator/json";
+import { sessionJSON, userJSON } from "../../src/json";
 import {
   factorVerificationAge,
   importTotp,
@@ -10,10 +10,10 @@ import {
   secondFactorsOf,
   totpMatches,
   twoFactorEnabled,
-} from "../../emulator/mfa";
-import { seedState } from "../../emulator/seed";
-import { Store } from "../../emulator/store";
-import { authenticatorCode } from "../support/totp";
+} from "../../src/domain/mfa";
+import { seedState } from "../../src/state/seed";
+import { Store } from "../../src/state/store";
+import { authenticatorCode } from "../../../../tests/support/totp";
 
 // RFC 6238's SHA-1 seed, "12345678901234567890", in base32.
 const RFC_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { userJSON } from "../../emulator/json";
-import { seedState } from "../../emulator/seed";
-import { Store } from "../../emulator/store";
+import { userJSON } from "../../src/json";
+import { seedState } from "../../src/state/seed";
+import { Store } from "../../src/state/store";
 
 // A state file written before the emulator kept phone numbers and usernames
 // still loads: its people have none, and no answer breaks on the missing fields.

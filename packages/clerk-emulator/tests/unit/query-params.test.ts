@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { createClerkEmulator } from "../../emulator";
-import { BACKEND_QUERY_PARAMS, withDeclaredQueryParams } from "../../emulator/backend/query-params";
+import { createClerkEmulator } from "../../src";
+import { BACKEND_QUERY_PARAMS, withDeclaredQueryParams } from "../../src/backend/query-params";
 
 // The emulator's one table of Backend API query parameters
 // (emulator/backend/query-params.ts) against Clerk's OpenAPI description:
@@ -14,7 +14,7 @@ type Spec = {
   components: { parameters: Record<string, { name: string; in: string }> };
 };
 const spec = parse(
-  readFileSync(resolve(import.meta.dirname, "../contract/clerk-openapi/bapi-2025-11-10.yml"), "utf8"),
+  readFileSync(resolve(import.meta.dirname, "../../contract/clerk-openapi/bapi-2025-11-10.yml"), "utf8"),
 ) as Spec;
 
 function documentedQueryParams(pattern: string): string[] | null {

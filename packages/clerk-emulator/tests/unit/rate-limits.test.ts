@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { createClerkEmulator, type ClerkEmulator } from "../../emulator";
-import type { RateLimitMode } from "../../emulator/rate-limits";
+import { createClerkEmulator, type ClerkEmulator } from "../../src";
+import type { RateLimitMode } from "../../src/http/rate-limits";
 
 // Clerk's documented limits ("System limits"), answered as Clerk answers them:
 // 429, Retry-After in seconds, and Clerk's error envelope.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { changeRole } from "../../emulator/memberships";
-import { createPermission, createRole, updateRole } from "../../emulator/role-changes";
-import { isCreatorEligible, permissionKeysOf } from "../../emulator/roles";
-import { seedState, upgrade } from "../../emulator/seed";
-import { Store } from "../../emulator/store";
+import { changeRole } from "../../src/domain/memberships";
+import { createPermission, createRole, updateRole } from "../../src/domain/role-changes";
+import { isCreatorEligible, permissionKeysOf } from "../../src/domain/roles";
+import { seedState, upgrade } from "../../src/state/seed";
+import { Store } from "../../src/state/store";
 
 describe("the emulator's organization roles", () => {
   it("an older state file, with no roles, loads with Clerk's default roles and no custom permissions", () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createClerkClient } from "@clerk/backend";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClerkEmulator, type ClerkEmulator } from "../../emulator";
+import { createClerkEmulator, type ClerkEmulator } from "../../src";
 
 // What a sign-in answers, as Clerk's own integration specs found it must (scripts/clerk-integration.sh).
 //

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { environmentJSON } from "../../emulator/environment";
-import { userJSON } from "../../emulator/json";
-import { seedState } from "../../emulator/seed";
-import { Store } from "../../emulator/store";
+import { environmentJSON } from "../../src/json/environment";
+import { userJSON } from "../../src/json";
+import { seedState } from "../../src/state/seed";
+import { Store } from "../../src/state/store";
 
 // A state file written before bans, locks and the instance's restrictions existed still loads:
 // nobody is banned or locked, and the instance has no allow-list, block-list or restrictions.

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { verifyAssertion, verifyRegistration, WebAuthnError } from "../../emulator/webauthn";
+import { verifyAssertion, verifyRegistration, WebAuthnError } from "../../src/domain/webauthn";
 
 // The emulator's WebAuthn checks (emulator/webauthn.ts) against a software
 // authenticator written here from the specification: a P-256 key, CBOR
