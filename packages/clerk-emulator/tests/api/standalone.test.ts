@@ -3,9 +3,9 @@ import { createServer, request, type Server } from "node:http";
 import { createClerkClient, verifyToken } from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NETWORK_GUARD_PATH } from "../../../../tests/support/guard";
-import { spawnGroup, stopGroup } from "../../../../tests/support/process-group";
-import { freePort, ROOT } from "../../../../tests/support/server";
+import { NETWORK_GUARD_PATH } from "../../testing";
+import { spawnGroup, stopGroup } from "../../testing/process-group";
+import { freePort, PACKAGE_ROOT } from "../support/paths";
 
 // `npm run emulator` as another app would use it: its own process (and process
 // group), its keys read from what it prints, its APIs called as Clerk's SDKs
@@ -73,7 +73,7 @@ beforeAll(async () => {
   const child = spawnGroup(
     process.execPath,
     [
-      "packages/clerk-emulator/bin/clerk-emulator.mjs",
+      "bin/clerk-emulator.mjs",
       "--port",
       String(port),
       "--data-dir",
@@ -85,7 +85,7 @@ beforeAll(async () => {
       "--proxy-url",
       PROXY_URL,
     ],
-    ROOT,
+    PACKAGE_ROOT,
     {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
