@@ -28,7 +28,8 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 30_000,
           expect: { poll: { timeout: 10_000 } },
-          maxWorkers: 2,
+          // npm test runs these beside the app's phases with one worker (scripts/test.mjs); alone, two suit two cores.
+          maxWorkers: Number(process.env.EMULATOR_API_WORKERS) || 2,
         },
       },
       {
