@@ -25,7 +25,8 @@ export async function startStandaloneEmulator(args: string[]): Promise<Standalon
   const child: ChildProcess = spawnGroup(
     process.execPath,
     [CLI, "--port", "0", "--data-dir", "memory", ...args],
-    import.meta.dirname,
+    // Where the tests run, an app's root, as `npx clerk-emulator` runs there (its node_modules hold clerk-js).
+    process.cwd(),
     {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
