@@ -19,7 +19,7 @@ export default tseslint.config(
       "playwright-report/**",
       "scripts/**",
       "packages/*/bin/**",
-      "tests/support/*.cjs",
+      "packages/clerk-emulator/testing/*.cjs",
       "app/**/*.cjs",
       "*.config.js",
     ],
@@ -61,6 +61,31 @@ export default tseslint.config(
   {
     files: ["tests/**/*.ts"],
     rules: { "react-hooks/rules-of-hooks": "off" },
+  },
+  {
+    // Outside its own folder, the emulator is reached only by its name and what its package.json exports
+    // ("clerk-emulator", "clerk-emulator/testing", "clerk-emulator/contract", ...): never by path, never its src/.
+    files: ["**/*.{ts,tsx,js,mjs}"],
+    ignores: ["packages/clerk-emulator/**", "app/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [
+                "**/packages/clerk-emulator",
+                "**/packages/clerk-emulator/**",
+                "clerk-emulator/src",
+                "clerk-emulator/src/**",
+              ],
+              message:
+                "Import the emulator by its exports: clerk-emulator, clerk-emulator/testing, clerk-emulator/contract.",
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // Test doubles and the emulator never reach the app.

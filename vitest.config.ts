@@ -24,11 +24,12 @@ export default defineConfig({
           include: ["tests/api/**/*.test.ts"],
           environment: "node",
           // Every answer is checked against Clerk's OpenAPI spec, as in the app's integration tests.
-          setupFiles: ["../../tests/support/contract-setup.ts"],
+          setupFiles: ["contract/setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
           expect: { poll: { timeout: 10_000 } },
-          maxWorkers: 2,
+          // npm test runs these beside the app's phases with one worker (scripts/test.mjs); alone, two suit two cores.
+          maxWorkers: Number(process.env.EMULATOR_API_WORKERS) || 2,
         },
       },
       {

@@ -3,7 +3,7 @@
 // Prints one line (and each mismatch); exits 1 on any mismatch.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { formatMismatch, loadContract, readAnswers } from "../tests/support/contract";
+import { formatMismatch, loadContract, readAnswers } from "clerk-emulator/contract";
 
 function recordings(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

@@ -2,7 +2,7 @@
 #
 #   python3 scripts/security-scan-wapiti.py LOG /path/to/wapiti [wapiti's arguments]
 #
-# 1. A network guard, the Python twin of tests/support/network-guard.cjs.
+# 1. A network guard, the Python twin of packages/clerk-emulator/testing/network-guard.cjs.
 # Before wapiti's code is loaded, every name lookup of a host that is not loopback and every
 # connection to an address outside 127.0.0.0/8 (or ::1) is refused, and
 # written to LOG, which the scan script reads and fails on. Wapiti has its

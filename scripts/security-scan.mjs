@@ -3,7 +3,7 @@
 // modes: local mode (the bundled Clerk emulator) and keys mode (Clerk's
 // Backend API stood in for by a second, local-mode server; PostHog by a sink
 // in this process, so /ingest is live). Every scan is bounded in time; nothing
-// of it leaves loopback (the servers run with tests/support/network-guard.cjs,
+// of it leaves loopback (the servers run with clerk-emulator/testing/network-guard.cjs,
 // wapiti with scripts/security-scan-wapiti.py, and both fail the run on any
 // attempt). Not part of `npm test` (about 4 minutes; docs/security.md, "The vulnerability scan").
 //
@@ -32,6 +32,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -40,7 +41,7 @@ import { createInterface } from "node:readline";
 const ROOT = resolve(import.meta.dirname, "..");
 const OUT = join(ROOT, "test-results", "security-scan");
 const TRIAGE_FILE = join(ROOT, "scripts", "security-scan-triaged.json");
-const NODE_GUARD = join(ROOT, "tests", "support", "network-guard.cjs");
+const NODE_GUARD = createRequire(import.meta.url).resolve("clerk-emulator/testing/network-guard.cjs");
 const WAPITI_LAUNCHER = join(ROOT, "scripts", "security-scan-wapiti.py");
 const VENV = join(ROOT, ".cache", "wapiti-venv");
 const WAPITI_VERSION = "3.0.4";

@@ -1,10 +1,12 @@
 // `npm test`: type check, lint, build, vitest (unit, then integration against
 // the built server on the production image's Node, then Firefox), Playwright
-// (Chromium, JavaScript on and off). Ends with the time of each phase and one
-// line, "N passed, N failed, N skipped", summing every check and test that ran.
-import { spawnSync } from "node:child_process";
+// (Chromium, JavaScript on and off); beside all of them, from the start, the
+// emulator package's own tests, which need no build. Ends with the time of each
+// phase and one line, "N passed, N failed, N skipped", summing every check and
+// test that ran.
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { PINNED_NODE, pinnedNode } from "./pinned-node.mjs";
 
@@ -15,6 +17,7 @@ const run = (cmd, args, env = {}) =>
 
 // How long each phase took, printed at the end: what to look at when the suite gets slow.
 const phases = [];
+const suiteStarted = Date.now();
 function timed(name, work) {
   const started = Date.now();
   try {
@@ -37,8 +40,6 @@ mkdirSync("test-results", { recursive: true });
 const contractDir = resolve("test-results/contract");
 process.env.CLERK_CONTRACT_DIR = contractDir;
 
-timed("type check", () => check("type check (tsc --noEmit)", run("npx", ["tsc", "--noEmit"])));
-timed("lint", () => check("lint (eslint, prettier --check)", run("npm", ["run", "lint"])));
 // tests/fixtures/core3 is an app of its own (Clerk's Core 3 SDK, driven by
 // tests/integration/fixture-core3.test.ts): its packages from its own lock,
 // installed again only when the lock changed since the last install.
@@ -52,6 +53,52 @@ function installFixture(dir) {
   return true;
 }
 timed("fixtures", () => check("tests/fixtures/core3 installed (npm ci)", installFixture("tests/fixtures/core3")));
+
+/**
+ * The emulator package's tests (vitest projects emulator-unit and emulator-api),
+ * started now in a child of their own and collected at the end: they need no
+ * build, so they run beside every other phase. One API test file at a time
+ * (EMULATOR_API_WORKERS), so the app's phases keep most of two cores. Their
+ * output goes to a file, printed when they are collected; their answers are
+ * recorded in CLERK_CONTRACT_DIR like every server's.
+ */
+function startEmulatorTests() {
+  const report = "test-results/vitest-emulator.json";
+  const log = "test-results/vitest-emulator.log";
+  const out = openSync(log, "w");
+  const started = Date.now();
+  const child = spawn(
+    "npx",
+    [
+      "vitest",
+      "run",
+      "--project",
+      "emulator-unit",
+      "--project",
+      "emulator-api",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile=${report}`,
+    ],
+    {
+      stdio: ["ignore", out, out],
+      env: { ...process.env, EMULATOR_API_WORKERS: "1", ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
+    },
+  );
+  closeSync(out);
+  const exited = new Promise((done) => {
+    child.once("exit", () => done((Date.now() - started) / 1000));
+    child.once("error", (error) => {
+      console.error(error);
+      done((Date.now() - started) / 1000);
+    });
+  });
+  return { report, log, exited };
+}
+const emulatorTests = startEmulatorTests();
+
+timed("type check", () => check("type check (tsc --noEmit)", run("npx", ["tsc", "--noEmit"])));
+timed("lint", () => check("lint (eslint, prettier --check)", run("npm", ["run", "lint"])));
 const built = timed("build", () => check("build (remix build + server bundle)", run("npm", ["run", "build"])));
 
 /** The Playwright tests that failed and then passed on their retry, by file, project and title. */
@@ -75,6 +122,11 @@ function vitestProject(project, node = null) {
   if (node)
     run(node, ["node_modules/vitest/vitest.mjs", ...args], { PATH: `${dirname(node)}${delimiter}${process.env.PATH}` });
   else run("npx", ["vitest", ...args]);
+  countVitestReport(file, project);
+}
+
+/** A vitest JSON report's results, added to the totals (a missing report is one failure). */
+function countVitestReport(file, project) {
   if (existsSync(file)) {
     const report = JSON.parse(readFileSync(file, "utf8"));
     totals.passed += report.numPassedTests;
@@ -115,7 +167,15 @@ if (built) {
   } else {
     check("playwright report", false);
   }
+}
 
+// The emulator's tests, collected: their time is how long they ran beside the rest, not added to it.
+const emulatorSeconds = await emulatorTests.exited;
+process.stdout.write(`\n${readFileSync(emulatorTests.log, "utf8")}`);
+countVitestReport(emulatorTests.report, "emulator-unit, emulator-api");
+const beside = [["emulator (beside the rest)", emulatorSeconds]];
+
+if (built) {
   const contract = timed("contract", () =>
     spawnSync("npx", ["vite-node", "scripts/check-contract.ts", contractDir], { encoding: "utf8" }),
   );
@@ -129,9 +189,9 @@ if (built) {
 if (flaky.length > 0)
   console.log(`flaky (failed once, passed when run again): ${flaky.length}\n${flaky.map((t) => `  ${t}`).join("\n")}`);
 if (summary) console.log(summary);
-const total = phases.reduce((sum, [, seconds]) => sum + seconds, 0);
+const total = (Date.now() - suiteStarted) / 1000;
 console.log(
-  `phases: ${phases.map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(", ")}; ${total.toFixed(0)} s in all`,
+  `phases: ${[...phases, ...beside].map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(", ")}; ${total.toFixed(0)} s in all`,
 );
 
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -11,7 +11,7 @@ import {
   type Request,
   type Response,
 } from "@playwright/test";
-import { completeLength, contractBreaches, readAnswers, type Answer } from "../support/contract";
+import { completeLength, contractBreaches, readAnswers, type Answer } from "clerk-emulator/contract";
 import { isLoopbackUrl } from "../support/guard";
 import { emulatorSession } from "../support/session";
 

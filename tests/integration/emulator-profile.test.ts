@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "../../packages/clerk-emulator/src/state/seed";
+import { DEMO_PASSWORD } from "clerk-emulator";
 import { backendApi, errorCode, frontendClient } from "../support/emulator-api";
 import { startServer, type RunningServer } from "../support/server";
 

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contractBreaches, readAnswers } from "../support/contract";
+import { contractBreaches, readAnswers } from "clerk-emulator/contract";
 import { openAfterExpiry, sessionTokenClaims } from "../support/expired-session";
 import { startFixture, type RunningFixture } from "../support/fixture-app";
 

@@ -5,7 +5,7 @@ import { armFault, backendApi, emulatorCalls, emulatorSecretKey, newTeam } from 
 import { scrapeMetrics } from "../support/metrics";
 import { allowancesFor } from "~/lib/upstream/call-budget.server";
 import { NETWORK_GUARD_PATH } from "../support/guard";
-import { OPEN_REDIRECT_PAYLOADS } from "../support/open-redirect-payloads";
+import { OPEN_REDIRECT_PAYLOADS } from "clerk-emulator/testing";
 import { freePort, keysModeOn, type RunningServer, startServer } from "../support/server";
 import { browserCookies, emulatorSession, emulatorToken } from "../support/session";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signingKeyFromPem, signJwt } from "../../packages/clerk-emulator/src/domain/tokens";
+import { signingKeyFromPem, signJwt } from "clerk-emulator/testing";
 import { armFault, backendApi, newTeam } from "../support/emulator-api";
 import { keysModeEnv, keysModeOn, ROOT, type RunningServer, startServer } from "../support/server";
 import { browserCookies, emulatorSession, emulatorToken } from "../support/session";

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sessionClaims, signJwt, signingKeyFromPem } from "../../packages/clerk-emulator/src/domain/tokens";
+import { sessionClaims, signJwt, signingKeyFromPem } from "clerk-emulator/testing";
 import { startServer, type RunningServer } from "../support/server";
 import { createTestKeyPair, emulatorSession, mintSessionToken, sessionCookieHeader } from "../support/session";
 

@@ -2,14 +2,15 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { describe, expect, it } from "vitest";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../packages/clerk-emulator/src/domain/instance-keys";
 import {
+  EMULATOR_ISSUER,
+  emulatorPublishableKey,
   generateSigningKey,
   sessionClaims,
   signJwt,
   type SessionClaimsInput,
   type SessionTokenVersion,
-} from "../../packages/clerk-emulator/src/domain/tokens";
+} from "clerk-emulator/testing";
 import { ROOT } from "../support/server";
 
 // Both of Clerk's SDK lines the emulator serves read its session tokens, in

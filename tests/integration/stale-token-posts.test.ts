@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSigningKey } from "../../packages/clerk-emulator/src/domain/tokens";
+import { generateSigningKey } from "clerk-emulator/testing";
 import { armFault, backendApi, emulatorCalls } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
 import { freePort, startServer, type RunningServer } from "../support/server";

@@ -1,6 +1,6 @@
 import { getCookieSuffix } from "@clerk/shared/keys";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionClaimsInput } from "../../packages/clerk-emulator/src/domain/tokens";
+import type { SessionClaimsInput } from "clerk-emulator/testing";
 import { armFault, backendApi, emulatorCalls, newTeam } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
 import { freePort, keysModeOn, postForm, type RunningServer, startServer } from "../support/server";

@@ -85,7 +85,8 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
     const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
     start(
       [
-        "packages/clerk-emulator/bin/clerk-emulator.mjs",
+        // The package's bin, as the app has it installed.
+        "node_modules/clerk-emulator/bin/clerk-emulator.mjs",
         "--port",
         String(emulatorPort),
         "--data-dir",

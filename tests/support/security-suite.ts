@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contractBreaches, readAnswers } from "./contract";
+import { contractBreaches, readAnswers } from "clerk-emulator/contract";
 import { sessionTokenClaims } from "./expired-session";
 import { startFixture, type FixtureLine, type RunningFixture } from "./fixture-app";
 import {

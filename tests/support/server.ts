@@ -87,7 +87,7 @@ async function startServerOnce(env: Record<string, string | undefined>): Promise
       RATE_LIMIT_SCALE: "1000",
       // The emulator's control API (faults, sessions, state) is for tests only.
       CLERK_EMULATOR_CONTROL: "1",
-      // Where the emulator records its answers for the contract check (tests/support/contract.ts).
+      // Where the emulator records its answers for the contract check (clerk-emulator/contract).
       CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR,
       ...publicOrigin,
       ...env,

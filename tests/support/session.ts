@@ -8,7 +8,7 @@ import {
   type SessionClaimsInput,
   type SessionTokenVersion,
   type SigningKey,
-} from "../../packages/clerk-emulator/src/domain/tokens";
+} from "clerk-emulator/testing";
 
 /** A test RSA-2048 key pair, like a Clerk instance's. */
 export function createTestKeyPair() {

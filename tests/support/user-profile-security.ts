@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import type { RunningFixture } from "./fixture-app";
-import { freshAuthenticatorCode } from "./totp";
+import { freshAuthenticatorCode } from "clerk-emulator/testing";
 
 // Clerk's own <UserProfile/> Security page and <SignIn/> second-factor cards, driven as a person
 // would, on either SDK line (clerk-js 5's and @clerk/ui's screens say the same words).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { safeLocation, safeRedirectPath } from "~/lib/http/safe-redirect";
-import { OPEN_REDIRECT_PAYLOADS } from "../support/open-redirect-payloads";
+import { OPEN_REDIRECT_PAYLOADS } from "clerk-emulator/testing";
 
 describe("safeRedirectPath", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateSigningKey, jwks, signJwt, type SigningKey } from "../../packages/clerk-emulator/src/domain/tokens";
+import { generateSigningKey, jwks, signJwt, type SigningKey } from "clerk-emulator/testing";
 import { createSigningKeys, UNKNOWN_KEY_ID_MS } from "~/lib/clerk/signing-keys.server";
 import { sessionTokenCookie, withoutForgedTokens } from "~/lib/clerk/session-cookies.server";
 

@@ -1,10 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  errorCode,
-  frontendClient,
-  startInProcessEmulator,
-  type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
+import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "../../testing";
 
 // Issue 49: `POST /v1/users` kept the first address, a password and the names,
 // and silently dropped everything else Clerk's description lists (external_id,

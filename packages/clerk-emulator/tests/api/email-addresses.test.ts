@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, frontendClient, uniqueEmail } from "../../../../tests/support/emulator-api";
+import { errorCode, frontendClient, uniqueEmail } from "../../testing";
 import {
   apiError,
   PASSWORD,
@@ -8,7 +8,7 @@ import {
   type Clerk,
   type Core3Users,
   type EmulatorWithWebhooks,
-} from "../../../../tests/support/user-access";
+} from "../support/user-access";
 
 // The Backend API's email addresses, allow-list, block-list and instance
 // restrictions, called by both of Clerk's SDK lines (@clerk/backend 2 and 3),

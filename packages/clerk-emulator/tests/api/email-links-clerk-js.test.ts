@@ -8,15 +8,15 @@ import { createClerkEmulator, type ClerkEmulator } from "../../src";
 import { createScriptCdn } from "../../src/http/cdn";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
 import type { EmailMessage, OutgoingMessage } from "../../src/domain/messages";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../../tests/support/chromium";
-import { isLoopbackUrl } from "../../../../tests/support/guard";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { isLoopbackUrl } from "../../testing";
+import { CORE3_FIXTURE, REPO_ROOT } from "../support/paths";
 
 // Issue 49: email link sign-in driven by the real clerk-js 5 and 6 in Chromium —
 // signIn.create, then createEmailLinkFlow().startEmailLinkFlow, which prepares
 // the link and polls the sign-in — while the test reads the link from the
 // emulator's outgoing messages and opens it as another device would; clerk-js's
 // promise resolves with the verified sign-in, and setActive signs the page in.
-const ROOT = join(import.meta.dirname, "../../../..");
 let emulator: ClerkEmulator;
 let server: Server;
 let origin: string;
@@ -36,7 +36,7 @@ beforeAll(async () => {
   const app = express();
   app.use(
     "/__clerk",
-    createScriptCdn({ dirs: [join(ROOT, "node_modules"), join(ROOT, "tests/fixtures/core3/node_modules")] }),
+    createScriptCdn({ dirs: [join(REPO_ROOT, "node_modules"), join(CORE3_FIXTURE, "node_modules")] }),
   );
   app.use("/__clerk", emulator.router);
   // A page of the app: clerk-js loaded through the proxy path, as the app loads it.

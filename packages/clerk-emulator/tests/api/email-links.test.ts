@@ -1,16 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
-import { DEMO_PASSWORD } from "../../src";
 import {
+  startWebhookSink,
+  type WebhookSink,
   errorCode,
   frontendClient,
   startInProcessEmulator,
   uniqueEmail,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { OPEN_REDIRECT_PAYLOADS } from "../../../../tests/support/open-redirect-payloads";
-import { webhookBreaches } from "../../../../tests/support/webhook-contract";
-import { newWebhookSecret } from "../../../../tests/support/webhooks";
+  OPEN_REDIRECT_PAYLOADS,
+  newWebhookSecret,
+} from "../../testing";
+import { DEMO_PASSWORD } from "../../src";
+import { webhookBreaches } from "../../contract";
 
 // Issue 49: sign-in, sign-up and address verification by emailed link
 // (strategy `email_link`), driven through the Frontend API as clerk-js's email

@@ -6,8 +6,8 @@ import {
   frontendClient,
   startInProcessEmulator,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { OPEN_REDIRECT_PAYLOADS } from "../../../../tests/support/open-redirect-payloads";
+  OPEN_REDIRECT_PAYLOADS,
+} from "../../testing";
 
 // Issue 49: the Frontend API's infrastructure operations — the well-known
 // documents, health and proxy checks, the redirect helper, multi-domain sync,

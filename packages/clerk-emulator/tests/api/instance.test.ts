@@ -3,17 +3,19 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
 import {
+  startWebhookSink,
+  type WebhookSink,
   errorCode,
   frontendClient,
   newPerson,
   startInProcessEmulator,
   uniqueEmail,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { webhookBreaches } from "../../../../tests/support/webhook-contract";
-import { newWebhookSecret } from "../../../../tests/support/webhooks";
+  newWebhookSecret,
+} from "../../testing";
+import { webhookBreaches } from "../../contract";
+import { CORE3_FIXTURE } from "../support/paths";
 
 // Issue 49: the instance-level Backend API (its settings, domains, redirect
 // URLs, proxy checks, email templates, the waitlist, the Svix app) answered
@@ -23,7 +25,7 @@ import { newWebhookSecret } from "../../../../tests/support/webhooks";
 // webhooks are sent at all. Through @clerk/backend 2 and 3 where they have a
 // method, over HTTP with the secret key otherwise; every answer and webhook is
 // checked against Clerk's specs.
-const core3Require = createRequire(join(import.meta.dirname, "../../../../tests/fixtures/core3/package.json"));
+const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 type Client = ReturnType<typeof createCore2Client>;
 const SECRET = newWebhookSecret();
 type Received = { type: string; data: Record<string, any>; body: Record<string, unknown> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test

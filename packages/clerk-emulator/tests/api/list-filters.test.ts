@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD } from "../../src";
 import { BACKEND_QUERY_PARAMS, MEMBERSHIP_LIST, USER_LIST } from "../../src/backend/query-params";
-import {
-  errorCode,
-  frontendClient,
-  startInProcessEmulator,
-  type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
+import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "../../testing";
 
 // Issue 49: `GET /v1/users?phone_number=…` answered every user (the emulator
 // keeps no phone numbers and ignored the filter), and Clerk's test helper then

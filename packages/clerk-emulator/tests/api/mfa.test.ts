@@ -11,11 +11,12 @@ import {
   newPerson,
   startInProcessEmulator,
   TEAM_PASSWORD,
-} from "../../../../tests/support/emulator-api";
-import { ROOT } from "../../../../tests/support/server";
-import { authenticatorCode, freshAuthenticatorCode } from "../../../../tests/support/totp";
-import { webhookBreaches } from "../../../../tests/support/webhook-contract";
-import { newWebhookSecret } from "../../../../tests/support/webhooks";
+  authenticatorCode,
+  freshAuthenticatorCode,
+  newWebhookSecret,
+} from "../../testing";
+import { CORE3_FIXTURE } from "../support/paths";
+import { webhookBreaches } from "../../contract";
 
 // Multi-factor authentication, reverification and the forgotten password, as clerk-js
 // calls the Frontend API and @clerk/backend 2 and 3 call the Backend API.
@@ -359,7 +360,7 @@ describe("removing a password", () => {
   });
 });
 
-const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
+const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 type BackendClient = ReturnType<typeof createCore2Client>;
 const sdks: [string, () => Promise<typeof createCore2Client>][] = [
   ["@clerk/backend 2", async () => createCore2Client],

@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RateLimitMode } from "../../src/http/rate-limits";
-import {
-  errorCode,
-  startInProcessEmulator,
-  type ApiReply,
-  type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
+import { errorCode, startInProcessEmulator, type ApiReply, type InProcessEmulator } from "../../testing";
 
 // Clerk's limit on updates to one object (issue 49): 10 per 10 s to any one
 // user, organization or membership, behind CLERK_EMULATOR_RATE_LIMITS like

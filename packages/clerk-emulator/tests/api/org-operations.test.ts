@@ -12,8 +12,8 @@ import {
   TEAM_PASSWORD,
   uniqueEmail,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { ROOT } from "../../../../tests/support/server";
+} from "../../testing";
+import { CORE3_FIXTURE } from "../support/paths";
 
 // Issue 49: the organization operations the emulator did not answer — a
 // membership's metadata, the instance-wide membership and invitation lists,
@@ -23,7 +23,7 @@ import { ROOT } from "../../../../tests/support/server";
 // method, each answer checked against Clerk's spec by the contract check.
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the SDKs' resources and Clerk's JSON, read by each test */
-const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
+const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 /** A 1×1 PNG. */
 const PNG = Buffer.from(

@@ -3,19 +3,20 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
-import { emulatorPublishableKey } from "../../src/domain/instance-keys";
 import {
+  startWebhookSink,
+  type WebhookSink,
   errorCode,
   frontendClient,
   newPerson,
   startInProcessEmulator,
   TEAM_PASSWORD,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { ROOT } from "../../../../tests/support/server";
-import { webhookBreaches } from "../../../../tests/support/webhook-contract";
-import { newWebhookSecret } from "../../../../tests/support/webhooks";
+  newWebhookSecret,
+} from "../../testing";
+import { emulatorPublishableKey } from "../../src/domain/instance-keys";
+import { CORE3_FIXTURE } from "../support/paths";
+import { webhookBreaches } from "../../contract";
 
 // Issue 49: the emulator knew only org:admin and org:member and refused any
 // other role with a 422. Clerk's instances define their own roles and
@@ -26,7 +27,7 @@ import { newWebhookSecret } from "../../../../tests/support/webhooks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the SDKs' resources and Clerk's JSON, read by each test */
 type Sdk = any;
-const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
+const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 const SECRET = newWebhookSecret();
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 const received: { type: string; data: Record<string, any>; body: { type: string } }[] = [];

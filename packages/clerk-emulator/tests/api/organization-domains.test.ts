@@ -3,17 +3,19 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
 import {
+  startWebhookSink,
+  type WebhookSink,
   errorCode,
   frontendClient,
   newPerson,
   startInProcessEmulator,
   TEAM_PASSWORD,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { webhookBreaches } from "../../../../tests/support/webhook-contract";
-import { newWebhookSecret } from "../../../../tests/support/webhooks";
+  newWebhookSecret,
+} from "../../testing";
+import { webhookBreaches } from "../../contract";
+import { CORE3_FIXTURE } from "../support/paths";
 
 // Issue 49: organizations' verified domains were always empty. They are now
 // kept and verified (by the Backend API, or an admin's email code), and an
@@ -21,7 +23,7 @@ import { newWebhookSecret } from "../../../../tests/support/webhooks";
 // invitation, or a suggestion that becomes a membership request. Each call
 // goes through the real @clerk/backend 2 and 3 where they have a method, and
 // every answer and webhook is checked against Clerk's published specs.
-const core3Require = createRequire(join(import.meta.dirname, "../../../../tests/fixtures/core3/package.json"));
+const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 type Client = ReturnType<typeof createCore2Client>;
 const SECRET = newWebhookSecret();
 type Received = { type: string; data: Record<string, any>; body: Record<string, unknown> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test

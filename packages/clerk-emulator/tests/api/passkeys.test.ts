@@ -4,12 +4,13 @@ import { join } from "node:path";
 import express from "express";
 import { chromium, type Browser, type Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backendSdks } from "../../../../tests/support/clerk-sdks";
+import { backendSdks } from "../support/clerk-sdks";
 import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
 import { createScriptCdn } from "../../src/http/cdn";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../../tests/support/chromium";
-import { isLoopbackUrl } from "../../../../tests/support/guard";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { isLoopbackUrl } from "../../testing";
+import { REPO_ROOT } from "../support/paths";
 
 // Issue 49 (stretch): passkeys, registered and used by the real clerk-js 5 in
 // Chromium with a virtual WebAuthn authenticator (Chrome DevTools Protocol),
@@ -17,7 +18,6 @@ import { isLoopbackUrl } from "../../../../tests/support/guard";
 // registration's challenge, origin, RP ID and COSE key, the assertion's
 // signature and counter. The page is on `localhost` (an IP address cannot be a
 // WebAuthn RP ID).
-const ROOT = join(import.meta.dirname, "../../../..");
 const SECRET = "sk_live_emulator_passkeys_test";
 let emulator: ClerkEmulator;
 let server: Server;
@@ -53,7 +53,7 @@ beforeAll(async () => {
     passkeys: true,
   });
   const app = express();
-  app.use("/__clerk", createScriptCdn({ dirs: [join(ROOT, "node_modules")] }));
+  app.use("/__clerk", createScriptCdn({ dirs: [join(REPO_ROOT, "node_modules")] }));
   app.use("/__clerk", emulator.router);
   app.get("/", (_req, res) => {
     res.type("html").send(`<!DOCTYPE html><html><body>

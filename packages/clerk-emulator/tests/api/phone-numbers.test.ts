@@ -3,18 +3,19 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
 import {
+  startWebhookSink,
+  type WebhookSink,
   errorCode,
   frontendClient,
   startInProcessEmulator,
   uniqueEmail,
   type ApiReply,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { ROOT } from "../../../../tests/support/server";
-import { webhookBreaches } from "../../../../tests/support/webhook-contract";
-import { newWebhookSecret } from "../../../../tests/support/webhooks";
+  newWebhookSecret,
+} from "../../testing";
+import { CORE3_FIXTURE } from "../support/paths";
+import { webhookBreaches } from "../../contract";
 
 // Issue 49: phone numbers and usernames. Every phone number operation of both
 // APIs, called as Clerk's SDKs call them (@clerk/backend 2 and 3 for the
@@ -86,7 +87,7 @@ async function signedIn(identifier: string) {
 }
 
 type BackendClient = ReturnType<typeof createCore2Client>;
-const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
+const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 const sdks: [string, () => Promise<typeof createCore2Client>][] = [
   ["@clerk/backend 2 (Core 2)", async () => createCore2Client],
   [

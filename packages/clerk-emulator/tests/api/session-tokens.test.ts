@@ -3,18 +3,19 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as core2 from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookSink, type WebhookSink } from "../../../../tests/support/webhook-sink";
-import { DEMO_PASSWORD } from "../../src";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
 import {
+  startWebhookSink,
+  type WebhookSink,
   frontendClient,
   newPerson,
   startInProcessEmulator,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { webhookBreaches } from "../../../../tests/support/webhook-contract";
-import { newWebhookSecret } from "../../../../tests/support/webhooks";
-import { ROOT } from "../../../../tests/support/server";
+  newWebhookSecret,
+} from "../../testing";
+import { DEMO_PASSWORD } from "../../src";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
+import { webhookBreaches } from "../../contract";
+import { CORE3_FIXTURE } from "../support/paths";
 
 // Issue 49: the Backend API behind @clerk/backend's sessions, jwtTemplates,
 // actorTokens, clients and signUps, called through the real SDKs of both of
@@ -26,7 +27,7 @@ import { ROOT } from "../../../../tests/support/server";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- each SDK's resources, read by each test */
 type Sdk = typeof core2;
-const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
+const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 const sdks: [string, () => Promise<Sdk>][] = [
   ["@clerk/backend 2", async () => core2],
   [

@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD } from "../../src";
-import {
-  errorCode,
-  frontendClient,
-  startInProcessEmulator,
-  type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
+import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "../../testing";
 
 // What Clerk answers when a sign-in or a sign-up is created (issue 49): the
 // emulator's instance is single-session (`single_session_mode` in its

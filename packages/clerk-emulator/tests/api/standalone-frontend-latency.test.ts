@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HELP, parseCli, UsageError } from "../../src/hosts/cli";
-import { startStandaloneEmulator, timed, type StandaloneEmulator } from "../../../../tests/support/standalone-emulator";
+import { startStandaloneEmulator, timed, type StandaloneEmulator } from "../../testing";
 
 // `npm run emulator -- --frontend-latency-ms N`: a browser far from Clerk. Clerk's own page objects
 // (@clerk/testing's) start waiting for a prepare/attempt answer only after the click that sends it;

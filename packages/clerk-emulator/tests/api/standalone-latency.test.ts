@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HELP, parseCli, UsageError } from "../../src/hosts/cli";
-import { startStandaloneEmulator, timed, type StandaloneEmulator } from "../../../../tests/support/standalone-emulator";
+import { startStandaloneEmulator, timed, type StandaloneEmulator } from "../../testing";
 
 // `npm run emulator -- --latency-ms N` (or CLERK_EMULATOR_LATENCY_MS), as local
 // mode already had: a Clerk far away, on the standalone emulator too.

@@ -1,11 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import { createServer, request, type Server } from "node:http";
+import { join } from "node:path";
 import { createClerkClient, verifyToken } from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NETWORK_GUARD_PATH } from "../../../../tests/support/guard";
-import { spawnGroup, stopGroup } from "../../../../tests/support/process-group";
-import { freePort, ROOT } from "../../../../tests/support/server";
+import { NETWORK_GUARD_PATH } from "../../testing";
+import { spawnGroup, stopGroup } from "../../testing/process-group";
+import { freePort, PACKAGE_ROOT, REPO_ROOT } from "../support/paths";
 
 // `npm run emulator` as another app would use it: its own process (and process
 // group), its keys read from what it prints, its APIs called as Clerk's SDKs
@@ -73,7 +74,7 @@ beforeAll(async () => {
   const child = spawnGroup(
     process.execPath,
     [
-      "packages/clerk-emulator/bin/clerk-emulator.mjs",
+      join(PACKAGE_ROOT, "bin/clerk-emulator.mjs"),
       "--port",
       String(port),
       "--data-dir",
@@ -85,7 +86,8 @@ beforeAll(async () => {
       "--proxy-url",
       PROXY_URL,
     ],
-    ROOT,
+    // From the app's root, as `npx clerk-emulator` runs there: its node_modules hold the clerk-js it serves.
+    REPO_ROOT,
     {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

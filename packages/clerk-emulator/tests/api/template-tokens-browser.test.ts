@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
 import { createScriptCdn } from "../../src/http/cdn";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../../tests/support/chromium";
-import { isLoopbackUrl } from "../../../../tests/support/guard";
-import { ROOT } from "../../../../tests/support/server";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { isLoopbackUrl } from "../../testing";
+import { CORE3_FIXTURE, REPO_ROOT } from "../support/paths";
 
 // Issue 49: the real clerk-js (5 from this app's packages, 6 from the Core 3
 // fixture's) in Chromium, on a bare page that loads it through the emulator's
@@ -39,7 +39,7 @@ beforeAll(async () => {
   const app = express();
   app.use(
     "/__clerk",
-    createScriptCdn({ dirs: [join(ROOT, "node_modules"), join(ROOT, "tests/fixtures/core3/node_modules")] }),
+    createScriptCdn({ dirs: [join(REPO_ROOT, "node_modules"), join(CORE3_FIXTURE, "node_modules")] }),
   );
   app.use("/__clerk", emulator.router);
   // A page with nothing but clerk-js, configured as Clerk's script tag configures it.

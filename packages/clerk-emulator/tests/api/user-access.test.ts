@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { errorCode, frontendClient, uniqueEmail } from "../../../../tests/support/emulator-api";
+import { errorCode, frontendClient, uniqueEmail } from "../../testing";
 import {
   apiError,
   PASSWORD,
@@ -9,7 +9,7 @@ import {
   type Core3Users,
   type EmulatorWithWebhooks,
   type Received,
-} from "../../../../tests/support/user-access";
+} from "../support/user-access";
 
 // The Backend API's bans, locks and password standing, the profile image and
 // metadata, called by both of Clerk's SDK lines (@clerk/backend 2 and 3), and

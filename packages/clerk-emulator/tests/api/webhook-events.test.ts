@@ -10,14 +10,14 @@ import {
   startInProcessEmulator,
   uniqueEmail,
   type InProcessEmulator,
-} from "../../../../tests/support/emulator-api";
-import { webhookBreaches } from "../../../../tests/support/webhook-contract";
-import { newWebhookSecret } from "../../../../tests/support/webhooks";
+  newWebhookSecret,
+} from "../../testing";
+import { webhookBreaches } from "../../contract";
 
 // Issue 49, item 3: the emulator's session.* and email.* webhooks, received
 // as an app receives Clerk's (verifyWebhook from @clerk/backend/webhooks) at
 // a sink on loopback, each whole body checked against Clerk's webhooks
-// OpenAPI (tests/support/webhook-contract.ts).
+// OpenAPI (contract/webhooks.ts).
 const SECRET = newWebhookSecret();
 type Received = { type: string; data: Record<string, any>; body: Record<string, unknown> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
 const received: Received[] = [];

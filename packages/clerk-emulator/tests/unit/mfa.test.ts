@@ -13,7 +13,7 @@ import {
 } from "../../src/domain/mfa";
 import { seedState } from "../../src/state/seed";
 import { Store } from "../../src/state/store";
-import { authenticatorCode } from "../../../../tests/support/totp";
+import { authenticatorCode } from "../../testing";
 
 // RFC 6238's SHA-1 seed, "12345678901234567890", in base32.
 const RFC_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";

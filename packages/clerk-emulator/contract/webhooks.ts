@@ -2,18 +2,15 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
-import { toJsonSchema } from "./contract";
+import { toJsonSchema } from "./openapi";
 
 /**
  * Clerk's own description of its webhooks' bodies (clerk/openapi-specs,
- * webhooks/2025-04-15.yml; MIT, see tests/contract/clerk-openapi/README.md):
+ * webhooks/2025-04-15.yml; MIT, see contract/clerk-openapi/README.md):
  * each event type's request body, envelope and `data`, checked with Ajv as
- * tests/support/contract.ts checks the APIs' answers.
+ * contract/openapi.ts checks the APIs' answers.
  */
-const SPEC = resolve(
-  import.meta.dirname,
-  "../../packages/clerk-emulator/contract/clerk-openapi/webhooks-2025-04-15.yml",
-);
+const SPEC = resolve(import.meta.dirname, "clerk-openapi/webhooks-2025-04-15.yml");
 const SPEC_ID = "webhooks";
 
 type Json = Record<string, unknown>;

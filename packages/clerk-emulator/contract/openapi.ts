@@ -2,14 +2,14 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
-import type { Exchange } from "../../packages/clerk-emulator/src/http/recorder";
-import { allowlist, type Excuse } from "../../packages/clerk-emulator/contract/allowlist";
+import type { Exchange } from "../src/http/recorder";
+import { allowlist, type Excuse } from "./allowlist";
 
 /**
  * Clerk's contract: every answer the emulator gives, checked against Clerk's
  * own OpenAPI description of it (API version 2025-11-10, the one clerk-js 5.128
  * and @clerk/backend 2.33 speak). Where Clerk's spec is wrong about what Clerk
- * sends, `tests/contract/allowlist.ts` corrects the spec, with the evidence.
+ * sends, `contract/allowlist.ts` corrects the spec, with the evidence.
  */
 
 /** One answer as the emulator's recorder writes it. */
@@ -17,7 +17,7 @@ export type Answer = Exchange;
 export type Api = Answer["api"];
 
 const SPECS: Record<Api, string> = { fapi: "fapi-2025-11-10.yml", bapi: "bapi-2025-11-10.yml" };
-const SPEC_DIR = resolve(import.meta.dirname, "../../packages/clerk-emulator/contract/clerk-openapi");
+const SPEC_DIR = resolve(import.meta.dirname, "clerk-openapi");
 const JSON_TYPE = "application/json";
 
 type Json = Record<string, unknown>;

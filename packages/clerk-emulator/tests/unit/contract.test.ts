@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { clientJSON, organizationJSON, userJSON } from "../../packages/clerk-emulator/src/json";
-import { Store } from "../../packages/clerk-emulator/src/state/store";
-import { contractBreaches, loadContract, toJsonSchema, type Answer } from "../support/contract";
+import { clientJSON, organizationJSON, userJSON } from "../../src/json";
+import { Store } from "../../src/state/store";
+import { contractBreaches, loadContract, toJsonSchema, type Answer } from "../../contract";
 
 const answer = (a: Partial<Answer> & Pick<Answer, "api" | "method" | "path" | "body">): Answer => ({
   seq: 1,

@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  encodePermissions,
-  parseSessionTokenVersion,
-  sessionClaims,
-} from "../../packages/clerk-emulator/src/domain/tokens";
+import { encodePermissions, parseSessionTokenVersion, sessionClaims } from "../../src/domain/tokens";
 
 // The emulator's session tokens, claim for claim, in both of Clerk's formats
 // (docs/emulator.md, "Session tokens"): version 2 by default, version 1 when asked.

@@ -1,14 +1,15 @@
 // How much of Clerk's API the emulator answers: every operation (method and
-// path) of Clerk's OpenAPI descriptions (tests/contract/clerk-openapi), matched
+// path) of Clerk's OpenAPI descriptions (contract/clerk-openapi), matched
 // against the routes the emulator registers when it starts. Prints the figure
 // for each API, then each tag of the spec, the groups left out on purpose
 // apart; `--missing` also lists each operation not implemented.
 //
-//   npx vite-node scripts/emulator-coverage.ts [--missing] [--json]
+//   npx vite-node packages/clerk-emulator/scripts/coverage.ts [--missing] [--json]
+//   (npm run emulator:coverage from the repository's root)
 import { existsSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { createClerkEmulator } from "../packages/clerk-emulator/src";
-import { registeredOperations } from "../packages/clerk-emulator/src/http/routing";
+import { createClerkEmulator } from "../src";
+import { registeredOperations } from "../src/http/routing";
 
 type Api = "fapi" | "bapi";
 type Operation = { api: Api; method: string; path: string; tag: string };
@@ -55,7 +56,7 @@ const SPECS: Record<Api, string> = { fapi: "fapi-2025-11-10.yml", bapi: "bapi-20
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 function specOperations(api: Api): Operation[] {
-  const file = new URL(`../packages/clerk-emulator/contract/clerk-openapi/${SPECS[api]}`, import.meta.url);
+  const file = new URL(`../contract/clerk-openapi/${SPECS[api]}`, import.meta.url);
   const spec = parse(readFileSync(file, "utf8")) as { paths: Record<string, Record<string, { tags?: string[] }>> };
   return Object.entries(spec.paths).flatMap(([path, item]) =>
     Object.entries(item)
@@ -134,7 +135,8 @@ const SDK_LINES = [
 ];
 
 function sdkCoverage(bapi: { method: string; path: string; done: boolean; leftOut: boolean }[]) {
-  const root = new URL("..", import.meta.url).pathname;
+  // The SDKs are installed where the package sits: the repository's root (Core 2) and its Core 3 fixture.
+  const root = new URL("../../../", import.meta.url).pathname;
   return SDK_LINES.map(({ name, dir }) => {
     const bundle = `${root}${dir}/dist/index.js`;
     if (!existsSync(bundle)) return { name, version: null, calls: 0, done: 0, inScope: 0, inScopeDone: 0 };

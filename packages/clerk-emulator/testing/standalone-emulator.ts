@@ -1,7 +1,9 @@
 import type { ChildProcess } from "node:child_process";
-import { NETWORK_GUARD_PATH } from "./guard";
+import { join } from "node:path";
+import { NETWORK_GUARD_PATH } from "./network-guard";
 import { spawnGroup, stopGroup } from "./process-group";
-import { ROOT } from "./server";
+
+const CLI = join(import.meta.dirname, "../bin/clerk-emulator.mjs");
 
 export type StandaloneEmulator = {
   /** Where it listens, and the secret key it printed for the app's `.env`. */
@@ -13,7 +15,7 @@ export type StandaloneEmulator = {
 };
 
 /**
- * `npm run emulator` as another team runs it (`packages/clerk-emulator/bin/clerk-emulator.mjs`, in its
+ * `npm run emulator` as another team runs it (the package's `bin/clerk-emulator.mjs`, in its
  * own process group, memory state, a free port), with `args` added; ready once
  * it has printed the app's `.env` lines. Its answers are recorded for the
  * contract check; it reaches nothing beyond loopback.
@@ -22,8 +24,9 @@ export async function startStandaloneEmulator(args: string[]): Promise<Standalon
   let output = "";
   const child: ChildProcess = spawnGroup(
     process.execPath,
-    ["packages/clerk-emulator/bin/clerk-emulator.mjs", "--port", "0", "--data-dir", "memory", ...args],
-    ROOT,
+    [CLI, "--port", "0", "--data-dir", "memory", ...args],
+    // Where the tests run, an app's root, as `npx clerk-emulator` runs there (its node_modules hold clerk-js).
+    process.cwd(),
     {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -2,14 +2,14 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { expect } from "vitest";
-import { ROOT } from "./server";
+import { CORE3_FIXTURE } from "./paths";
 
 /**
  * Clerk's two SDK lines' Backend API clients: `@clerk/backend` 2 (this app's,
  * Core 2) and 3 (tests/fixtures/core3's, Core 3), each as a factory, for tests
  * that call the emulator through both.
  */
-const core3Require = createRequire(join(ROOT, "tests/fixtures/core3/package.json"));
+const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 export type BackendClient = ReturnType<typeof createCore2Client>;
 export type CreateBackendClient = (options: { secretKey: string; apiUrl: string }) => BackendClient;
 

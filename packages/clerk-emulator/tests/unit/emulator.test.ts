@@ -1,8 +1,8 @@
 import { verifyToken } from "@clerk/backend";
 import { describe, expect, it } from "vitest";
-import { Faults } from "../../packages/clerk-emulator/src/http/faults";
-import { DEMO_PASSWORD, seedState, verifyPassword } from "../../packages/clerk-emulator/src/state/seed";
-import { generateSigningKey, jwks, sessionClaims, signJwt } from "../../packages/clerk-emulator/src/domain/tokens";
+import { Faults } from "../../src/http/faults";
+import { DEMO_PASSWORD, seedState, verifyPassword } from "../../src/state/seed";
+import { generateSigningKey, jwks, sessionClaims, signJwt } from "../../src/domain/tokens";
 
 describe("emulator session tokens", () => {
   const key = generateSigningKey();

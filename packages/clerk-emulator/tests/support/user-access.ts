@@ -1,10 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { backendSdks, type BackendClient } from "./clerk-sdks";
-import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulator } from "./emulator-api";
-import { webhookBreaches } from "./webhook-contract";
-import { startWebhookSink, type VerifiedWebhook } from "./webhook-sink";
-import { newWebhookSecret } from "./webhooks";
+import { webhookBreaches } from "../../contract";
+import {
+  errorCode,
+  frontendClient,
+  newWebhookSecret,
+  startInProcessEmulator,
+  startWebhookSink,
+  type InProcessEmulator,
+  type VerifiedWebhook,
+} from "../../testing";
 
 /**
  * What the tests of the Backend API's users, email addresses and restrictions
