@@ -15,68 +15,83 @@ import { CLERK_PAGES, ROUTES } from "../support/routes";
 const RADIX_CSS = readFileSync(createRequire(import.meta.url).resolve("@radix-ui/themes/styles.css"), "utf8");
 
 /**
+ * Radix's selectors as Chromium's CSSOM writes them: read once per worker, in
+ * the first check, since parsing the 700 kB sheet in every check cost a
+ * second or two a page.
+ */
+let radixSelectors: string[] | undefined;
+
+/**
  * What the page lacks of Radix's styles.css: its selectors that match an
  * element but are in none of the loaded stylesheets, and classes on elements
  * that Radix names and the loaded stylesheets do not. Both sides are read by
  * Chromium's CSSOM, so they are written the same way.
  */
-function missingRadixStyles(page: Page): Promise<string[]> {
-  return page.evaluate((radixCss) => {
-    /** A selector list's selectors, split at the commas outside parentheses. */
-    const split = (list: string) => {
-      const selectors = [""];
-      let depth = 0;
-      for (const char of list) {
-        if (char === "(") depth++;
-        else if (char === ")") depth--;
-        if (char === "," && depth === 0) selectors.push("");
-        else selectors[selectors.length - 1] += char;
-      }
-      return selectors.map((s) => s.trim());
-    };
-    const selectorsOf = (rules: Iterable<CSSRule>, into: Set<string>) => {
-      for (const rule of rules) {
-        if (rule instanceof CSSImportRule) {
-          if (rule.styleSheet) selectorsOf(rule.styleSheet.cssRules, into);
-          continue;
+async function missingRadixStyles(page: Page): Promise<string[]> {
+  const found = await page.evaluate(
+    (radix) => {
+      /** A selector list's selectors, split at the commas outside parentheses. */
+      const split = (list: string) => {
+        const selectors = [""];
+        let depth = 0;
+        for (const char of list) {
+          if (char === "(") depth++;
+          else if (char === ")") depth--;
+          if (char === "," && depth === 0) selectors.push("");
+          else selectors[selectors.length - 1] += char;
         }
-        if (rule instanceof CSSStyleRule) for (const s of split(rule.selectorText)) into.add(s);
-        if ("cssRules" in rule) selectorsOf((rule as CSSGroupingRule).cssRules, into);
+        return selectors.map((s) => s.trim());
+      };
+      const selectorsOf = (rules: Iterable<CSSRule>, into: Set<string>) => {
+        for (const rule of rules) {
+          if (rule instanceof CSSImportRule) {
+            if (rule.styleSheet) selectorsOf(rule.styleSheet.cssRules, into);
+            continue;
+          }
+          if (rule instanceof CSSStyleRule) for (const s of split(rule.selectorText)) into.add(s);
+          if ("cssRules" in rule) selectorsOf((rule as CSSGroupingRule).cssRules, into);
+        }
+        return into;
+      };
+      const classesOf = (selectors: Set<string>) =>
+        new Set(
+          [...selectors].flatMap((s) =>
+            [...s.matchAll(/\.((?:[\w-]|\\.)+)/g)].map(([, n]) => n!.replace(/\\(.)/g, "$1")),
+          ),
+        );
+      const radixSelectors = new Set(radix.selectors);
+      if (radix.css !== undefined) {
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync(radix.css);
+        selectorsOf(sheet.cssRules, radixSelectors);
       }
-      return into;
-    };
-    const classesOf = (selectors: Set<string>) =>
-      new Set(
-        [...selectors].flatMap((s) =>
-          [...s.matchAll(/\.((?:[\w-]|\\.)+)/g)].map(([, n]) => n!.replace(/\\(.)/g, "$1")),
-        ),
+      const loaded = selectorsOf(
+        Array.from(document.styleSheets).flatMap((sheet) => Array.from(sheet.cssRules)),
+        new Set(),
       );
-    const radix = new CSSStyleSheet();
-    radix.replaceSync(radixCss);
-    const radixSelectors = selectorsOf(radix.cssRules, new Set());
-    const loaded = selectorsOf(
-      Array.from(document.styleSheets).flatMap((sheet) => Array.from(sheet.cssRules)),
-      new Set(),
-    );
-    const missing: string[] = [];
-    for (const selector of radixSelectors) {
-      if (loaded.has(selector)) continue;
-      // A pseudo-element (::before, ::placeholder) is styled on its element.
-      const element = selector.replace(/::[\w-]+(?:\([^)]*\))?/g, "");
-      let matches = false;
-      try {
-        matches = document.querySelector(element || "*") !== null;
-      } catch {
-        // a selector querySelector does not take (a vendor pseudo-class): not checked
+      const missing: string[] = [];
+      for (const selector of radixSelectors) {
+        if (loaded.has(selector)) continue;
+        // A pseudo-element (::before, ::placeholder) is styled on its element.
+        const element = selector.replace(/::[\w-]+(?:\([^)]*\))?/g, "");
+        let matches = false;
+        try {
+          matches = document.querySelector(element || "*") !== null;
+        } catch {
+          // a selector querySelector does not take (a vendor pseudo-class): not checked
+        }
+        if (matches) missing.push(`rule ${selector}`);
       }
-      if (matches) missing.push(`rule ${selector}`);
-    }
-    const radixClasses = classesOf(radixSelectors);
-    const loadedClasses = classesOf(loaded);
-    const onPage = new Set(Array.from(document.querySelectorAll("[class]")).flatMap((e) => Array.from(e.classList)));
-    for (const name of onPage) if (radixClasses.has(name) && !loadedClasses.has(name)) missing.push(`class ${name}`);
-    return missing;
-  }, RADIX_CSS);
+      const radixClasses = classesOf(radixSelectors);
+      const loadedClasses = classesOf(loaded);
+      const onPage = new Set(Array.from(document.querySelectorAll("[class]")).flatMap((e) => Array.from(e.classList)));
+      for (const name of onPage) if (radixClasses.has(name) && !loadedClasses.has(name)) missing.push(`class ${name}`);
+      return { missing, radixSelectors: radix.css === undefined ? [] : [...radixSelectors] };
+    },
+    radixSelectors ? { selectors: radixSelectors } : { selectors: [] as string[], css: RADIX_CSS },
+  );
+  radixSelectors ??= found.radixSelectors;
+  return found.missing;
 }
 
 /** The menus a page has open, one at a time: Radix's dropdowns and dialog, with what they render. */
