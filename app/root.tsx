@@ -33,6 +33,7 @@ import { lazyClerk } from "~/lib/clerk/lazy-clerk";
 import { SIGN_IN_URL, SIGN_UP_URL } from "~/lib/clerk/urls";
 import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
+import { keptAcrossHotUpdates } from "~/lib/kept-across-hot-updates";
 import appStyles from "~/styles/app.css";
 import fontStyles from "~/styles/fonts.css";
 // Radix Themes' styles.css with the colour scales the app uses only (scripts/build-dark-fallback.mjs).
@@ -74,7 +75,7 @@ export async function loader(args: LoaderFunctionArgs) {
   });
 }
 
-export function Layout({ children }: { children: ReactNode }) {
+function Document({ children }: { children: ReactNode }) {
   const theme = useRootData()?.theme;
   const hydrated = useHydrated();
   const resolved = useResolvedTheme();
@@ -103,6 +104,15 @@ export function Layout({ children }: { children: ReactNode }) {
     </html>
   );
 }
+
+// Under `npm run dev` each hot update imports this module afresh. Remix then keeps
+// the root's old `default` and `ErrorBoundary`, which React Refresh updates in
+// place, but renders the new module's Layout: a function React does not yet know
+// as the old one's successor (React Refresh runs only once the router has settled
+// on the new routes), so it remounted the whole document and every route's state
+// was lost. The first Layout is kept instead, and React Refresh updates it too.
+const layout = keptAcrossHotUpdates("root Layout", Document);
+export { layout as Layout };
 
 function App() {
   const { viewer, activeOrgId, analytics, sessionExpiresInMs } = useLoaderData<typeof loader>();

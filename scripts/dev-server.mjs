@@ -2,9 +2,10 @@
 // edit under app/ and hands the browser its hot updates; the running server
 // loads each new build itself (server/app-build.ts). This script bundles
 // server.ts as `npm run build` does, runs it, and starts it again when an
-// edit changes that bundle (server.ts, server/, emulator/). In local mode the
-// emulator's state and the session's keys are in .data/: a restart keeps the
-// browser signed in.
+// edit changes that bundle: server.ts, server/, or the emulator's package
+// (packages/clerk-emulator/src), which the bundle takes in whole, so esbuild
+// watches its files too. In local mode the emulator's state and the session's
+// keys are in .data/: a restart keeps the browser signed in.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { dirname } from "node:path";

@@ -1,5 +1,15 @@
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { NETWORK_GUARD_MARK, NETWORK_GUARD_PATH } from "./guard";
@@ -33,6 +43,28 @@ export type DevServer = {
 };
 
 /**
+ * The copy's node_modules: the installed packages linked in, but the workspace's
+ * own (the emulator) linked to the copy's packages/, so that what the dev server
+ * loads or bundles through a package name is the copy's, and an edit there is seen.
+ */
+function linkNodeModules(root: string, copy: string) {
+  const modules = join(copy, "node_modules");
+  const workspace = new Map<string, string>();
+  const packages = join(copy, "packages");
+  for (const folder of existsSync(packages) ? readdirSync(packages) : []) {
+    const manifest = join(packages, folder, "package.json");
+    if (existsSync(manifest))
+      workspace.set((JSON.parse(readFileSync(manifest, "utf8")) as { name: string }).name, folder);
+  }
+  mkdirSync(modules);
+  for (const name of readdirSync(join(root, "node_modules"))) {
+    if (!workspace.has(name)) symlinkSync(join(root, "node_modules", name), join(modules, name));
+  }
+  // (Unscoped names: a scope's folder is one link to the installed one.)
+  for (const [name, folder] of workspace) symlinkSync(join(packages, folder), join(modules, name));
+}
+
+/**
  * `npm run dev` on a copy of the app (its own build/ and .data/; the installed
  * node_modules linked in), in local mode with the emulator's control API, as
  * one process group of its own. (`root`: the app's folder, for a bundle that
@@ -47,7 +79,7 @@ export async function startDevServer(root = ROOT): Promise<DevServer> {
       return !NOT_COPIED.has(path.split("/")[0] ?? "") && path !== join("public", "build");
     },
   });
-  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
+  linkNodeModules(root, copy);
 
   const [port, devPort] = [await freePort(), await freePort()];
   const origin = `http://localhost:${port}`;
