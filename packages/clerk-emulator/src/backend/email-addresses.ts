@@ -5,7 +5,7 @@ import { deletedJSON, emailAddressJSON } from "../json";
 import { verificationCodeEmail } from "../domain/messages";
 import { ApiError, str } from "../http/routing";
 import type { EmailRecord, UserRecord } from "../state/store";
-import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 import { isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";
 

@@ -3,8 +3,7 @@ import { addPhone, parsePhone, refuseTakenPhone, removePhone, verifyPhone } from
 import { deletedJSON, phoneNumberJSON } from "../json";
 import { ApiError, str } from "../http/routing";
 import type { PhoneRecord, UserRecord } from "../state/store";
-import { textCode } from "../frontend/me-phones";
-import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
+import { TEST_EMAIL_CODE, textCode } from "../domain/verification-codes";
 import { bodyOf, isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";
 

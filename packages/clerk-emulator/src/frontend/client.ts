@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import { instanceOrigins } from "../backend/domains";
+import { instanceOrigins } from "../domain/instance-origins";
 import { environmentJSON } from "../json/environment";
 import { newId } from "../state/ids";
 import { sessionJSON } from "../json";

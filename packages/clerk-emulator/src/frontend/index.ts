@@ -22,7 +22,7 @@ import { registerSignUpRoutes } from "./sign-ups";
 import { registerWellKnownRoutes } from "./well-known";
 
 export type { FrontendApiOptions } from "./context";
-export { TEST_EMAIL_CODE } from "./sign-ins";
+export { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 /** Clerk's Frontend API: what clerk-js calls from the browser, one module per resource. */
 export function createFrontendApi(options: FrontendApiOptions): Router {

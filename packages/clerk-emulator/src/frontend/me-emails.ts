@@ -6,7 +6,7 @@ import { ApiError, str } from "../http/routing";
 import type { UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareEmailAddressLink } from "./email-links";
-import { TEST_EMAIL_CODE } from "./sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 /** The signed-in person's email addresses: add one, verify it with a code, remove it. */
 export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {

@@ -12,7 +12,7 @@ import {
 import { ApiError, str } from "../http/routing";
 import { verifyPassword, type SessionRecord, type SessionVerificationRecord, type UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
-import { TEST_EMAIL_CODE } from "./sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 const LEVELS: SessionVerificationRecord["level"][] = ["first_factor", "second_factor", "multi_factor"];
 

@@ -19,9 +19,7 @@ import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 import { registerSecondFactorRoutes } from "./sign-in-second-factor";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
 import { userByIdentifier } from "../domain/identifiers";
-
-/** Sign-in code (email) that always works, as in Clerk's test mode. */
-export const TEST_EMAIL_CODE = "424242";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
 const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "phone_code", "ticket"];

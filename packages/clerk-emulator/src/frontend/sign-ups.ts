@@ -9,7 +9,7 @@ import { verificationCodeEmail } from "../domain/messages";
 import { hashPassword, type ClientRecord, type SignUpRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareSignUpEmailLink, type CompleteSignUp } from "./email-links";
-import { TEST_EMAIL_CODE } from "./sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 import {
   applySignUpIdentifiers,
   attemptPhoneVerification,

@@ -128,3 +128,9 @@ export function clampInt(value: unknown, fallback: number, min: number, max: num
 export function str(value: unknown): string | null {
   return typeof value === "string" ? value : null;
 }
+
+/** Every value of a parameter given once or repeated (`?user_id=a&user_id=b`, `?user_id[]=a`). */
+export function valuesOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
+  return typeof value === "string" ? [value] : [];
+}
