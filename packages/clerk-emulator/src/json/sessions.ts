@@ -1,7 +1,8 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../state/store";
 import { factorVerificationAge, secondFactorsOf } from "../domain/mfa";
 import { emailLinkVerificationJSON, imageUrl, verificationJSON } from "./common";
-import { publicUserDataJSON, userJSON } from "./users";
+import { publicUserDataJSON } from "./public-user-data";
+import { userJSON } from "./users";
 import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";
 
 function sessionBase(session: SessionRecord) {

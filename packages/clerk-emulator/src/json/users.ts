@@ -45,21 +45,6 @@ export function phoneNumberJSON(phone: PhoneRecord) {
   };
 }
 
-/** The public face of a user, as memberships and sessions show it in the browser. */
-export function publicUserDataJSON(store: Store, user: UserRecord) {
-  const image = imageUrl(store, user.imageId);
-  return {
-    user_id: user.id,
-    first_name: user.firstName,
-    last_name: user.lastName,
-    image_url: image,
-    profile_image_url: image,
-    has_image: Boolean(user.imageId),
-    identifier: user.email,
-    username: user.username,
-  };
-}
-
 /**
  * A user. The Frontend API's carries the person's memberships and never their
  * private metadata; the Backend API's is the closed shape Clerk documents.
