@@ -11,7 +11,8 @@ import {
 } from "../domain/invitations";
 import { backendInvitationJSON, instanceInvitationJSON, publicOrganizationDataJSON } from "../json";
 import { parseRoleKey } from "../domain/roles";
-import { ApiError, clampInt, paginate, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { clampInt, paginate, str } from "../http/routing";
 import type { InvitationRecord, OrgRecord } from "../state/store";
 import { bodyOf, INVITATION_FIELDS, isTrue, ORGANIZATION_INVITATION_FIELDS, refuseUnkeptFields } from "./body-params";
 import type { BackendContext, Route } from "./context";

@@ -11,7 +11,8 @@ import {
   setVerified,
 } from "../domain/organization-domains";
 import { organizationDomainJSON } from "../json/organization-domains";
-import { ApiError, paginate, str, valuesOf } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { paginate, str, valuesOf } from "../http/routing";
 import type { OrganizationDomainRecord } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";

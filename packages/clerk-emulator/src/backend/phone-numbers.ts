@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { addPhone, parsePhone, refuseTakenPhone, removePhone, verifyPhone } from "../domain/identifiers";
 import { deletedJSON, phoneNumberJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { PhoneRecord, UserRecord } from "../state/store";
 import { TEST_EMAIL_CODE, textCode } from "../domain/verification-codes";
 import { bodyOf, isTrue } from "./body-params";

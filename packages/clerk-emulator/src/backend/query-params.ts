@@ -1,7 +1,8 @@
 import type { Request } from "express";
-import { fullName } from "../json";
+import { fullName } from "../domain/public-profile";
 import { INSTANCE_QUERY_PARAMS } from "./instance-params";
-import { ApiError, clampInt, str, valuesOf, type Route } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { clampInt, str, valuesOf, type Route } from "../http/routing";
 import type {
   InvitationRecord,
   MembershipRecord,

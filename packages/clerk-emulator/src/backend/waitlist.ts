@@ -1,15 +1,11 @@
 import type { Request } from "express";
 import { parseEmail } from "../domain/invitations";
 import { deletedJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { WaitlistEntryRecord } from "../state/store";
-import {
-  inviteFromWaitlist,
-  joinWaitlist,
-  rejectFromWaitlist,
-  waitlistEntryJSON,
-  waitlistStatus,
-} from "../domain/waitlist";
+import { inviteFromWaitlist, joinWaitlist, rejectFromWaitlist, waitlistStatus } from "../domain/waitlist";
+import { waitlistEntryJSON } from "../json/waitlist";
 import { isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { orderBy, page } from "./query-params";

@@ -1,4 +1,4 @@
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { Store, UserRecord } from "../state/store";
 
 /**

@@ -1,6 +1,6 @@
 import { newId } from "../state/ids";
 import { invitationEmail, organizationInvitationEmail } from "./messages";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import {
   INVITATION_LIFETIME_MS,
   newTicket,

@@ -1,7 +1,7 @@
 import { createHmac, createPrivateKey, randomBytes, sign, type KeyObject } from "node:crypto";
 import { newId } from "../state/ids";
 import { renderClaims } from "./jwt-shortcodes";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { JwtTemplateRecord, Metadata, SessionRecord, Store } from "../state/store";
 import type { SigningKey } from "./tokens";
 

@@ -1,5 +1,5 @@
 import { hasPermission } from "./roles";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { MembershipRecord, OrgRecord, Role, Store } from "../state/store";
 
 /** Clerk's answer when a change would leave an organization without an admin. */

@@ -1,4 +1,4 @@
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "./errors";
 import type { Store } from "../state/store";
 import { isTestPhone } from "./identifiers";
 import { verificationCodeSms } from "./messages";
@@ -22,5 +22,5 @@ export function textCode(store: Store, phone: string, phoneNumberId: string | nu
 
 /** Clerk's answer to a wrong SMS code. */
 export function refuseWrongCode(code: unknown): void {
-  if (str(code) !== TEST_EMAIL_CODE) throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+  if (code !== TEST_EMAIL_CODE) throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
 }

@@ -4,7 +4,8 @@ import { environmentJSON } from "../json/environment";
 import { newId } from "../state/ids";
 import { sessionJSON } from "../json";
 import { redirectAllowed } from "../http/proxy";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { templateTokenForRequest } from "./template-tokens";
 

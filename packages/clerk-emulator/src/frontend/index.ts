@@ -1,6 +1,7 @@
 import express, { type Router } from "express";
 import { wrongProxySecret } from "../http/proxy";
-import { ApiError, createRegistrar, notImplemented, sendJson } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { createRegistrar, notImplemented, sendJson } from "../http/routing";
 import { rawUploadBody } from "../http/uploads";
 import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";

@@ -2,7 +2,8 @@ import { newId } from "../state/ids";
 import { parseEmail } from "../domain/invitations";
 import { deletedJSON, emailAddressJSON } from "../json";
 import { verificationCodeEmail } from "../domain/messages";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareEmailAddressLink } from "./email-links";
@@ -57,7 +58,7 @@ export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
     }
     if (!email.verified) {
       const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-      store.send(verificationCodeEmail(store, req, to, TEST_EMAIL_CODE));
+      store.send(verificationCodeEmail(store, req.get("user-agent") ?? null, to, TEST_EMAIL_CODE));
     }
     return reply(req, res, emailAddressJSON(email));
   });

@@ -1,6 +1,7 @@
 import { addPhone, parsePhone, phoneOf, refuseTakenPhone, removePhone, verifyPhone } from "../domain/identifiers";
 import { deletedJSON, phoneNumberJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { refuseWrongCode, textCode } from "../domain/verification-codes";
 

@@ -15,7 +15,8 @@ import {
 } from "../domain/organization-domains";
 import { organizationDomainJSON, organizationSuggestionJSON } from "../json/organization-domains";
 import { parseEmail } from "../domain/invitations";
-import { ApiError, paginate, str, valuesOf } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { paginate, str, valuesOf } from "../http/routing";
 import { joinWaitlist } from "../domain/waitlist";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";

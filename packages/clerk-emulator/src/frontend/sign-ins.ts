@@ -9,7 +9,8 @@ import { newId } from "../state/ids";
 import { startImpersonation, usableActorToken } from "../domain/actor-tokens";
 import { redeemTicket, ticketUser, usableTicket } from "../domain/invitations";
 import { signInJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import { verificationCodeEmail } from "../domain/messages";
 import { twoFactorEnabled } from "../domain/mfa";
 import { verifyPassword, type ClientRecord, type UserRecord } from "../state/store";
@@ -82,7 +83,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const wanted = str(req.body?.email_address_id);
     const email = user.emails.find((e) => e.id === wanted && e.verified) ?? { id: user.emailId, email: user.email };
     const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-    const message = verificationCodeEmail(store, req, to, TEST_EMAIL_CODE);
+    const message = verificationCodeEmail(store, req.get("user-agent") ?? null, to, TEST_EMAIL_CODE);
     store.send(strategy === "reset_password_email_code" ? { ...message, slug: "reset_password_code" } : message);
   };
 

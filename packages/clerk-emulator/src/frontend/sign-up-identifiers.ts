@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../domain/identifiers";
-import { ApiError } from "../http/routing";
+import { ApiError } from "../domain/errors";
 import type { SignUpRecord, Store, UserRecord } from "../state/store";
 import { refuseWrongCode, textCode } from "../domain/verification-codes";
 

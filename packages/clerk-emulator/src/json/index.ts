@@ -10,3 +10,4 @@ export * from "./sessions";
 export * from "./public-user-data";
 export * from "./users";
 export * from "./clients";
+export * from "./waitlist";

@@ -1,6 +1,7 @@
 import type { InvitationRecord, MembershipRecord, OrgRecord, Store } from "../state/store";
 import { permissionKeysOf, roleName } from "../domain/roles";
-import { imageUrl, type Api } from "./common";
+import { imageUrl } from "../domain/public-profile";
+import type { Api } from "./common";
 import { publicUserDataJSON } from "./public-user-data";
 
 /**

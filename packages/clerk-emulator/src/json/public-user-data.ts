@@ -1,5 +1,5 @@
 import type { Store, UserRecord } from "../state/store";
-import { imageUrl } from "./common";
+import { imageUrl } from "../domain/public-profile";
 
 /** The public face of a user, as memberships and sessions show it in the browser. */
 export function publicUserDataJSON(store: Store, user: UserRecord) {

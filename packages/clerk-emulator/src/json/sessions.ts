@@ -1,6 +1,7 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../state/store";
 import { factorVerificationAge, secondFactorsOf } from "../domain/mfa";
-import { emailLinkVerificationJSON, imageUrl, verificationJSON } from "./common";
+import { imageUrl } from "../domain/public-profile";
+import { emailLinkVerificationJSON, verificationJSON } from "./common";
 import { publicUserDataJSON } from "./public-user-data";
 import { userJSON } from "./users";
 import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";

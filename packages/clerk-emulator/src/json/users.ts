@@ -1,14 +1,10 @@
 import { lockoutRemainingSeconds, verificationAttemptsRemaining } from "../domain/account-restrictions";
 import { mfaFlagsOf } from "../domain/mfa";
 import type { EmailRecord, PhoneRecord, Store, UserRecord } from "../state/store";
-import { imageUrl, verificationJSON, type Api } from "./common";
+import { imageUrl } from "../domain/public-profile";
+import { verificationJSON, type Api } from "./common";
 import { membershipJSON } from "./organizations";
 import { passkeyJSON, passkeysOf } from "./passkeys";
-
-export function fullName(user: UserRecord): string | null {
-  const name = [user.firstName, user.lastName].filter(Boolean).join(" ").trim();
-  return name || null;
-}
 
 export function emailAddressJSON(email: EmailRecord) {
   return {

@@ -14,7 +14,6 @@ import type {
   State,
   UserRecord,
 } from "./records";
-import { creatorRoleKey } from "../domain/roles";
 import { newOrgFields, newUserFields, seedState, upgrade } from "./seed";
 
 export type * from "./records";
@@ -203,7 +202,7 @@ export class Store {
     return user;
   }
 
-  createOrganization(input: { name: string; slug: string | null; createdBy: string | null }) {
+  createOrganization(input: { name: string; slug: string | null; createdBy: string | null; creatorRole: Role }) {
     const t = nowMs();
     const org: OrgRecord = {
       id: newId("org"),
@@ -217,7 +216,7 @@ export class Store {
       updatedAt: t,
     };
     this.state.organizations.push(org);
-    if (input.createdBy) this.addMembership(org.id, input.createdBy, creatorRoleKey(this));
+    if (input.createdBy) this.addMembership(org.id, input.createdBy, input.creatorRole);
     this.changed();
     return org;
   }
