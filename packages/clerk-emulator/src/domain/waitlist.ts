@@ -83,3 +83,19 @@ export function rejectFromWaitlist(store: Store, entry: WaitlistEntryRecord): vo
   entry.updatedAt = t;
   store.changed();
 }
+
+/** Deletes an entry; only a pending one can be (an invited or rejected one is history). */
+export function deleteWaitlistEntry(store: Store, entry: WaitlistEntryRecord): void {
+  if (entry.status !== "pending") {
+    throw new ApiError(
+      422,
+      "form_param_value_invalid",
+      "is invalid",
+      undefined,
+      "Only a pending entry can be deleted.",
+    );
+  }
+  store.write((state) => {
+    state.waitlistEntries = state.waitlistEntries.filter((e) => e !== entry);
+  });
+}
