@@ -6,6 +6,7 @@ import {
   pendingInvitations,
   refuseInstanceReinvitation,
   refuseReinvitation,
+  revokeInstanceInvitation,
   revokeInvitation,
   ticketUrl,
 } from "../domain/invitations";
@@ -148,14 +149,7 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
     return inputs.map((input) => instanceInvitationOut(req)(createInstanceInvitation(store, input)));
   });
   route("POST", "/v1/invitations/:id/revoke", (req) => {
-    const invitation = store.state.invitations.find((i) => i.orgId === null && i.id === req.params.id);
-    if (!invitation) throw new ApiError(404, "resource_not_found", "Invitation not found");
-    if (invitation.status !== "pending") {
-      throw new ApiError(400, "invitation_not_pending", "Only a pending invitation can be revoked.");
-    }
-    invitation.status = "revoked";
-    invitation.updatedAt = Date.now();
-    store.changed();
+    const invitation = revokeInstanceInvitation(store, String(req.params.id));
     return instanceInvitationOut(req)(invitation);
   });
 }

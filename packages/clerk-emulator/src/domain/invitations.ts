@@ -293,3 +293,13 @@ export function ticketUser(store: Store, ticket: Ticket): string {
 export function ticketUrl(frontendApiUrl: string, ticket: string): string {
   return `${frontendApiUrl}/v1/tickets/accept?ticket=${encodeURIComponent(ticket)}`;
 }
+
+/** Revokes an application invitation: its link no longer lets anyone sign up. Only a pending one can be. */
+export function revokeInstanceInvitation(store: Store, id: string): InvitationRecord {
+  const invitation = store.state.invitations.find((i) => i.orgId === null && i.id === id);
+  if (!invitation) throw new ApiError(404, "resource_not_found", "Invitation not found");
+  if (invitation.status !== "pending") {
+    throw new ApiError(400, "invitation_not_pending", "Only a pending invitation can be revoked.");
+  }
+  return store.write(() => Object.assign(invitation, { status: "revoked" as const, updatedAt: Date.now() }));
+}
