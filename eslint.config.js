@@ -111,6 +111,96 @@ export default tseslint.config(
       ],
     },
   },
+  // The emulator's layers, one way down: state → domain → json → the APIs (frontend, backend, webhooks, the
+  // control API in src/index.ts, with the HTTP kit http/ beside them) → hosts. Each folder may import only
+  // the layers below it (types excepted: they vanish at run time); the Frontend and Backend APIs never import
+  // each other, and express stays above json/. packages/clerk-emulator/tests/unit/layers.test.ts checks the
+  // same and also refuses import circles.
+  ...[
+    ...Object.entries({
+      state: { above: ["domain", "json", "http", "frontend", "backend", "webhooks", "hosts", "index"], express: false },
+      domain: { above: ["json", "http", "frontend", "backend", "webhooks", "hosts", "index"], express: false },
+      json: { above: ["http", "frontend", "backend", "webhooks", "hosts", "index"], express: false },
+      http: { above: ["frontend", "backend", "webhooks", "hosts", "index"], express: true },
+      frontend: { above: ["backend", "webhooks", "hosts", "index"], express: true },
+      backend: { above: ["frontend", "webhooks", "hosts", "index"], express: true },
+      webhooks: { above: ["frontend", "backend", "hosts", "index"], express: true },
+      "index.ts": { above: ["hosts"], express: true },
+    }).map(([layer, { above, express }]) => {
+      const root = "packages/clerk-emulator/src";
+      const prefix = layer === "index.ts" ? "./" : "../";
+      return {
+        files: [layer === "index.ts" ? `${root}/index.ts` : `${root}/${layer}/**/*.ts`],
+        rules: {
+          "@typescript-eslint/no-restricted-imports": [
+            "error",
+            {
+              patterns: [
+                {
+                  group: above.flatMap((folder) => [`${prefix}${folder}`, `${prefix}${folder}/**`]),
+                  allowTypeImports: true,
+                  message: `${layer} may import only the emulator's layers below it (state → domain → json → the APIs → hosts); what two APIs share is domain.`,
+                },
+                ...(express
+                  ? []
+                  : [
+                      {
+                        group: ["express"],
+                        message: "No express below the API layer: take plain values from the handler.",
+                      },
+                    ]),
+              ],
+            },
+          ],
+        },
+      };
+    }),
+    {
+      // Only the domain writes state, through store.write. The API modules below still write it themselves
+      // and are to move behind domain functions (issue 55); a module leaves this list when it has.
+      files: [
+        "packages/clerk-emulator/src/{frontend,backend,webhooks,http}/**/*.ts",
+        "packages/clerk-emulator/src/index.ts",
+      ],
+      ignores: [
+        ...["client", "email-links", "me-emails", "me-mfa", "me-phones", "me", "organizations"].map(
+          (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
+        ),
+        ...["session-verification", "sign-in-second-factor", "sign-ins", "sign-ups"].map(
+          (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
+        ),
+        ...[
+          "clients",
+          "domains",
+          "email-addresses",
+          "instance",
+          "organization-domains",
+          "organization-roles",
+          "organizations",
+          "phone-numbers",
+          "session-tokens",
+          "user-access",
+          "user-profile",
+          "users",
+          "webhook-app",
+        ].map((name) => `packages/clerk-emulator/src/backend/${name}.ts`),
+        "packages/clerk-emulator/src/index.ts",
+      ],
+      rules: {
+        "no-restricted-syntax": [
+          "error",
+          ...[
+            "CallExpression[callee.property.name='changed']",
+            "AssignmentExpression > MemberExpression.left:has(MemberExpression[property.name='state'])",
+            "CallExpression > MemberExpression.callee[property.name=/^(push|splice|unshift|pop|shift)$/]:has(MemberExpression[property.name='state'])",
+          ].map((selector) => ({
+            selector,
+            message: "Only the domain writes state: call a domain function that uses store.write.",
+          })),
+        ],
+      },
+    },
+  ],
   {
     // Code that runs in the browser: the first Intl.DateTimeFormat in a page costs ~45 ms of main thread.
     files: ["app/**/*.{ts,tsx}"],

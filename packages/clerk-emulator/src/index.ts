@@ -6,14 +6,15 @@ import { createBackendApi } from "./backend";
 import { Faults, type FaultMode } from "./http/faults";
 import { createFrontendApi } from "./frontend";
 import { activityOf } from "./frontend/context";
-import { fullName } from "./json";
+import { fullName } from "./domain/public-profile";
 import { enrollByDomains } from "./domain/organization-domains";
 import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./http/proxy";
 import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./http/rate-limits";
 import { createMembershipRequest } from "./domain/membership-requests";
 import { recordAnswersTo } from "./http/recorder";
 import { permissionKeysOf } from "./domain/roles";
-import { ApiError, sendJson, str } from "./http/routing";
+import { ApiError } from "./domain/errors";
+import { sendJson, str } from "./http/routing";
 import { Store } from "./state/store";
 import {
   DEFAULT_SESSION_TOKEN_VERSION,

@@ -6,7 +6,8 @@ import {
   revokeActorToken,
 } from "../domain/actor-tokens";
 import { integerIn } from "../domain/jwt-templates";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { Metadata } from "../state/store";
 import type { BackendContext, Route } from "./context";
 

@@ -1,4 +1,5 @@
-import { ApiError, str, type Route } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str, type Route } from "../http/routing";
 import { INSTANCE_BODY_FIELDS } from "./instance-params";
 import { unknownParameter } from "./query-params";
 

@@ -1,5 +1,6 @@
 import { backendClientJSON, signUpJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { ClientRecord } from "../state/store";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer } from "./query-params";

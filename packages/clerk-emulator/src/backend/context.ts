@@ -1,5 +1,6 @@
 import type { Request } from "express";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { Store, UserRecord } from "../state/store";
 
 export type BackendContext = ReturnType<typeof createBackendContext>;

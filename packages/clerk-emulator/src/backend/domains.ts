@@ -3,7 +3,8 @@ import { isIP } from "node:net";
 import type { Request } from "express";
 import { newId } from "../state/ids";
 import { deletedJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { RedirectUrlRecord, SatelliteDomainRecord, Store } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
@@ -13,24 +14,13 @@ import { page } from "./query-params";
  * The instance's domains (`/v1/domains`: the primary one and satellites),
  * its redirect URLs (`/v1/redirect_urls`) and proxy checks
  * (`/v1/proxy_checks`). Satellites' origins and redirect URLs' origins are
- * origins the handshake may send a browser back to (`instanceOrigins`).
+ * origins the handshake may send a browser back to (domain/instance-origins.ts).
  */
 const PRIMARY_ID = "dmn_emulator";
 /** The host the emulator's publishable key names (emulator/instance-keys.ts): it never resolves. */
 const PRIMARY_NAME = "emulator.invalid";
 
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-
-/** Origins the instance's own settings allow, beside those the emulator was started with. */
-export function instanceOrigins(store: Store): string[] {
-  const { settings, satelliteDomains, redirectUrls } = store.state.instance;
-  const origins = [...settings.allowedOrigins, ...satelliteDomains.map((d) => `https://${d.name}`)];
-  for (const r of redirectUrls) {
-    const url = URL.canParse(r.url) ? new URL(r.url) : null;
-    if (url && (url.protocol === "https:" || url.protocol === "http:")) origins.push(url.origin);
-  }
-  return origins;
-}
 
 function parseDomainName(value: unknown, store: Store, except?: SatelliteDomainRecord): string {
   const name = (str(value) ?? "").trim().toLowerCase();

@@ -3,9 +3,10 @@ import { newId } from "../state/ids";
 import { parseEmail } from "../domain/invitations";
 import { deletedJSON, emailAddressJSON } from "../json";
 import { verificationCodeEmail } from "../domain/messages";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { EmailRecord, UserRecord } from "../state/store";
-import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 import { isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";
 
@@ -155,7 +156,7 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
     store.send(
       verificationCodeEmail(
         store,
-        req,
+        req.get("user-agent") ?? null,
         { address: email.email, emailAddressId: email.id, userId: user.id },
         TEST_EMAIL_CODE,
       ),

@@ -1,6 +1,7 @@
 import express, { type Request, type Router } from "express";
 import type { Faults } from "../http/faults";
-import { ApiError, createRegistrar, notImplemented } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { createRegistrar, notImplemented } from "../http/routing";
 import type { Store } from "../state/store";
 import { jwks, type SigningKey } from "../domain/tokens";
 import { createBackendContext } from "./context";

@@ -1,4 +1,5 @@
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { Route } from "./context";
 
 /**

@@ -6,12 +6,14 @@ import {
   pendingInvitations,
   refuseInstanceReinvitation,
   refuseReinvitation,
+  revokeInstanceInvitation,
   revokeInvitation,
   ticketUrl,
 } from "../domain/invitations";
 import { backendInvitationJSON, instanceInvitationJSON, publicOrganizationDataJSON } from "../json";
 import { parseRoleKey } from "../domain/roles";
-import { ApiError, clampInt, paginate, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { clampInt, paginate, str } from "../http/routing";
 import type { InvitationRecord, OrgRecord } from "../state/store";
 import { bodyOf, INVITATION_FIELDS, isTrue, ORGANIZATION_INVITATION_FIELDS, refuseUnkeptFields } from "./body-params";
 import type { BackendContext, Route } from "./context";
@@ -147,14 +149,7 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
     return inputs.map((input) => instanceInvitationOut(req)(createInstanceInvitation(store, input)));
   });
   route("POST", "/v1/invitations/:id/revoke", (req) => {
-    const invitation = store.state.invitations.find((i) => i.orgId === null && i.id === req.params.id);
-    if (!invitation) throw new ApiError(404, "resource_not_found", "Invitation not found");
-    if (invitation.status !== "pending") {
-      throw new ApiError(400, "invitation_not_pending", "Only a pending invitation can be revoked.");
-    }
-    invitation.status = "revoked";
-    invitation.updatedAt = Date.now();
-    store.changed();
+    const invitation = revokeInstanceInvitation(store, String(req.params.id));
     return instanceInvitationOut(req)(invitation);
   });
 }

@@ -1,5 +1,12 @@
 import { deletedJSON } from "../json";
-import { jwtTemplate, jwtTemplateJSON, jwtTemplates, templateFromBody } from "../domain/jwt-templates";
+import {
+  createJwtTemplate,
+  deleteJwtTemplate,
+  jwtTemplate,
+  jwtTemplateJSON,
+  jwtTemplates,
+  updateJwtTemplate,
+} from "../domain/jwt-templates";
 import { bodyOf } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer } from "./query-params";
@@ -14,23 +21,13 @@ export function registerJwtTemplateRoutes(route: Route, { store }: BackendContex
       jwtTemplateJSON,
     ),
   );
-  route("POST", "/v1/jwt_templates", (req) => {
-    const template = templateFromBody(store, bodyOf(req.body), null);
-    jwtTemplates(store).push(template);
-    store.changed();
-    return jwtTemplateJSON(template);
-  });
+  route("POST", "/v1/jwt_templates", (req) => jwtTemplateJSON(createJwtTemplate(store, bodyOf(req.body))));
   route("GET", "/v1/jwt_templates/:id", (req) => jwtTemplateJSON(jwtTemplate(store, String(req.params.id))));
-  route("PATCH", "/v1/jwt_templates/:id", (req) => {
-    const template = jwtTemplate(store, String(req.params.id));
-    Object.assign(template, templateFromBody(store, bodyOf(req.body), template));
-    store.changed();
-    return jwtTemplateJSON(template);
-  });
+  route("PATCH", "/v1/jwt_templates/:id", (req) =>
+    jwtTemplateJSON(updateJwtTemplate(store, String(req.params.id), bodyOf(req.body))),
+  );
   route("DELETE", "/v1/jwt_templates/:id", (req) => {
-    const template = jwtTemplate(store, String(req.params.id));
-    store.state.jwtTemplates = jwtTemplates(store).filter((t) => t !== template);
-    store.changed();
+    const template = deleteJwtTemplate(store, String(req.params.id));
     return deletedJSON("jwt_template", template.id);
   });
 }

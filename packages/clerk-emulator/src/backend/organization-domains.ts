@@ -11,11 +11,12 @@ import {
   setVerified,
 } from "../domain/organization-domains";
 import { organizationDomainJSON } from "../json/organization-domains";
-import { ApiError, paginate, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { paginate, str, valuesOf } from "../http/routing";
 import type { OrganizationDomainRecord } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
-import { orderBy, valuesOf } from "./query-params";
+import { orderBy } from "./query-params";
 
 /** `verified=true|false`, as the lists take it (anything else is Clerk's 422). */
 function verifiedFilter(req: Request): ((d: OrganizationDomainRecord) => boolean) | null {

@@ -1,6 +1,6 @@
 import { membershipJSON } from "../json";
-import { membershipOf } from "../domain/memberships";
-import { mergeMetadata, parseMetadata } from "../domain/metadata";
+import { membershipOf, mergeMembershipMetadata } from "../domain/memberships";
+import { parseMetadata } from "../domain/metadata";
 import { paginate } from "../http/routing";
 import type { Metadata } from "../state/store";
 import type { BackendContext, Route } from "./context";
@@ -26,12 +26,6 @@ export function registerMembershipRoutes(route: Route, { store, org }: BackendCo
       const value: unknown = req.body?.[`${kind}_metadata`];
       if (value !== undefined) given[kind] = parseMetadata(value, `${kind}_metadata`);
     }
-    for (const kind of ["public", "private"] as const) {
-      const patch = given[kind];
-      if (patch) m[`${kind}Metadata`] = mergeMetadata(m[`${kind}Metadata`] ?? {}, patch);
-    }
-    m.updatedAt = Date.now();
-    store.changed();
-    return membershipJSON(store, m, "bapi");
+    return membershipJSON(store, mergeMembershipMetadata(store, m, given), "bapi");
   });
 }

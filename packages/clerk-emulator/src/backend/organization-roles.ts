@@ -11,7 +11,8 @@ import {
   updateRole,
 } from "../domain/role-changes";
 import { permissionById, SYSTEM_PERMISSIONS } from "../domain/roles";
-import { ApiError, paginate } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { paginate } from "../http/routing";
 import type { PermissionRecord, RoleRecord } from "../state/store";
 import { bodyOf } from "./body-params";
 import type { BackendContext, Route } from "./context";

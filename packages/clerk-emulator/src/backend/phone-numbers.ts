@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { addPhone, parsePhone, refuseTakenPhone, removePhone, verifyPhone } from "../domain/identifiers";
 import { deletedJSON, phoneNumberJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { PhoneRecord, UserRecord } from "../state/store";
-import { textCode } from "../frontend/me-phones";
-import { TEST_EMAIL_CODE } from "../frontend/sign-ins";
+import { TEST_EMAIL_CODE, textCode } from "../domain/verification-codes";
 import { bodyOf, isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";
 

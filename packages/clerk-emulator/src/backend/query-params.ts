@@ -1,7 +1,8 @@
 import type { Request } from "express";
-import { fullName } from "../json";
+import { fullName } from "../domain/public-profile";
 import { INSTANCE_QUERY_PARAMS } from "./instance-params";
-import { ApiError, clampInt, str, type Route } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { clampInt, str, valuesOf, type Route } from "../http/routing";
 import type {
   InvitationRecord,
   MembershipRecord,
@@ -34,12 +35,6 @@ export type ListSpec<T> = {
   /** The others, which the endpoint reads itself: paging, order, answer shape. */
   options: readonly string[];
 };
-
-/** Every value of a parameter given once or repeated (`?user_id=a&user_id=b`, `?user_id[]=a`). */
-export function valuesOf(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
-  return typeof value === "string" ? [value] : [];
-}
 
 const lower = (values: string[]) => values.map((v) => v.trim().toLowerCase());
 

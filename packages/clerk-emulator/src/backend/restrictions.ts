@@ -1,8 +1,9 @@
 import type { Request } from "express";
 import { EMAIL, createInstanceInvitation, ticketUrl } from "../domain/invitations";
-import { newId } from "../state/ids";
+import { addListedIdentifier, changeRestrictions, removeListedIdentifier } from "../domain/account-restrictions";
 import { deletedJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { IdentifierRecord, RestrictionsRecord } from "../state/store";
 import { isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
@@ -50,27 +51,10 @@ export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl 
   const allowlistJSON = (e: IdentifierRecord) => identifierJSON("allowlist_identifier", e);
   const blocklistJSON = (e: IdentifierRecord) => identifierJSON("blocklist_identifier", e);
 
-  const add = (list: "allowlist" | "blocklist", identifier: string, invitationId: string | null = null) => {
-    const t = Date.now();
-    const entry: IdentifierRecord = {
-      id: newId(list === "allowlist" ? "alid" : "blid"),
-      identifier,
-      invitationId,
-      createdAt: t,
-      updatedAt: t,
-    };
-    store.state[list].push(entry);
-    store.changed();
-    return entry;
-  };
-
-  const remove = (list: "allowlist" | "blocklist", req: Request) => {
-    const entry = store.state[list].find((e) => e.id === req.params.id);
-    if (!entry) throw new ApiError(404, "resource_not_found", "Identifier not found");
-    store.state[list] = store.state[list].filter((e) => e !== entry);
-    store.changed();
-    return entry;
-  };
+  const add = (list: "allowlist" | "blocklist", identifier: string, invitationId: string | null = null) =>
+    addListedIdentifier(store, list, identifier, invitationId);
+  const remove = (list: "allowlist" | "blocklist", req: Request) =>
+    removeListedIdentifier(store, list, String(req.params.id));
 
   // Newest first; `paginated=true` (what @clerk/backend sends) wraps the page with the total (tests/contract/allowlist.ts).
   route("GET", "/v1/allowlist_identifiers", (req) => {
@@ -123,8 +107,7 @@ export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl 
       }
       changes[field] = isTrue(value);
     }
-    const restrictions = Object.assign(store.state.restrictions, changes);
-    store.changed();
+    const restrictions = changeRestrictions(store, changes);
     return {
       object: "instance_restrictions",
       ...Object.fromEntries(Object.entries(FIELDS).map(([param, field]) => [param, restrictions[field]])),

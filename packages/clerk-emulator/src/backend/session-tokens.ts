@@ -1,7 +1,8 @@
 import { createPublicKey, verify } from "node:crypto";
 import { backendSessionJSON } from "../json";
 import { integerIn, jwtTemplateNamed, mintTemplateToken } from "../domain/jwt-templates";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import { mintSessionToken, type SessionTokenSettings } from "../domain/session-tokens";
 import type { SessionRecord } from "../state/store";
 import type { BackendContext, Route } from "./context";

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createSignInToken, revokeSignInToken, ticketUrl } from "../domain/invitations";
 import { backendSessionJSON, signInTokenJSON } from "../json";
-import { ApiError, clampInt, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { clampInt, str } from "../http/routing";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer, SESSION_LIST, filterList } from "./query-params";
 

@@ -1,5 +1,6 @@
 import type { Request } from "express";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { TemplateOverride } from "../state/store";
 import {
   parseTemplateType,

@@ -1,6 +1,7 @@
 import { lockUser, unlockUser } from "../domain/account-restrictions";
 import { userJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import { verifyPassword, type UserRecord } from "../state/store";
 import { isTrue } from "./body-params";
 import { asList, type BackendContext, type Route } from "./context";

@@ -1,5 +1,5 @@
 import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../domain/identifiers";
-import { ApiError } from "../http/routing";
+import { ApiError } from "../domain/errors";
 import type { Store, UserRecord } from "../state/store";
 import { asList } from "./context";
 

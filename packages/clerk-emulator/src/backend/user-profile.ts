@@ -1,6 +1,6 @@
 import { deletedJSON, userJSON } from "../json";
 import { passkeysOf } from "../json/passkeys";
-import { ApiError } from "../http/routing";
+import { ApiError } from "../domain/errors";
 import { parseMetadata } from "../domain/metadata";
 import { readImageUpload } from "../http/uploads";
 import type { BackendContext, Route } from "./context";

@@ -10,7 +10,8 @@ import {
   replaceBackupCodes,
   secondFactorsOf,
 } from "../domain/mfa";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { Store, UserRecord } from "../state/store";
 
 /** `totp_secret` and `backup_codes` of `POST /v1/users` and `PATCH /v1/users/:id`, checked before anything changes. */

@@ -1,15 +1,17 @@
 import type { Request } from "express";
 import { parseEmail } from "../domain/invitations";
 import { deletedJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { WaitlistEntryRecord } from "../state/store";
 import {
+  deleteWaitlistEntry,
   inviteFromWaitlist,
   joinWaitlist,
   rejectFromWaitlist,
-  waitlistEntryJSON,
   waitlistStatus,
 } from "../domain/waitlist";
+import { waitlistEntryJSON } from "../json/waitlist";
 import { isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { orderBy, page } from "./query-params";
@@ -73,17 +75,7 @@ export function registerWaitlistRoutes(route: Route, { store, frontendApiUrl }: 
   });
   route("DELETE", "/v1/waitlist_entries/:id", (req) => {
     const entry = entryOf(req);
-    if (entry.status !== "pending") {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        undefined,
-        "Only a pending entry can be deleted.",
-      );
-    }
-    store.state.waitlistEntries = store.state.waitlistEntries.filter((e) => e !== entry);
-    store.changed();
+    deleteWaitlistEntry(store, entry);
     return deletedJSON("waitlist_entry", entry.id);
   });
   route("POST", "/v1/waitlist_entries/:id/invite", (req) => {

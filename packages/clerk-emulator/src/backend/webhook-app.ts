@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { ApiError } from "../http/routing";
+import { ApiError } from "../domain/errors";
 import type { BackendContext, Route } from "./context";
 
 /**

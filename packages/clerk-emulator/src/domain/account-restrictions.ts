@@ -1,5 +1,6 @@
-import { ApiError } from "../http/routing";
-import type { Store, UserRecord } from "../state/store";
+import { ApiError } from "./errors";
+import { newId } from "../state/ids";
+import type { IdentifierRecord, RestrictionsRecord, Store, UserRecord } from "../state/store";
 
 /**
  * Who may sign in and sign up: bans, account lockout, compromised passwords
@@ -168,4 +169,39 @@ export function refuseBlockedEmailAddress(store: Store, email: string): void {
       "email_address",
     );
   }
+}
+
+// The instance's lists and switches (the Backend API's allowlist, blocklist and restrictions) -------------
+
+export function addListedIdentifier(
+  store: Store,
+  list: "allowlist" | "blocklist",
+  identifier: string,
+  invitationId: string | null,
+): IdentifierRecord {
+  const t = Date.now();
+  const entry: IdentifierRecord = {
+    id: newId(list === "allowlist" ? "alid" : "blid"),
+    identifier,
+    invitationId,
+    createdAt: t,
+    updatedAt: t,
+  };
+  return store.write((state) => {
+    state[list].push(entry);
+    return entry;
+  });
+}
+
+export function removeListedIdentifier(store: Store, list: "allowlist" | "blocklist", id: string): IdentifierRecord {
+  const entry = store.state[list].find((e) => e.id === id);
+  if (!entry) throw new ApiError(404, "resource_not_found", "Identifier not found");
+  return store.write((state) => {
+    state[list] = state[list].filter((e) => e !== entry);
+    return entry;
+  });
+}
+
+export function changeRestrictions(store: Store, changes: Partial<RestrictionsRecord>): RestrictionsRecord {
+  return store.write((state) => Object.assign(state.restrictions, changes));
 }

@@ -1,6 +1,6 @@
 import { newId } from "../state/ids";
 import { ticketUrl } from "./invitations";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import { newTicket, type ActorTokenRecord, type Metadata, type SessionRecord, type Store } from "../state/store";
 
 /** Clerk's defaults: the link lasts an hour, the session it makes half an hour. */

@@ -1,5 +1,5 @@
 import { newId } from "../state/ids";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { PhoneRecord, Store, UserRecord, Verifier } from "../state/store";
 
 /**

@@ -1,6 +1,6 @@
 import { newId } from "../state/ids";
 import { invitationEmail, organizationInvitationEmail } from "./messages";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import {
   INVITATION_LIFETIME_MS,
   newTicket,
@@ -292,4 +292,14 @@ export function ticketUser(store: Store, ticket: Ticket): string {
 /** The link that redeems a ticket: Clerk's `/v1/tickets/accept` on the Frontend API. */
 export function ticketUrl(frontendApiUrl: string, ticket: string): string {
   return `${frontendApiUrl}/v1/tickets/accept?ticket=${encodeURIComponent(ticket)}`;
+}
+
+/** Revokes an application invitation: its link no longer lets anyone sign up. Only a pending one can be. */
+export function revokeInstanceInvitation(store: Store, id: string): InvitationRecord {
+  const invitation = store.state.invitations.find((i) => i.orgId === null && i.id === id);
+  if (!invitation) throw new ApiError(404, "resource_not_found", "Invitation not found");
+  if (invitation.status !== "pending") {
+    throw new ApiError(400, "invitation_not_pending", "Only a pending invitation can be revoked.");
+  }
+  return store.write(() => Object.assign(invitation, { status: "revoked" as const, updatedAt: Date.now() }));
 }

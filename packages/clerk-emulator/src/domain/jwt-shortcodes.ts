@@ -1,4 +1,4 @@
-import { fullName, imageUrl } from "../json";
+import { fullName, imageUrl } from "./public-profile";
 import { permissionKeysOf } from "./roles";
 import type { Metadata, SessionRecord, Store } from "../state/store";
 

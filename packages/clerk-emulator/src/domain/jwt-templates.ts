@@ -1,7 +1,7 @@
 import { createHmac, createPrivateKey, randomBytes, sign, type KeyObject } from "node:crypto";
 import { newId } from "../state/ids";
 import { renderClaims } from "./jwt-shortcodes";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { JwtTemplateRecord, Metadata, SessionRecord, Store } from "../state/store";
 import type { SigningKey } from "./tokens";
 
@@ -75,6 +75,30 @@ function customKeyOf(body: Record<string, unknown>, previous: JwtTemplateRecord[
     throw invalid("signing_key", `signing_key is not a valid key for ${algorithm}.`);
   }
   return { algorithm, key };
+}
+
+/** Creates a template from a create's body, validated as Clerk validates it. */
+export function createJwtTemplate(store: Store, body: Record<string, unknown>): JwtTemplateRecord {
+  const template = templateFromBody(store, body, null);
+  return store.write((state) => {
+    state.jwtTemplates.push(template);
+    return template;
+  });
+}
+
+/** Changes a template by an update's body; a field the body leaves out keeps its value. */
+export function updateJwtTemplate(store: Store, id: string, body: Record<string, unknown>): JwtTemplateRecord {
+  const template = jwtTemplate(store, id);
+  const changed = templateFromBody(store, body, template);
+  return store.write(() => Object.assign(template, changed));
+}
+
+export function deleteJwtTemplate(store: Store, id: string): JwtTemplateRecord {
+  const template = jwtTemplate(store, id);
+  return store.write((state) => {
+    state.jwtTemplates = state.jwtTemplates.filter((t) => t !== template);
+    return template;
+  });
 }
 
 /** A template from a create (`previous` null) or an update's body, validated as Clerk validates it. */

@@ -1,6 +1,6 @@
 import { newId, nowMs } from "../state/ids";
 import { defaultRoleKey } from "./roles";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { MembershipRequestRecord, OrgRecord, Store } from "../state/store";
 
 /**

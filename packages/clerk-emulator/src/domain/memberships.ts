@@ -1,6 +1,7 @@
 import { hasPermission } from "./roles";
-import { ApiError } from "../http/routing";
-import type { MembershipRecord, OrgRecord, Role, Store } from "../state/store";
+import { ApiError } from "./errors";
+import type { MembershipRecord, Metadata, OrgRecord, Role, Store } from "../state/store";
+import { mergeMetadata } from "./metadata";
 
 /** Clerk's answer when a change would leave an organization without an admin. */
 export const lastAdminError = () =>
@@ -49,4 +50,20 @@ export function removeMember(store: Store, m: MembershipRecord): MembershipRecor
   if (isLastAdmin(store, m)) throw lastAdminError();
   store.removeMembership(m);
   return m;
+}
+
+/** Clerk's deep merge into a membership's metadata, as for a user's or an organization's: a key set to null is removed. */
+export function mergeMembershipMetadata(
+  store: Store,
+  m: MembershipRecord,
+  given: Partial<Record<"public" | "private", Metadata>>,
+): MembershipRecord {
+  return store.write(() => {
+    for (const kind of ["public", "private"] as const) {
+      const patch = given[kind];
+      if (patch) m[`${kind}Metadata`] = mergeMetadata(m[`${kind}Metadata`] ?? {}, patch);
+    }
+    m.updatedAt = Date.now();
+    return m;
+  });
 }

@@ -1,4 +1,3 @@
-import type { Request } from "express";
 import { newId } from "../state/ids";
 import type { Store } from "../state/store";
 import { applySmsTemplate, applyTemplate } from "./templates";
@@ -66,8 +65,8 @@ function requestedAt(ms: number): string {
 }
 
 /** "Chrome, OS X", as Clerk's `requested_by`: the browser and the system the request came from. */
-function requestedBy(req: Request | null): string {
-  const ua = req?.get("user-agent") ?? "";
+function requestedBy(userAgent: string | null): string {
+  const ua = userAgent ?? "";
   const browser = /(Firefox|Edg|OPR|Chrome|Safari)\//.exec(ua.replace("HeadlessChrome", "Chrome"))?.[1];
   const names: Record<string, string> = { Edg: "Edge", OPR: "Opera" };
   const system = /iPhone|iPad/.test(ua)
@@ -128,12 +127,13 @@ function email(
  */
 export function verificationCodeEmail(
   store: Store,
-  req: Request | null,
+  /** The requesting browser's User-Agent, which Clerk names in the email (`requested_by`). */
+  userAgent: string | null,
   to: { address: string; emailAddressId: string | null; userId: string | null },
   code: string,
 ): EmailMessage {
   const at = requestedAt(Date.now());
-  const by = requestedBy(req);
+  const by = requestedBy(userAgent);
   const user = to.userId ? store.user(to.userId) : null;
   return email(store, {
     slug: "verification_code",
@@ -280,14 +280,15 @@ const LINK_SLUGS: Record<EmailLinkFlow, string> = {
  */
 export function emailLinkEmail(
   store: Store,
-  req: Request | null,
+  /** The requesting browser's User-Agent, which Clerk names in the email (`requested_by`). */
+  userAgent: string | null,
   to: { address: string; emailAddressId: string | null; userId: string | null },
   flow: EmailLinkFlow,
   link: string,
   ttlMinutes: number,
 ): EmailMessage {
   const at = requestedAt(Date.now());
-  const by = requestedBy(req);
+  const by = requestedBy(userAgent);
   const app = store.settings.applicationName;
   const user = to.userId ? store.user(to.userId) : null;
   const action = { sign_in: `Sign in to ${app}`, sign_up: `Sign up to ${app}`, email_address: "Verify your email" }[

@@ -1,4 +1,4 @@
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { Metadata } from "../state/store";
 
 /** Metadata as Clerk takes it: a JSON object, sent as a string by clerk-js's forms or as an object in JSON bodies. */

@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
-import type { Request } from "express";
 import { newId } from "../state/ids";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { MfaSecretsRecord, SessionRecord, Store, UserMfaFlags, UserRecord } from "../state/store";
 
 /**
@@ -129,7 +128,7 @@ type SecondFactorSource = {
   /** Takes the factor away (the Backend API's "disable MFA"). */
   remove: (store: Store, user: UserRecord) => void;
   /** Sends the code, for a kind that has one to send (a text message); TOTP and backup codes have none. */
-  prepare?: (store: Store, user: UserRecord, req: Request) => void;
+  prepare?: (store: Store, user: UserRecord, userAgent: string | null) => void;
 };
 
 const totpSource: SecondFactorSource = {
@@ -194,7 +193,12 @@ export function checkSecondFactor(store: Store, user: UserRecord, strategy: stri
  * Prepares a second factor (`prepare_second_factor`): sends its code. A kind
  * with nothing to send, or one the user has not set up, is Clerk's 422.
  */
-export function prepareSecondFactor(store: Store, user: UserRecord, strategy: string | null, req: Request): void {
+export function prepareSecondFactor(
+  store: Store,
+  user: UserRecord,
+  strategy: string | null,
+  userAgent: string | null,
+): void {
   const source = SECOND_FACTOR_SOURCES.find((s) => s.strategy === strategy);
   if (!source?.prepare || source.factors(store, user).length === 0) {
     throw new ApiError(
@@ -205,7 +209,7 @@ export function prepareSecondFactor(store: Store, user: UserRecord, strategy: st
       `${strategy ?? "(none)"} is not a second factor that can be prepared for this account.`,
     );
   }
-  source.prepare(store, user, req);
+  source.prepare(store, user, userAgent);
 }
 
 // Changes ---------------------------------------------------------------------

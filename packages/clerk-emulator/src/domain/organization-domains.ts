@@ -1,7 +1,7 @@
 import { newId } from "../state/ids";
 import { createInvitation } from "./invitations";
 import { affiliationCodeEmail } from "./messages";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type {
   DomainEnrollmentMode,
   OrganizationDomainRecord,

@@ -1,4 +1,5 @@
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
+import { creatorRoleKey } from "./roles";
 import type { OrgRecord, Store } from "../state/store";
 
 function validateName(rawName: string | null): string {
@@ -59,5 +60,10 @@ export function createOrganizationFor(
   userId: string | null,
   input: { name: string; slug: string | null },
 ) {
-  return store.createOrganization({ name: input.name, slug: input.slug, createdBy: userId });
+  return store.createOrganization({
+    name: input.name,
+    slug: input.slug,
+    createdBy: userId,
+    creatorRole: creatorRoleKey(store),
+  });
 }

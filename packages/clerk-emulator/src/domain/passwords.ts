@@ -1,4 +1,4 @@
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 
 /** The instance's password rules (its environment says 8 to 72 characters). */
 export function validateNewPassword(password: string | null, param = "password"): string {

@@ -1,7 +1,7 @@
 import { newId, nowMs } from "../state/ids";
 import type { PermissionRecord, RoleRecord } from "../state/records";
 import { CREATOR_ROLE_ID, DEFAULT_ROLE_ID, findRole, permissionById, permissionType, type Holder } from "./roles";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 
 /**
  * Changes to the instance's organization roles and custom permissions, with

@@ -1,5 +1,8 @@
 import type { MembershipRecord, PermissionRecord, RoleRecord, State } from "../state/records";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
+import { CREATOR_ROLE_ID, DEFAULT_ROLE_ID, SYSTEM_PERMISSIONS } from "../state/default-roles";
+
+export { CREATOR_ROLE_ID, DEFAULT_ROLE_ID, SYSTEM_PERMISSIONS };
 
 /**
  * Clerk's organization roles and permissions. System permissions
@@ -10,32 +13,8 @@ import { ApiError } from "../http/routing";
  */
 export type PermissionType = "system" | "user";
 
-const SEEDED_AT = Date.UTC(2026, 0, 5, 9, 0, 0);
-
-const system = (key: string, name: string, description: string): PermissionRecord => ({
-  id: `perm_${key.slice(4).replace(/:/g, "_")}`,
-  key,
-  name,
-  description,
-  createdAt: SEEDED_AT,
-  updatedAt: SEEDED_AT,
-});
-
-/** Clerk's system permissions, as its dashboard names them (billing's are left out: the emulator has no billing). */
-export const SYSTEM_PERMISSIONS: readonly PermissionRecord[] = [
-  system("org:sys_profile:manage", "Manage organization", "Permission to manage an organization."),
-  system("org:sys_profile:delete", "Delete organization", "Permission to delete an organization."),
-  system("org:sys_memberships:read", "Read members", "Permission to read the members of an organization."),
-  system("org:sys_memberships:manage", "Manage members", "Permission to manage the members of an organization."),
-  system("org:sys_domains:read", "Read domains", "Permission to read the domains of an organization."),
-  system("org:sys_domains:manage", "Manage domains", "Permission to manage the domains of an organization."),
-];
-
 /** What a role needs to be an organization's creator role (Clerk's docs, "Reassign the Creator role"). */
 const CREATOR_PERMISSIONS = ["org:sys_memberships:manage", "org:sys_memberships:read", "org:sys_profile:delete"];
-
-/** The creator role's id: whoever creates an organization gets it (Clerk's default, `org:admin`). */
-export const CREATOR_ROLE_ID = "role_admin";
 
 /** The key of the role an organization's creator gets: the instance's setting (`creator_role_id`), else `org:admin`. */
 export function creatorRoleKey(
@@ -45,37 +24,9 @@ export function creatorRoleKey(
   return (chosen ? findRole(store, chosen)?.key : null) ?? findRole(store, CREATOR_ROLE_ID)?.key ?? "org:admin";
 }
 
-/** The default role's id: what someone joining without a chosen role gets (Clerk's "default role for members", `org:member`). */
-export const DEFAULT_ROLE_ID = "role_member";
-
 /** The key of the role a member joining without a chosen role gets (an accepted membership request). */
 export function defaultRoleKey(store: Holder): string {
   return findRole(store, DEFAULT_ROLE_ID)?.key ?? "org:member";
-}
-
-/** Clerk's default roles, as every instance starts with them. */
-export function defaultRoles(): RoleRecord[] {
-  const idOf = (key: string) => SYSTEM_PERMISSIONS.find((p) => p.key === key)!.id;
-  return [
-    {
-      id: CREATOR_ROLE_ID,
-      key: "org:admin",
-      name: "Admin",
-      description: "Role with elevated permissions",
-      permissionIds: SYSTEM_PERMISSIONS.map((p) => p.id),
-      createdAt: SEEDED_AT,
-      updatedAt: SEEDED_AT,
-    },
-    {
-      id: DEFAULT_ROLE_ID,
-      key: "org:member",
-      name: "Member",
-      description: "Role with non-elevated permissions",
-      permissionIds: [idOf("org:sys_memberships:read")],
-      createdAt: SEEDED_AT,
-      updatedAt: SEEDED_AT,
-    },
-  ];
 }
 
 export type Holder = { state: Pick<State, "roles" | "permissions" | "memberships" | "invitations"> };

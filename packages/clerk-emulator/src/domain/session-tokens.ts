@@ -1,4 +1,4 @@
-import { fullName } from "../json";
+import { fullName } from "./public-profile";
 import { factorVerificationAge } from "./mfa";
 import { permissionKeysOf } from "./roles";
 import type { SessionRecord, Store } from "../state/store";

@@ -1,5 +1,5 @@
 import type { EmailMessage, SmsMessage } from "./messages";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { Store, TemplateOverride } from "../state/store";
 
 /**

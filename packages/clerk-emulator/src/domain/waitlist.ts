@@ -1,8 +1,7 @@
 import { newId } from "../state/ids";
 import { createInstanceInvitation, ticketUrl } from "./invitations";
-import { instanceInvitationJSON } from "../json";
 import { waitlistConfirmationEmail, waitlistInvitationEmail } from "./messages";
-import { ApiError } from "../http/routing";
+import { ApiError } from "./errors";
 import type { Store, WaitlistEntryRecord } from "../state/store";
 
 /**
@@ -85,18 +84,18 @@ export function rejectFromWaitlist(store: Store, entry: WaitlistEntryRecord): vo
   store.changed();
 }
 
-export function waitlistEntryJSON(store: Store, entry: WaitlistEntryRecord, frontendApiUrl: string | null) {
-  const invitation = entry.invitationId ? store.state.invitations.find((i) => i.id === entry.invitationId) : null;
-  return {
-    object: "waitlist_entry",
-    id: entry.id,
-    email_address: entry.email,
-    status: waitlistStatus(store, entry),
-    is_locked: false,
-    created_at: entry.createdAt,
-    updated_at: entry.updatedAt,
-    invitation: invitation
-      ? instanceInvitationJSON(invitation, frontendApiUrl === null ? "" : ticketUrl(frontendApiUrl, invitation.ticket))
-      : null,
-  };
+/** Deletes an entry; only a pending one can be (an invited or rejected one is history). */
+export function deleteWaitlistEntry(store: Store, entry: WaitlistEntryRecord): void {
+  if (entry.status !== "pending") {
+    throw new ApiError(
+      422,
+      "form_param_value_invalid",
+      "is invalid",
+      undefined,
+      "Only a pending entry can be deleted.",
+    );
+  }
+  store.write((state) => {
+    state.waitlistEntries = state.waitlistEntries.filter((e) => e !== entry);
+  });
 }

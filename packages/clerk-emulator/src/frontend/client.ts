@@ -1,10 +1,11 @@
 import type { Request, Response } from "express";
-import { instanceOrigins } from "../backend/domains";
+import { instanceOrigins } from "../domain/instance-origins";
 import { environmentJSON } from "../json/environment";
 import { newId } from "../state/ids";
 import { sessionJSON } from "../json";
 import { redirectAllowed } from "../http/proxy";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { templateTokenForRequest } from "./template-tokens";
 

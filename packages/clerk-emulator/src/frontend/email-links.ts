@@ -1,7 +1,8 @@
 import type { Request, Response } from "express";
 import { newId } from "../state/ids";
 import { emailLinkEmail, type EmailLinkFlow } from "../domain/messages";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type {
   ClientRecord,
   EmailLinkRecord,
@@ -48,7 +49,7 @@ function sendLink(
   });
   const url = `${fapi.frontendApiUrl(req)}/v1/verify?token=${token}`;
   const to = { address: fields.address, emailAddressId: fields.emailAddressId, userId: fields.userId };
-  fapi.store.send(emailLinkEmail(fapi.store, req, to, flow, url, EMAIL_LINK_TTL_MINUTES));
+  fapi.store.send(emailLinkEmail(fapi.store, req.get("user-agent") ?? null, to, flow, url, EMAIL_LINK_TTL_MINUTES));
   fapi.store.changed();
 }
 

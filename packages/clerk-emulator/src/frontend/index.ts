@@ -1,6 +1,7 @@
 import express, { type Router } from "express";
 import { wrongProxySecret } from "../http/proxy";
-import { ApiError, createRegistrar, notImplemented, sendJson } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { createRegistrar, notImplemented, sendJson } from "../http/routing";
 import { rawUploadBody } from "../http/uploads";
 import { registerClientRoutes, registerSessionRoutes } from "./client";
 import { createFrontendContext, type FrontendApiOptions } from "./context";
@@ -22,7 +23,7 @@ import { registerSignUpRoutes } from "./sign-ups";
 import { registerWellKnownRoutes } from "./well-known";
 
 export type { FrontendApiOptions } from "./context";
-export { TEST_EMAIL_CODE } from "./sign-ins";
+export { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 /** Clerk's Frontend API: what clerk-js calls from the browser, one module per resource. */
 export function createFrontendApi(options: FrontendApiOptions): Router {

@@ -1,5 +1,6 @@
 import { frontendApiPath } from "../http/proxy";
-import { ApiError, sendJson, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { sendJson, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { allowedRedirect, homeUrl } from "./redirects";
 

@@ -2,11 +2,12 @@ import { newId } from "../state/ids";
 import { parseEmail } from "../domain/invitations";
 import { deletedJSON, emailAddressJSON } from "../json";
 import { verificationCodeEmail } from "../domain/messages";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareEmailAddressLink } from "./email-links";
-import { TEST_EMAIL_CODE } from "./sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 /** The signed-in person's email addresses: add one, verify it with a code, remove it. */
 export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
@@ -57,7 +58,7 @@ export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
     }
     if (!email.verified) {
       const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-      store.send(verificationCodeEmail(store, req, to, TEST_EMAIL_CODE));
+      store.send(verificationCodeEmail(store, req.get("user-agent") ?? null, to, TEST_EMAIL_CODE));
     }
     return reply(req, res, emailAddressJSON(email));
   });

@@ -9,7 +9,8 @@ import {
   totpMatches,
   totpUri,
 } from "../domain/mfa";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import { verifyPassword, type MfaSecretsRecord, type UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 

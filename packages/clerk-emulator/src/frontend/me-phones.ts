@@ -1,33 +1,9 @@
-import {
-  addPhone,
-  isTestPhone,
-  parsePhone,
-  phoneOf,
-  refuseTakenPhone,
-  removePhone,
-  verifyPhone,
-} from "../domain/identifiers";
+import { addPhone, parsePhone, phoneOf, refuseTakenPhone, removePhone, verifyPhone } from "../domain/identifiers";
 import { deletedJSON, phoneNumberJSON } from "../json";
-import { verificationCodeSms } from "../domain/messages";
-import { ApiError, str } from "../http/routing";
-import type { Store } from "../state/store";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
-import { TEST_EMAIL_CODE } from "./sign-ins";
-
-/**
- * The code Clerk texts (always the test code, as for emails): an app's tests
- * read it from `sms.created`. Clerk's test numbers, +1 (XXX) 555-0100 to
- * 0199, are never texted: they take the test code without a message.
- */
-export function textCode(store: Store, phone: string, phoneNumberId: string | null, userId: string | null): void {
-  if (isTestPhone(phone)) return;
-  store.send(verificationCodeSms(store, { phoneNumber: phone, phoneNumberId, userId }, TEST_EMAIL_CODE));
-}
-
-/** Clerk's answer to a wrong SMS code. */
-export function refuseWrongCode(code: unknown): void {
-  if (str(code) !== TEST_EMAIL_CODE) throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
-}
+import { refuseWrongCode, textCode } from "../domain/verification-codes";
 
 /** The signed-in person's phone numbers: add one, verify it with a texted code, remove it. */
 export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {

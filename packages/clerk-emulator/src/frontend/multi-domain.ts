@@ -1,6 +1,7 @@
 import { newId } from "../state/ids";
 import { frontendApiPath, proxyUrlOf, publicOrigin } from "../http/proxy";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { allowedRedirect } from "./redirects";
 

@@ -15,12 +15,12 @@ import {
 } from "../domain/organization-domains";
 import { organizationDomainJSON, organizationSuggestionJSON } from "../json/organization-domains";
 import { parseEmail } from "../domain/invitations";
-import { ApiError, paginate, str } from "../http/routing";
-import { valuesOf } from "../backend/query-params";
+import { ApiError } from "../domain/errors";
+import { paginate, str, valuesOf } from "../http/routing";
 import { joinWaitlist } from "../domain/waitlist";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
-import { TEST_EMAIL_CODE } from "./sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 /**
  * Verified domains as `<OrganizationProfile/>` manages them (admins add a

@@ -1,9 +1,11 @@
 import type { Request } from "express";
 import { createInvitation, parseEmail, pendingInvitations, revokeInvitation, ticketUrl } from "../domain/invitations";
-import { frontendInvitationJSON, fullName, membershipJSON } from "../json";
+import { fullName } from "../domain/public-profile";
+import { frontendInvitationJSON, membershipJSON } from "../json";
 import { changeRole, membershipOf, removeMember } from "../domain/memberships";
 import { parseRoleKey } from "../domain/roles";
-import { ApiError, paginate, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { paginate, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
 

@@ -1,11 +1,18 @@
 import { randomBytes } from "node:crypto";
 import type { Request, Response } from "express";
-import { newId } from "../state/ids";
 import { deletedJSON } from "../json";
 import { PASSKEY_TIMEOUT_MS, passkeyJSON, passkeysOf } from "../json/passkeys";
 import { proxyUrlOf, publicOrigin } from "../http/proxy";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { ClientRecord, PasskeyRecord, SignInRecord, UserRecord } from "../state/store";
+import {
+  finishPasskeyRegistration,
+  recordPasskeyUse,
+  removePasskey,
+  renamePasskey,
+  startPasskeyRegistration,
+} from "../domain/passkeys";
 import { verifyAssertion, verifyRegistration, WebAuthnError, type Expected } from "../domain/webauthn";
 import { activityOf, type FrontendContext, type Route } from "./context";
 
@@ -89,26 +96,9 @@ export function registerPasskeyRoutes(route: Route, fapi: FrontendContext): void
   route("POST", "/v1/me/passkeys", (req, res) => {
     const { user } = me(req);
     refuseUnlessPasskeys(fapi);
-    const now = Date.now();
-    // Unfinished registrations of this user are dropped: only the newest challenge stands.
-    store.state.passkeys = passkeysIn(fapi).filter((p) => p.verified || p.userId !== user.id);
     const browser = activityOf(req).browserName;
-    const passkey: PasskeyRecord = {
-      id: newId("idn"),
-      userId: user.id,
-      name: browser ? `${browser} passkey` : "Passkey",
-      credentialId: null,
-      publicKey: null,
-      alg: null,
-      signCount: 0,
-      challenge: challenge(),
-      verified: false,
-      lastUsedAt: null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    store.state.passkeys.push(passkey);
-    store.changed();
+    const name = browser ? `${browser} passkey` : "Passkey";
+    const passkey = startPasskeyRegistration(store, user, { name, challenge: challenge() });
     return show(req, res, user, passkey);
   });
 
@@ -130,19 +120,7 @@ export function registerPasskeyRoutes(route: Route, fapi: FrontendContext): void
     } catch (error) {
       return refused(error);
     }
-    if (passkeysIn(fapi).some((p) => p.credentialId === registered.credentialId))
-      throw new ApiError(400, "passkey_invalid", "This passkey is already registered.");
-    Object.assign(passkey, {
-      credentialId: registered.credentialId,
-      publicKey: registered.publicKey,
-      alg: registered.alg,
-      signCount: registered.signCount,
-      challenge: null,
-      verified: true,
-      updatedAt: Date.now(),
-    });
-    user.updatedAt = passkey.updatedAt;
-    store.changed();
+    finishPasskeyRegistration(store, user, passkey, registered);
     return show(req, res, user, passkey);
   });
 
@@ -150,21 +128,14 @@ export function registerPasskeyRoutes(route: Route, fapi: FrontendContext): void
     const { user } = me(req);
     const passkey = passkeyOf(user, req.params.id);
     const name = str(req.body?.name);
-    if (name !== null) {
-      if (!name.trim()) throw new ApiError(422, "form_param_nil", "Enter a name.", "name");
-      passkey.name = name.trim().slice(0, 100);
-      passkey.updatedAt = Date.now();
-      store.changed();
-    }
+    if (name !== null) renamePasskey(store, passkey, name);
     return show(req, res, user, passkey);
   });
 
   route("DELETE", "/v1/me/passkeys/:id", (req, res) => {
     const { user } = me(req);
     const passkey = passkeyOf(user, req.params.id);
-    store.state.passkeys = passkeysIn(fapi).filter((p) => p !== passkey);
-    user.updatedAt = Date.now();
-    store.changed();
+    removePasskey(store, user, passkey);
     return reply(req, res, deletedJSON("passkey", passkey.id));
   });
 }
@@ -223,8 +194,7 @@ export function attemptPasskeySignIn(fapi: FrontendContext, req: Request, client
     throw new ApiError(400, "passkey_invalid", "The passkey could not be verified.");
   const user = store.user(passkey.userId);
   if (!user) throw new ApiError(422, "passkey_not_found", "This passkey is not registered for this account.");
-  passkey.signCount = result.signCount;
-  passkey.lastUsedAt = Date.now();
+  recordPasskeyUse(store, passkey, result.signCount);
   const session = fapi.finishSignIn(req, client, user.id);
   Object.assign(signIn, {
     identifier: signIn.identifier ?? user.email,

@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import { proxyUrlOf, publicOrigin, redirectAllowed } from "../http/proxy";
-import { ApiError } from "../http/routing";
+import { ApiError } from "../domain/errors";
 import type { FrontendContext } from "./context";
 
 /**

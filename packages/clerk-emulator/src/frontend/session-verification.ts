@@ -9,10 +9,11 @@ import {
   secondFactorsOf,
   twoFactorEnabled,
 } from "../domain/mfa";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import { verifyPassword, type SessionRecord, type SessionVerificationRecord, type UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
-import { TEST_EMAIL_CODE } from "./sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 const LEVELS: SessionVerificationRecord["level"][] = ["first_factor", "second_factor", "multi_factor"];
 
@@ -117,7 +118,7 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
     store.send(
       verificationCodeEmail(
         store,
-        req,
+        req.get("user-agent") ?? null,
         { address: email.email, emailAddressId: email.id, userId: user.id },
         TEST_EMAIL_CODE,
       ),
@@ -169,7 +170,7 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
     const { session, user } = sessionAndUser(req);
     const v = pending(session, "needs_second_factor");
     const strategy = str(req.body?.strategy);
-    prepareSecondFactor(store, user, strategy, req);
+    prepareSecondFactor(store, user, strategy, req.get("user-agent") ?? null);
     v.secondFactor = { strategy: strategy!, status: "unverified" };
     store.changed();
     return verificationReply(req, res, session, user);

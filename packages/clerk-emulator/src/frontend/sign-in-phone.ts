@@ -1,7 +1,8 @@
 import type { Request } from "express";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import type { PhoneRecord, SignInRecord, Store, UserRecord } from "../state/store";
-import { textCode } from "./me-phones";
+import { textCode } from "../domain/verification-codes";
 
 /**
  * Signing in with an SMS code (`phone_code`, a first factor only): the code

@@ -2,7 +2,8 @@ import type { Request, Response } from "express";
 import { signInJSON } from "../json";
 import { checkSecondFactor, prepareSecondFactor, twoFactorEnabled } from "../domain/mfa";
 import { validateNewPassword } from "../domain/passwords";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import { hashPassword, type ClientRecord, type SignInRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 
@@ -37,7 +38,7 @@ export function registerSecondFactorRoutes(route: Route, fapi: FrontendContext, 
     const { client, signIn } = currentSignIn(req, res);
     requireStatus(signIn, "needs_second_factor");
     const strategy = str(req.body?.strategy);
-    prepareSecondFactor(store, userOf(signIn), strategy, req);
+    prepareSecondFactor(store, userOf(signIn), strategy, req.get("user-agent") ?? null);
     signIn.secondFactor = { strategy: strategy!, status: "unverified" };
     store.changed();
     return envelope(req, res, client, signInJSON(store, signIn));

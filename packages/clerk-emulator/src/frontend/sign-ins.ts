@@ -9,7 +9,8 @@ import { newId } from "../state/ids";
 import { startImpersonation, usableActorToken } from "../domain/actor-tokens";
 import { redeemTicket, ticketUser, usableTicket } from "../domain/invitations";
 import { signInJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import { verificationCodeEmail } from "../domain/messages";
 import { twoFactorEnabled } from "../domain/mfa";
 import { verifyPassword, type ClientRecord, type UserRecord } from "../state/store";
@@ -19,9 +20,7 @@ import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 import { registerSecondFactorRoutes } from "./sign-in-second-factor";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
 import { userByIdentifier } from "../domain/identifiers";
-
-/** Sign-in code (email) that always works, as in Clerk's test mode. */
-export const TEST_EMAIL_CODE = "424242";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
 const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "phone_code", "ticket"];
@@ -84,7 +83,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const wanted = str(req.body?.email_address_id);
     const email = user.emails.find((e) => e.id === wanted && e.verified) ?? { id: user.emailId, email: user.email };
     const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-    const message = verificationCodeEmail(store, req, to, TEST_EMAIL_CODE);
+    const message = verificationCodeEmail(store, req.get("user-agent") ?? null, to, TEST_EMAIL_CODE);
     store.send(strategy === "reset_password_email_code" ? { ...message, slug: "reset_password_code" } : message);
   };
 

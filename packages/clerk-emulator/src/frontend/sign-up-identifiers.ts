@@ -1,8 +1,8 @@
 import type { Request } from "express";
 import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../domain/identifiers";
-import { ApiError } from "../http/routing";
+import { ApiError } from "../domain/errors";
 import type { SignUpRecord, Store, UserRecord } from "../state/store";
-import { refuseWrongCode, textCode } from "./me-phones";
+import { refuseWrongCode, textCode } from "../domain/verification-codes";
 
 /**
  * A sign-up's optional username and phone number: checked as Clerk checks

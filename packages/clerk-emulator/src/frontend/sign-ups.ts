@@ -4,12 +4,13 @@ import { SIGN_IN_URL, SIGN_UP_URL } from "../json/environment";
 import { newId } from "../state/ids";
 import { EMAIL, lookUpTicket, redeemTicket, usableTicket, type Ticket } from "../domain/invitations";
 import { signUpJSON } from "../json";
-import { ApiError, str } from "../http/routing";
+import { ApiError } from "../domain/errors";
+import { str } from "../http/routing";
 import { verificationCodeEmail } from "../domain/messages";
 import { hashPassword, type ClientRecord, type SignUpRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareSignUpEmailLink, type CompleteSignUp } from "./email-links";
-import { TEST_EMAIL_CODE } from "./sign-ins";
+import { TEST_EMAIL_CODE } from "../domain/verification-codes";
 import {
   applySignUpIdentifiers,
   attemptPhoneVerification,
@@ -191,7 +192,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
       signUp.emailVerificationStrategy = "email_code";
       // The code Clerk emails (always the test code): an app's tests read it from `email.created`.
       const to = { address: signUp.email, emailAddressId: null, userId: null };
-      store.send(verificationCodeEmail(store, req, to, TEST_EMAIL_CODE));
+      store.send(verificationCodeEmail(store, req.get("user-agent") ?? null, to, TEST_EMAIL_CODE));
     }
     return envelope(req, res, client, signUpJSON(signUp, store));
   });

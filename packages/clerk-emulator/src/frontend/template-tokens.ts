@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { jwtTemplateNamed, mintTemplateToken } from "../domain/jwt-templates";
-import { ApiError } from "../http/routing";
+import { ApiError } from "../domain/errors";
 import type { FrontendContext } from "./context";
 
 /**

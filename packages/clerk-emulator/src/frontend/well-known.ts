@@ -1,4 +1,4 @@
-import { ApiError } from "../http/routing";
+import { ApiError } from "../domain/errors";
 import { jwks } from "../domain/tokens";
 import type { FrontendContext, Route } from "./context";
 

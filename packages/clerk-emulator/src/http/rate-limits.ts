@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from "express";
-import { ApiError, effectiveMethod, sendJson } from "./routing";
+import { ApiError } from "../domain/errors";
+import { effectiveMethod, sendJson } from "./routing";
 
 /**
  * Clerk's documented rate limits ("System limits", clerk.com/docs/guides/how-clerk-works/system-limits):

@@ -1,37 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
+import { ApiError } from "../domain/errors";
 import type { Faults } from "./faults";
 
 export type Handler = (req: Request, res: Response) => unknown;
-
-/** Clerk's error envelope. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly paramName?: string,
-    /** Clerk's `long_message`, where it differs from the short one. */
-    readonly longMessage?: string,
-    /** The envelope's own `meta` (the Frontend API puts the browser's client there: clerk-js reads `meta.client`). */
-    readonly meta: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-  toJSON() {
-    return {
-      errors: [
-        {
-          code: this.code,
-          message: this.message,
-          long_message: this.longMessage ?? this.message,
-          meta: this.paramName ? { param_name: this.paramName } : {},
-        },
-      ],
-      meta: this.meta,
-      clerk_trace_id: "emulator",
-    };
-  }
-}
 
 /** clerk-js sends PATCH and DELETE as POST with `?_method=` (a Safari CORS workaround). */
 export function effectiveMethod(req: Request): string {
@@ -127,4 +98,10 @@ export function clampInt(value: unknown, fallback: number, min: number, max: num
 
 export function str(value: unknown): string | null {
   return typeof value === "string" ? value : null;
+}
+
+/** Every value of a parameter given once or repeated (`?user_id=a&user_id=b`, `?user_id[]=a`). */
+export function valuesOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
+  return typeof value === "string" ? [value] : [];
 }

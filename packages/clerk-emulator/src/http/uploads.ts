@@ -1,5 +1,5 @@
 import express, { type Request } from "express";
-import { ApiError } from "./routing";
+import { ApiError } from "../domain/errors";
 
 /** Clerk takes profile images and logos up to 10 MB, as PNG, JPEG, GIF or WebP. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;

@@ -3,11 +3,6 @@ import type { Store } from "../state/store";
 /** Which of Clerk's APIs an object is for: the browser's (Frontend) never carries private metadata. */
 export type Api = "fapi" | "bapi";
 
-/** Where an uploaded image is served (the emulator's own `/images/:id`); empty when there is none, as Clerk's default avatar is ours to draw. */
-export function imageUrl(store: Store, imageId: string | null): string {
-  return imageId ? `${store.settings.publicUrl}/images/${imageId}` : "";
-}
-
 /** The second factors' verifications, as Clerk's spec names them (`Stubs.Verification.TOTP`, `.BackupCode`). */
 const SECOND_FACTOR_OBJECTS: Record<string, string> = {
   totp: "verification_totp",

@@ -7,5 +7,7 @@ export * from "./common";
 export * from "./organizations";
 export * from "./roles";
 export * from "./sessions";
+export * from "./public-user-data";
 export * from "./users";
 export * from "./clients";
+export * from "./waitlist";

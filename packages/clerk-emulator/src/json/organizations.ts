@@ -1,7 +1,8 @@
 import type { InvitationRecord, MembershipRecord, OrgRecord, Store } from "../state/store";
 import { permissionKeysOf, roleName } from "../domain/roles";
-import { imageUrl, type Api } from "./common";
-import { publicUserDataJSON } from "./users";
+import { imageUrl } from "../domain/public-profile";
+import type { Api } from "./common";
+import { publicUserDataJSON } from "./public-user-data";
 
 /**
  * Clerk's spec and both SDKs type an organization's slug as a string, never

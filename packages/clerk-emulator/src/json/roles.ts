@@ -1,7 +1,7 @@
 import type { MembershipRequestRecord, PermissionRecord, RoleRecord, Store } from "../state/store";
 import { isCreatorEligible, permissionsOfRole, permissionType } from "../domain/roles";
 import type { Api } from "./common";
-import { publicUserDataJSON } from "./users";
+import { publicUserDataJSON } from "./public-user-data";
 
 /** A permission, system (`org:sys_…`) or custom (`type: "user"`, as clerk-js types it). */
 export function permissionJSON(p: PermissionRecord) {

@@ -1,7 +1,9 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../state/store";
 import { factorVerificationAge, secondFactorsOf } from "../domain/mfa";
-import { emailLinkVerificationJSON, imageUrl, verificationJSON } from "./common";
-import { publicUserDataJSON, userJSON } from "./users";
+import { imageUrl } from "../domain/public-profile";
+import { emailLinkVerificationJSON, verificationJSON } from "./common";
+import { publicUserDataJSON } from "./public-user-data";
+import { userJSON } from "./users";
 import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";
 
 function sessionBase(session: SessionRecord) {

@@ -1,14 +1,10 @@
 import { lockoutRemainingSeconds, verificationAttemptsRemaining } from "../domain/account-restrictions";
 import { mfaFlagsOf } from "../domain/mfa";
 import type { EmailRecord, PhoneRecord, Store, UserRecord } from "../state/store";
-import { imageUrl, verificationJSON, type Api } from "./common";
+import { imageUrl } from "../domain/public-profile";
+import { verificationJSON, type Api } from "./common";
 import { membershipJSON } from "./organizations";
 import { passkeyJSON, passkeysOf } from "./passkeys";
-
-export function fullName(user: UserRecord): string | null {
-  const name = [user.firstName, user.lastName].filter(Boolean).join(" ").trim();
-  return name || null;
-}
 
 export function emailAddressJSON(email: EmailRecord) {
   return {
@@ -42,21 +38,6 @@ export function phoneNumberJSON(phone: PhoneRecord) {
     backup_codes: null,
     created_at: phone.createdAt,
     updated_at: phone.updatedAt,
-  };
-}
-
-/** The public face of a user, as memberships and sessions show it in the browser. */
-export function publicUserDataJSON(store: Store, user: UserRecord) {
-  const image = imageUrl(store, user.imageId);
-  return {
-    user_id: user.id,
-    first_name: user.firstName,
-    last_name: user.lastName,
-    image_url: image,
-    profile_image_url: image,
-    has_image: Boolean(user.imageId),
-    identifier: user.email,
-    username: user.username,
   };
 }
 

@@ -2,7 +2,7 @@ import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
 import { newId } from "./ids";
 import { defaultInstance, upgradeInstance } from "./instance";
 import type { MembershipRecord, OrgRecord, RestrictionsRecord, Role, State, UserRecord } from "./records";
-import { defaultRoles } from "../domain/roles";
+import { defaultRoles } from "./default-roles";
 
 export function hashPassword(password: string): string {
   const salt = randomBytes(16).toString("hex");

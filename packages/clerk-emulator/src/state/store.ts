@@ -14,7 +14,6 @@ import type {
   State,
   UserRecord,
 } from "./records";
-import { creatorRoleKey } from "../domain/roles";
 import { newOrgFields, newUserFields, seedState, upgrade } from "./seed";
 
 export type * from "./records";
@@ -42,6 +41,8 @@ export class Store {
   /** Testing tokens (`POST /v1/testing_tokens`) and when each expires; kept in memory only. */
   readonly testingTokens = new Map<string, number>();
   private saveTimer: NodeJS.Timeout | null = null;
+  /** How many `write`s are under way: only the outermost tells the listeners. */
+  private writeDepth = 0;
   /** Told of every change (the webhook sender); `reset` when the state was replaced by the seed. */
   private readonly listeners: ((reset: boolean) => void)[] = [];
   /** Told of every email and text message Clerk would send (the webhook sender's `email.created`, `sms.created`). */
@@ -88,6 +89,25 @@ export class Store {
     for (const listener of this.messageListeners) listener(message);
   }
 
+  /**
+   * The one way the domain changes the state: applies `change`, then tells the
+   * listeners (the webhook sender) and schedules the save once. A write inside
+   * a write tells them once, when the outer one ends; a change that throws
+   * (a refused request) tells no one, as before.
+   */
+  write<T>(change: (state: State) => T): T {
+    this.writeDepth++;
+    let result: T;
+    try {
+      result = change(this.state);
+    } finally {
+      this.writeDepth--;
+    }
+    if (this.writeDepth === 0) this.changed();
+    return result;
+  }
+
+  /** Tells the listeners and schedules the save; the domain calls it through `write`. */
   changed(reset = false): void {
     for (const listener of this.listeners) listener(reset);
     if (!this.file || this.saveTimer) return;
@@ -203,7 +223,7 @@ export class Store {
     return user;
   }
 
-  createOrganization(input: { name: string; slug: string | null; createdBy: string | null }) {
+  createOrganization(input: { name: string; slug: string | null; createdBy: string | null; creatorRole: Role }) {
     const t = nowMs();
     const org: OrgRecord = {
       id: newId("org"),
@@ -217,7 +237,7 @@ export class Store {
       updatedAt: t,
     };
     this.state.organizations.push(org);
-    if (input.createdBy) this.addMembership(org.id, input.createdBy, creatorRoleKey(this));
+    if (input.createdBy) this.addMembership(org.id, input.createdBy, input.creatorRole);
     this.changed();
     return org;
   }

@@ -6,7 +6,7 @@ import { backendSessionJSON } from "../json/sessions";
 import { userJSON } from "../json/users";
 import type { OutgoingMessage } from "../domain/messages";
 import { organizationDomainJSON } from "../json/organization-domains";
-import { waitlistEntryJSON } from "../domain/waitlist";
+import { waitlistEntryJSON } from "../json/waitlist";
 import type { SessionRecord, SessionStatus, Store, UserRecord } from "../state/store";
 
 export type WebhookSettings = {

@@ -1,0 +1,33 @@
+/**
+ * Clerk's error envelope. The domain throws it when a rule refuses a change
+ * (a taken identifier, a wrong code, a missing record); the APIs' registrar
+ * (http/routing.ts) answers with it as Clerk's JSON.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly paramName?: string,
+    /** Clerk's `long_message`, where it differs from the short one. */
+    readonly longMessage?: string,
+    /** The envelope's own `meta` (the Frontend API puts the browser's client there: clerk-js reads `meta.client`). */
+    readonly meta: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+  toJSON() {
+    return {
+      errors: [
+        {
+          code: this.code,
+          message: this.message,
+          long_message: this.longMessage ?? this.message,
+          meta: this.paramName ? { param_name: this.paramName } : {},
+        },
+      ],
+      meta: this.meta,
+      clerk_trace_id: "emulator",
+    };
+  }
+}

@@ -1,0 +1,26 @@
+import { ApiError } from "./errors";
+import type { Store } from "../state/store";
+import { isTestPhone } from "./identifiers";
+import { verificationCodeSms } from "./messages";
+
+/**
+ * The one code Clerk's test instances send and accept, by email and by text:
+ * both APIs check it here. An app's tests read it from `email.created` and
+ * `sms.created`, or use it directly.
+ */
+export const TEST_EMAIL_CODE = "424242";
+
+/**
+ * The code Clerk texts (always the test code, as for emails): an app's tests
+ * read it from `sms.created`. Clerk's test numbers, +1 (XXX) 555-0100 to
+ * 0199, are never texted: they take the test code without a message.
+ */
+export function textCode(store: Store, phone: string, phoneNumberId: string | null, userId: string | null): void {
+  if (isTestPhone(phone)) return;
+  store.send(verificationCodeSms(store, { phoneNumber: phone, phoneNumberId, userId }, TEST_EMAIL_CODE));
+}
+
+/** Clerk's answer to a wrong SMS code. */
+export function refuseWrongCode(code: unknown): void {
+  if (code !== TEST_EMAIL_CODE) throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+}
