@@ -1,13 +1,11 @@
 import express, { type Router } from "express";
 import { createMembershipRequest } from "../domain/membership-requests";
-import type { SessionTokenSettings } from "../domain/session-tokens";
-import { permissionKeysOf } from "../domain/roles";
-import { sessionClaims, signJwt } from "../domain/tokens";
-import { fullName } from "../json";
+import { mintSessionToken, type SessionTokenSettings } from "../domain/session-tokens";
 import { activityOf } from "../frontend/context";
 import type { Faults, FaultMode } from "../http/faults";
 import type { RateLimiter } from "../http/rate-limits";
 import { ApiError, sendJson, str } from "../http/routing";
+import type { Metadata } from "../state/records";
 import type { WebhookSender } from "../webhooks/delivery";
 
 export type ControlApiOptions = {
@@ -92,53 +90,43 @@ export function createControlApi(options: ControlApiOptions): Router {
 
 /**
  * A signed-in browser without going through the sign-in screens: the cookies
- * a real sign-in would leave, for tests and demos.
+ * a real sign-in would leave, for tests and demos. Its token is minted by the
+ * Frontend API's minter, so it carries what clerk-js's would (`fva`, `act`).
  */
 function readySession(options: ControlApiOptions): express.RequestHandler {
-  const { store, key } = options.tokens;
-  /** The active organization as a session token carries it: the role and its permissions (system ones left out there). */
-  const activeOrgClaim = (org: { id: string; slug: string | null }, role: string) => ({
-    id: org.id,
-    slug: org.slug,
-    role,
-    permissions: permissionKeysOf(store, role),
-  });
+  const { store } = options.tokens;
   return (req, res) => {
     const user = store.user(str(req.body?.userId) ?? "") ?? store.userByEmail(str(req.body?.email) ?? "");
     if (!user) return notFound(res, "user");
+    const actor: unknown = req.body?.actor;
+    if (
+      actor !== undefined &&
+      (typeof actor !== "object" || actor === null || typeof (actor as Metadata).sub !== "string")
+    )
+      return sendJson(res, 400, new ApiError(400, "invalid", "actor: an object with at least sub").toJSON());
     const client = store.createClient();
     // The device the session is on, as the devices list shows it: the browser's user agent if the test gives one.
     const userAgent = str(req.body?.userAgent);
     if (userAgent) req.headers["user-agent"] = userAgent;
     const session = store.createSession(client, user.id, options.tokens.sessionLifetimeMs, activityOf(req));
+    // An impersonation, as an actor token's sign-in makes one.
+    if (actor) session.actor = actor as Metadata;
     const orgId = str(req.body?.organizationId);
     if (orgId && store.membership(orgId, user.id)) session.lastActiveOrganizationId = orgId;
-    const org = session.lastActiveOrganizationId ? store.org(session.lastActiveOrganizationId) : null;
-    const jwt = signJwt(
-      key,
-      sessionClaims({
-        issuer: options.tokens.issuer,
-        sessionId: session.id,
-        userId: user.id,
-        name: fullName(user),
-        imageUrl: null,
-        org: org ? activeOrgClaim(org, store.membership(org.id, user.id)?.role ?? "org:member") : null,
-        ttlSeconds: options.tokens.tokenTtlSeconds,
-        version: options.tokens.sessionTokenVersion,
-      }),
-    );
-    const clientUat = String(Math.floor(client.updatedAt / 1000));
+    store.changed();
+    const jwt = mintSessionToken(options.tokens, session);
+    const clientUat = Math.floor(client.updatedAt / 1000);
     sendJson(res, 200, {
       userId: user.id,
       sessionId: session.id,
       clientId: client.id,
       sessionToken: jwt,
-      clientUat: Number(clientUat),
+      clientUat,
       // What a real sign-in leaves in the browser, ready for Playwright's `context.addCookies` (add `url` or `domain`):
       // clerk-js finds its client through `__client` on the emulator's path, the app's server reads the other two.
       cookies: [
         { name: "__client", value: client.id, path: options.mountPath, httpOnly: true, sameSite: "Lax" },
-        { name: "__client_uat", value: clientUat, path: "/", httpOnly: false, sameSite: "Lax" },
+        { name: "__client_uat", value: String(clientUat), path: "/", httpOnly: false, sameSite: "Lax" },
         { name: "__session", value: jwt, path: "/", httpOnly: false, sameSite: "Lax" },
       ],
     });
