@@ -8,23 +8,35 @@ import { Faults } from "./http/faults";
 import { createFrontendApi } from "./frontend";
 import { enrollByDomains } from "./domain/organization-domains";
 import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./http/proxy";
-import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./http/rate-limits";
+import { createRateLimiter, type RateLimiter } from "./http/rate-limits";
 import { recordAnswersTo } from "./http/recorder";
 import { ApiError, sendJson } from "./http/routing";
+import { DEFAULT_SETTINGS, type EmulatorSettings } from "./settings";
 import { Store } from "./state/store";
-import {
-  DEFAULT_SESSION_TOKEN_VERSION,
-  generateSigningKey,
-  signingKeyFromPem,
-  type SessionTokenVersion,
-  type SigningKey,
-} from "./domain/tokens";
+import { DEFAULT_SESSION_TOKEN_VERSION, generateSigningKey, signingKeyFromPem, type SigningKey } from "./domain/tokens";
 import { createWebhookSender, type WebhookSettings } from "./webhooks/delivery";
 
 export { DEMO_PASSWORD } from "./state/store";
 export { TEST_EMAIL_CODE } from "./frontend";
+export { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type EmulatorSettings } from "./settings";
 
-export type ClerkEmulatorOptions = {
+/** What the emulator's parts read of the settings (src/settings.ts); what is left out takes its default. */
+type EmulatorSlice = Pick<
+  EmulatorSettings,
+  | "tokenTtlSeconds"
+  | "sessionTokenVersion"
+  | "applicationName"
+  | "organizationSlugs"
+  | "emailLinkVerification"
+  | "passkeys"
+  | "backendLatencyMs"
+  | "frontendLatencyMs"
+  | "allowedOrigins"
+  | "rateLimits"
+  | "recordDir"
+>;
+
+export type ClerkEmulatorOptions = Partial<EmulatorSlice> & {
   /** Folder for the state file and signing key; null keeps everything in memory. */
   dataDir: string | null;
   /** Path the emulator is mounted at on the app's origin. */
@@ -32,41 +44,14 @@ export type ClerkEmulatorOptions = {
   secretKey: string;
   /** `iss` of session tokens: the Frontend API origin the publishable key names (@clerk/backend compares them). */
   issuer: string;
-  tokenTtlSeconds?: number;
-  /** Clerk's session token format: 2 (the organization in `o`, Clerk's since 2025-04-10) unless 1 is asked for. */
-  sessionTokenVersion?: SessionTokenVersion;
-  applicationName?: string;
-  /** Clerk's "organization slugs" instance setting; off means organizations have none. */
-  organizationSlugs?: boolean;
-  /** Clerk's "email verification link" setting for sign-up and profile addresses; off (codes only) unless asked for. */
-  emailLinkVerification?: boolean;
-  /** Clerk's passkeys (WebAuthn) for signing in and in profiles; off unless asked for. */
-  passkeys?: boolean;
   /**
    * Where browsers reach the Frontend API (the app's origin plus the mount
    * path), for the links in invitations and sign-in tokens. Without it, the
    * origin of the Backend API request that asks for the link is used.
    */
   frontendApiUrl?: string;
-  /** Milliseconds added before every Backend API answer: a Clerk that is far away. */
-  backendLatencyMs?: number;
-  /**
-   * Milliseconds by which every Frontend API answer (`/v1/…`) is held back: a browser far from Clerk.
-   * Page objects that start waiting for an answer only after the click that sends it (Clerk's own) need it.
-   */
-  frontendLatencyMs?: number;
-  /** Tests only: a folder where every Frontend and Backend API answer is written down, for the contract check. */
-  recordDir?: string;
   /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
   webhooks?: WebhookSettings;
-  /**
-   * Origins the handshake may redirect to, besides the one the browser used
-   * (Clerk's "allowed origins"): the app's origin when a proxy puts the
-   * emulator on it.
-   */
-  allowedOrigins?: string[];
-  /** Clerk's documented rate limits (emulator/rate-limits.ts); off by default. */
-  rateLimits?: RateLimitMode;
   /** Tests only: the clock the rate limits' windows follow. */
   rateLimitClock?: () => number;
 };
@@ -103,7 +88,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const store = new Store(options.dataDir ? join(options.dataDir, "clerk-emulator.json") : null, {
     organizationSlugs: options.organizationSlugs ?? true,
     publicUrl: options.frontendApiUrl ?? options.mountPath,
-    applicationName: options.applicationName ?? "Teamwork",
+    applicationName: options.applicationName ?? DEFAULT_SETTINGS.applicationName,
     emailLinkVerification: options.emailLinkVerification ?? false,
     passkeys: options.passkeys ?? false,
   });

@@ -7,8 +7,7 @@ import {
   emulatorWebhookSecret,
   persistentSecret,
 } from "../domain/instance-keys";
-import { parseRateLimitMode } from "../http/rate-limits";
-import { parseSessionTokenVersion } from "../domain/tokens";
+import { DEFAULT_SETTINGS, SettingsError, settingsFromEnv, type EmulatorSettings } from "../settings";
 import { newWebhookSecret, type WebhookSettings } from "../webhooks/delivery";
 
 export { emulatorPublishableKey } from "../domain/instance-keys";
@@ -28,33 +27,39 @@ export const EMULATOR_MOUNT_PATH = "/__clerk";
  * elsewhere (a stand-in for Clerk in front of other instances);
  * CLERK_EMULATOR_WEBHOOKS=off sends none.
  */
-function webhookSettings(env: NodeJS.ProcessEnv, dataDir: string | null, port: string): WebhookSettings | undefined {
+function webhookSettings(
+  env: NodeJS.ProcessEnv,
+  settings: EmulatorSettings,
+  port: string,
+): WebhookSettings | undefined {
   if (env.CLERK_EMULATOR_WEBHOOKS === "off") return undefined;
-  if (env.CLERK_EMULATOR_WEBHOOK_URL) {
-    return { url: env.CLERK_EMULATOR_WEBHOOK_URL, secret: env.CLERK_EMULATOR_WEBHOOK_SECRET || newWebhookSecret() };
-  }
+  if (settings.webhookUrl) return { url: settings.webhookUrl, secret: settings.webhookSecret ?? newWebhookSecret() };
   // (An empty value, as an env file leaves it, is no secret.)
-  const secret = env.CLERK_WEBHOOK_SIGNING_SECRET || emulatorWebhookSecret(dataDir);
+  const secret = env.CLERK_WEBHOOK_SIGNING_SECRET || emulatorWebhookSecret(settings.dataDir);
   env.CLERK_WEBHOOK_SIGNING_SECRET = secret;
   return { url: `http://127.0.0.1:${port}/webhooks/clerk`, secret };
 }
 
-/** A malformed CLERK_EMULATOR_RATE_LIMITS stops the server with one line, as the other variables do. */
-function rateLimitsOf(env: NodeJS.ProcessEnv) {
-  try {
-    return parseRateLimitMode(env.CLERK_EMULATOR_RATE_LIMITS);
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exit(1);
-  }
+/**
+ * Local mode's emulator settings: the CLERK_EMULATOR_* variables, read and
+ * checked as the emulator's CLI reads them, over this app's defaults (state
+ * in ./.data, the app's name). A value they do not take throws SettingsError.
+ */
+export function localModeSettings(env: Readonly<Record<string, string | undefined>>): EmulatorSettings {
+  return settingsFromEnv(env, {
+    ...DEFAULT_SETTINGS,
+    dataDir: join(process.cwd(), ".data"),
+    applicationName: "Teamwork",
+  });
 }
 
-/** A CLERK_EMULATOR_SESSION_TOKEN_VERSION other than 1 or 2 stops the server with one line. */
-function sessionTokenVersionOf(env: NodeJS.ProcessEnv) {
+/** A bad CLERK_EMULATOR_* value stops the server with the settings' one line, as the emulator's CLI does. */
+function settingsOrExit(env: NodeJS.ProcessEnv): EmulatorSettings {
   try {
-    return parseSessionTokenVersion(env.CLERK_EMULATOR_SESSION_TOKEN_VERSION);
+    return localModeSettings(env);
   } catch (error) {
-    console.error((error as Error).message);
+    if (!(error instanceof SettingsError)) throw error;
+    console.error(error.message);
     process.exit(1);
   }
 }
@@ -63,37 +68,18 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
   emulator: ClerkEmulator;
   banner: (origin: string) => string;
 } {
-  const dataDir =
-    env.CLERK_EMULATOR_DATA_DIR === "memory" ? null : (env.CLERK_EMULATOR_DATA_DIR ?? join(process.cwd(), ".data"));
+  const settings = settingsOrExit(env);
+  const { dataDir } = settings;
   const secretKey = emulatorSecretKey(dataDir);
   const port = env.PORT ?? "3000";
-  const ttl = Number(env.CLERK_EMULATOR_TOKEN_TTL ?? 60);
-  const latency = Number(env.CLERK_EMULATOR_LATENCY_MS ?? 0);
   const emulator = createClerkEmulator({
-    dataDir,
+    ...settings,
     mountPath: EMULATOR_MOUNT_PATH,
     secretKey,
     issuer: EMULATOR_ISSUER,
-    tokenTtlSeconds: Number.isFinite(ttl) && ttl >= 5 ? ttl : 60,
-    // Clerk's version 2 (the organization in `o`) unless 1 is asked for.
-    sessionTokenVersion: sessionTokenVersionOf(env),
-    organizationSlugs: env.CLERK_EMULATOR_ORG_SLUGS !== "off",
-    // Addresses verified by emailed link at sign-up and in profiles (codes only unless asked for).
-    emailLinkVerification: env.CLERK_EMULATOR_EMAIL_LINK_VERIFICATION === "on",
-    // Passkeys in <SignIn/> and <UserProfile/> (off unless asked for: they add a section and a button).
-    passkeys: env.CLERK_EMULATOR_PASSKEYS === "on",
-    backendLatencyMs: Number.isFinite(latency) ? Math.min(Math.max(latency, 0), 10_000) : 0,
     // Invitation links name the address people open the app at.
-    recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,
     frontendApiUrl: `${env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}${EMULATOR_MOUNT_PATH}`,
-    webhooks: webhookSettings(env, dataDir, port),
-    // Off unless asked for: the app's own tests and bench choose when Clerk's limits apply.
-    rateLimits: rateLimitsOf(env),
-    // Other apps' origins (a fixture behind its own proxy) the handshake may send browsers back to.
-    allowedOrigins: (env.CLERK_EMULATOR_ALLOWED_ORIGINS ?? "")
-      .split(",")
-      .map((o) => o.trim())
-      .filter(Boolean),
+    webhooks: webhookSettings(env, settings, port),
   });
 
   env.CLERK_LOCAL_EMULATOR = "1";
