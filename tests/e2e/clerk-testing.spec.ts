@@ -1,6 +1,6 @@
 import { createClerkClient } from "@clerk/backend";
 import { clerk, clerkSetup, setupClerkTestingToken } from "@clerk/testing/playwright";
-import { emulatorPublishableKey } from "../../packages/clerk-emulator/src/hosts/local-mode";
+import { emulatorPublishableKey } from "clerk-emulator";
 import { emulatorSecretKey } from "../support/emulator-api";
 import { expect, test } from "./fixtures";
 

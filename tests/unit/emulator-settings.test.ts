@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCli } from "clerk-emulator/cli";
 import { SettingsError } from "clerk-emulator";
-import { localModeSettings } from "../../packages/clerk-emulator/src/hosts/local-mode";
+import { localModeSettings } from "../../server/local-mode";
 
 // Issue 55: one settings type, read and checked the same way by the emulator's
 // CLI (flags and environment) and by the app's local mode. A value a setting

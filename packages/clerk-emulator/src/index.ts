@@ -18,6 +18,14 @@ import { createWebhookSender, type WebhookSettings } from "./webhooks/delivery";
 
 export { DEMO_PASSWORD } from "./state/store";
 export { TEST_EMAIL_CODE } from "./frontend";
+export {
+  EMULATOR_ISSUER,
+  emulatorPublishableKey,
+  emulatorSecretKey,
+  emulatorWebhookSecret,
+  persistentSecret,
+} from "./domain/instance-keys";
+export { newWebhookSecret, type WebhookSettings } from "./webhooks/delivery";
 export { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type EmulatorSettings } from "./settings";
 
 /** What the emulator's parts read of the settings (src/settings.ts); what is left out takes its default. */

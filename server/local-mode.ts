@@ -1,16 +1,23 @@
 import { join } from "node:path";
-import { createClerkEmulator, DEMO_PASSWORD, TEST_EMAIL_CODE, type ClerkEmulator } from "../index";
 import {
+  createClerkEmulator,
+  DEFAULT_SETTINGS,
+  DEMO_PASSWORD,
   EMULATOR_ISSUER,
   emulatorPublishableKey,
   emulatorSecretKey,
   emulatorWebhookSecret,
+  newWebhookSecret,
   persistentSecret,
-} from "../domain/instance-keys";
-import { DEFAULT_SETTINGS, SettingsError, settingsFromEnv, type EmulatorSettings } from "../settings";
-import { newWebhookSecret, type WebhookSettings } from "../webhooks/delivery";
+  SettingsError,
+  settingsFromEnv,
+  TEST_EMAIL_CODE,
+  type ClerkEmulator,
+  type EmulatorSettings,
+  type WebhookSettings,
+} from "clerk-emulator";
 
-export { emulatorPublishableKey } from "../domain/instance-keys";
+export { emulatorPublishableKey } from "clerk-emulator";
 
 export const EMULATOR_MOUNT_PATH = "/__clerk";
 
