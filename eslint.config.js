@@ -2,6 +2,10 @@ import playwright from "eslint-plugin-playwright";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
+// The emulator's API layer and what sits above it (its layer rules, below).
+const apis = ["frontend", "backend", "webhooks", "control"];
+const top = ["hosts", "index", "settings"];
+
 export default tseslint.config(
   {
     ignores: [
@@ -112,25 +116,29 @@ export default tseslint.config(
     },
   },
   // The emulator's layers, one way down: state → domain → json → the APIs (frontend, backend, webhooks, the
-  // control API in src/index.ts, with the HTTP kit http/ beside them) → hosts. Each folder may import only
+  // control API, with the HTTP kit http/ beside them) → hosts (index.ts wiring them, settings.ts, hosts/). Each folder may import only
   // the layers below it (types excepted: they vanish at run time); the Frontend and Backend APIs never import
   // each other, and express stays above json/. packages/clerk-emulator/tests/unit/layers.test.ts checks the
   // same and also refuses import circles.
   ...[
     ...Object.entries({
-      state: { above: ["domain", "json", "http", "frontend", "backend", "webhooks", "hosts", "index"], express: false },
-      domain: { above: ["json", "http", "frontend", "backend", "webhooks", "hosts", "index"], express: false },
-      json: { above: ["http", "frontend", "backend", "webhooks", "hosts", "index"], express: false },
-      http: { above: ["frontend", "backend", "webhooks", "hosts", "index"], express: true },
-      frontend: { above: ["backend", "webhooks", "hosts", "index"], express: true },
-      backend: { above: ["frontend", "webhooks", "hosts", "index"], express: true },
-      webhooks: { above: ["frontend", "backend", "hosts", "index"], express: true },
+      // (apis and top, below: the folders each lower layer may not import)
+      state: { above: ["domain", "json", "http", ...apis, ...top], express: false },
+      domain: { above: ["json", "http", ...apis, ...top], express: false },
+      json: { above: ["http", ...apis, ...top], express: false },
+      http: { above: [...apis, ...top], express: true },
+      frontend: { above: ["backend", "webhooks", "control", ...top], express: true },
+      backend: { above: ["frontend", "webhooks", "control", ...top], express: true },
+      webhooks: { above: ["frontend", "backend", "control", ...top], express: true },
+      control: { above: ["frontend", "backend", "webhooks", ...top], express: true },
       "index.ts": { above: ["hosts"], express: true },
+      "settings.ts": { above: ["hosts", "index"], express: false },
     }).map(([layer, { above, express }]) => {
       const root = "packages/clerk-emulator/src";
-      const prefix = layer === "index.ts" ? "./" : "../";
+      const file = layer.endsWith(".ts");
+      const prefix = file ? "./" : "../";
       return {
-        files: [layer === "index.ts" ? `${root}/index.ts` : `${root}/${layer}/**/*.ts`],
+        files: [file ? `${root}/${layer}` : `${root}/${layer}/**/*.ts`],
         rules: {
           "@typescript-eslint/no-restricted-imports": [
             "error",
@@ -159,7 +167,7 @@ export default tseslint.config(
       // Only the domain writes state, through store.write. The API modules below still write it themselves
       // and are to move behind domain functions (issue 55); a module leaves this list when it has.
       files: [
-        "packages/clerk-emulator/src/{frontend,backend,webhooks,http}/**/*.ts",
+        "packages/clerk-emulator/src/{frontend,backend,webhooks,http,control}/**/*.ts",
         "packages/clerk-emulator/src/index.ts",
       ],
       ignores: [

@@ -47,9 +47,7 @@ if (refusal) {
   console.error(refusal);
   process.exit(1);
 }
-const local = localMode
-  ? (await import("./packages/clerk-emulator/src/hosts/local-mode")).prepareLocalMode(process.env)
-  : null;
+const local = localMode ? (await import("./server/local-mode")).prepareLocalMode(process.env) : null;
 process.env.CLERK_JS ||= "/_clerk-js/clerk.browser.js";
 
 let env;

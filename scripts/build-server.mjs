@@ -1,7 +1,9 @@
 // Bundles server.ts (and the emulator it may mount) into build/server.js.
-// Packages stay external: node_modules is there at run time.
+// Packages stay external: node_modules is there at run time. All but the
+// emulator (clerk-emulator, the workspace's package): it is TypeScript, which
+// Node cannot run, and a dev dependency the image prunes, so it is bundled in.
 import { build } from "esbuild";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** esbuild's options for the server bundle (scripts/dev-server.mjs watches the same). */
 export const serverBundle = {
@@ -12,6 +14,8 @@ export const serverBundle = {
   format: "esm",
   target: "node20",
   packages: "external",
+  // An alias is bundled even with packages external: esbuild resolves it as a path.
+  alias: { "clerk-emulator": fileURLToPath(new URL("../packages/clerk-emulator/src/index.ts", import.meta.url)) },
   logLevel: "warning",
 };
 

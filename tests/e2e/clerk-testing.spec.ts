@@ -1,6 +1,6 @@
 import { createClerkClient } from "@clerk/backend";
 import { clerk, clerkSetup, setupClerkTestingToken } from "@clerk/testing/playwright";
-import { emulatorPublishableKey } from "clerk-emulator/testing";
+import { emulatorPublishableKey } from "clerk-emulator";
 import { emulatorSecretKey } from "../support/emulator-api";
 import { expect, test } from "./fixtures";
 

@@ -3,34 +3,49 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import express, { type Router } from "express";
 import { createBackendApi } from "./backend";
-import { Faults, type FaultMode } from "./http/faults";
+import { createControlApi } from "./control";
+import { Faults } from "./http/faults";
 import { createFrontendApi } from "./frontend";
-import { activityOf } from "./frontend/context";
-import { fullName } from "./domain/public-profile";
 import { enrollByDomains } from "./domain/organization-domains";
 import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./http/proxy";
-import { createRateLimiter, type RateLimiter, type RateLimitMode } from "./http/rate-limits";
-import { createMembershipRequest } from "./domain/membership-requests";
+import { createRateLimiter, type RateLimiter } from "./http/rate-limits";
 import { recordAnswersTo } from "./http/recorder";
-import { permissionKeysOf } from "./domain/roles";
 import { ApiError } from "./domain/errors";
-import { sendJson, str } from "./http/routing";
+import { sendJson } from "./http/routing";
+import { DEFAULT_SETTINGS, type EmulatorSettings } from "./settings";
 import { Store } from "./state/store";
-import {
-  DEFAULT_SESSION_TOKEN_VERSION,
-  generateSigningKey,
-  sessionClaims,
-  signingKeyFromPem,
-  signJwt,
-  type SessionTokenVersion,
-  type SigningKey,
-} from "./domain/tokens";
+import { DEFAULT_SESSION_TOKEN_VERSION, generateSigningKey, signingKeyFromPem, type SigningKey } from "./domain/tokens";
 import { createWebhookSender, type WebhookSettings } from "./webhooks/delivery";
 
 export { DEMO_PASSWORD } from "./state/store";
 export { TEST_EMAIL_CODE } from "./frontend";
+export {
+  EMULATOR_ISSUER,
+  emulatorPublishableKey,
+  emulatorSecretKey,
+  emulatorWebhookSecret,
+  persistentSecret,
+} from "./domain/instance-keys";
+export { newWebhookSecret, type WebhookSettings } from "./webhooks/delivery";
+export { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type EmulatorSettings } from "./settings";
 
-export type ClerkEmulatorOptions = {
+/** What the emulator's parts read of the settings (src/settings.ts); what is left out takes its default. */
+type EmulatorSlice = Pick<
+  EmulatorSettings,
+  | "tokenTtlSeconds"
+  | "sessionTokenVersion"
+  | "applicationName"
+  | "organizationSlugs"
+  | "emailLinkVerification"
+  | "passkeys"
+  | "backendLatencyMs"
+  | "frontendLatencyMs"
+  | "allowedOrigins"
+  | "rateLimits"
+  | "recordDir"
+>;
+
+export type ClerkEmulatorOptions = Partial<EmulatorSlice> & {
   /** Folder for the state file and signing key; null keeps everything in memory. */
   dataDir: string | null;
   /** Path the emulator is mounted at on the app's origin. */
@@ -38,41 +53,14 @@ export type ClerkEmulatorOptions = {
   secretKey: string;
   /** `iss` of session tokens: the Frontend API origin the publishable key names (@clerk/backend compares them). */
   issuer: string;
-  tokenTtlSeconds?: number;
-  /** Clerk's session token format: 2 (the organization in `o`, Clerk's since 2025-04-10) unless 1 is asked for. */
-  sessionTokenVersion?: SessionTokenVersion;
-  applicationName?: string;
-  /** Clerk's "organization slugs" instance setting; off means organizations have none. */
-  organizationSlugs?: boolean;
-  /** Clerk's "email verification link" setting for sign-up and profile addresses; off (codes only) unless asked for. */
-  emailLinkVerification?: boolean;
-  /** Clerk's passkeys (WebAuthn) for signing in and in profiles; off unless asked for. */
-  passkeys?: boolean;
   /**
    * Where browsers reach the Frontend API (the app's origin plus the mount
    * path), for the links in invitations and sign-in tokens. Without it, the
    * origin of the Backend API request that asks for the link is used.
    */
   frontendApiUrl?: string;
-  /** Milliseconds added before every Backend API answer: a Clerk that is far away. */
-  backendLatencyMs?: number;
-  /**
-   * Milliseconds by which every Frontend API answer (`/v1/…`) is held back: a browser far from Clerk.
-   * Page objects that start waiting for an answer only after the click that sends it (Clerk's own) need it.
-   */
-  frontendLatencyMs?: number;
-  /** Tests only: a folder where every Frontend and Backend API answer is written down, for the contract check. */
-  recordDir?: string;
   /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
   webhooks?: WebhookSettings;
-  /**
-   * Origins the handshake may redirect to, besides the one the browser used
-   * (Clerk's "allowed origins"): the app's origin when a proxy puts the
-   * emulator on it.
-   */
-  allowedOrigins?: string[];
-  /** Clerk's documented rate limits (emulator/rate-limits.ts); off by default. */
-  rateLimits?: RateLimitMode;
   /** Tests only: the clock the rate limits' windows follow. */
   rateLimitClock?: () => number;
 };
@@ -99,8 +87,6 @@ function loadSigningKey(dataDir: string | null): SigningKey {
   return signingKeyFromPem(key.privateKeyPem, "ins_emulator");
 }
 
-const FAULT_MODES: FaultMode[] = ["error", "hang", "slow", "reset"];
-
 /**
  * A stand-in for Clerk: the Frontend API at `<mount>/v1/…` (what clerk-js
  * calls through `proxyUrl`), the Backend API at `<mount>/api/v1/…` (what
@@ -111,7 +97,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const store = new Store(options.dataDir ? join(options.dataDir, "clerk-emulator.json") : null, {
     organizationSlugs: options.organizationSlugs ?? true,
     publicUrl: options.frontendApiUrl ?? options.mountPath,
-    applicationName: options.applicationName ?? "Teamwork",
+    applicationName: options.applicationName ?? DEFAULT_SETTINGS.applicationName,
     emailLinkVerification: options.emailLinkVerification ?? false,
     passkeys: options.passkeys ?? false,
   });
@@ -223,117 +209,15 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     }),
   );
 
-  /** The active organization as a session token carries it: the role and its permissions (system ones left out there). */
-  const activeOrgClaim = (org: { id: string; slug: string | null }, role: string) => ({
-    id: org.id,
-    slug: org.slug,
-    role,
-    permissions: permissionKeysOf(store, role),
-  });
-
-  function createControlApi(): Router {
-    const control = express.Router();
-    control.use(express.json({ limit: "16kb" }));
-    control.post("/reset", (_req, res) => {
-      store.reset();
-      faults.clear();
-      rateLimiter.reset();
-      sendJson(res, 200, { ok: true });
-    });
-    control.post("/faults", (req, res) => {
-      const endpoint = str(req.body?.endpoint);
-      const mode = str(req.body?.mode) as FaultMode;
-      if (!endpoint || !FAULT_MODES.includes(mode)) {
-        return sendJson(
-          res,
-          400,
-          new ApiError(400, "invalid", "endpoint and mode (error|hang|slow|reset) are required").toJSON(),
-        );
-      }
-      sendJson(res, 200, faults.arm({ ...req.body, endpoint, mode }));
-    });
-    control.delete("/faults", (_req, res) => {
-      faults.clear();
-      sendJson(res, 200, { ok: true });
-    });
-    control.get("/calls", (_req, res) => sendJson(res, 200, faults.calls()));
-    // Calls the rate limits answered 429 (CLERK_EMULATOR_RATE_LIMITS), per API.
-    control.get("/rate-limited", (_req, res) => sendJson(res, 200, rateLimiter.refused()));
-    // The webhooks sent lately (newest last): their ids, types, attempts and whether they were accepted.
-    control.get("/webhooks", (_req, res) => sendJson(res, 200, webhooks?.deliveries() ?? []));
-    // What the emulator holds (organizations, memberships, invitations…), for tests to check writes.
-    control.get("/state", (_req, res) =>
-      sendJson(res, 200, { ...store.state, users: store.state.users.map(({ passwordHash: _, ...user }) => user) }),
-    );
-    // Clerk's invitations last 30 days; tests make one expire now.
-    control.post("/invitations/:id/expire", (req, res) => {
-      const invitation = store.state.invitations.find((i) => i.id === req.params.id);
-      if (!invitation)
-        return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such invitation").toJSON());
-      invitation.expiresAt = Date.now() - 1;
-      store.changed();
-      sendJson(res, 200, { ok: true });
-    });
-    // Someone asking to join an organization, as Clerk makes it from a verified domain: for tests of accepting and rejecting.
-    control.post("/membership_requests", (req, res) => {
-      const org = store.org(str(req.body?.organizationId) ?? "");
-      if (!org) return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such organization").toJSON());
-      try {
-        const request = createMembershipRequest(store, org, str(req.body?.userId) ?? "");
-        sendJson(res, 200, { id: request.id, status: request.status });
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        sendJson(res, error.status, error.toJSON());
-      }
-    });
-    // A signed-in browser without going through the sign-in screens: the
-    // cookies a real sign-in would leave, for tests and demos.
-    control.post("/sessions", (req, res) => {
-      const user = store.user(str(req.body?.userId) ?? "") ?? store.userByEmail(str(req.body?.email) ?? "");
-      if (!user) return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such user").toJSON());
-      const client = store.createClient();
-      // The device the session is on, as the devices list shows it: the browser's user agent if the test gives one.
-      const userAgent = str(req.body?.userAgent);
-      if (userAgent) req.headers["user-agent"] = userAgent;
-      const session = store.createSession(client, user.id, 7 * 86_400_000, activityOf(req));
-      const orgId = str(req.body?.organizationId);
-      if (orgId && store.membership(orgId, user.id)) session.lastActiveOrganizationId = orgId;
-      const org = session.lastActiveOrganizationId ? store.org(session.lastActiveOrganizationId) : null;
-      const jwt = signJwt(
-        key,
-        sessionClaims({
-          issuer: options.issuer,
-          sessionId: session.id,
-          userId: user.id,
-          name: fullName(user),
-          imageUrl: null,
-          org: org ? activeOrgClaim(org, store.membership(org.id, user.id)?.role ?? "org:member") : null,
-          ttlSeconds: tokenTtlSeconds,
-          version: sessionTokenVersion,
-        }),
-      );
-      const clientUat = String(Math.floor(client.updatedAt / 1000));
-      sendJson(res, 200, {
-        userId: user.id,
-        sessionId: session.id,
-        clientId: client.id,
-        sessionToken: jwt,
-        clientUat: Number(clientUat),
-        // What a real sign-in leaves in the browser, ready for Playwright's `context.addCookies` (add `url` or `domain`):
-        // clerk-js finds its client through `__client` on the emulator's path, the app's server reads the other two.
-        cookies: [
-          { name: "__client", value: client.id, path: options.mountPath, httpOnly: true, sameSite: "Lax" },
-          { name: "__client_uat", value: clientUat, path: "/", httpOnly: false, sameSite: "Lax" },
-          { name: "__session", value: jwt, path: "/", httpOnly: false, sameSite: "Lax" },
-        ],
-      });
-    });
-    return control;
-  }
-
   return {
     router,
-    control: createControlApi(),
+    control: createControlApi({
+      faults,
+      rateLimiter,
+      webhooks,
+      mountPath: options.mountPath,
+      tokens: { store, key, issuer: options.issuer, tokenTtlSeconds, sessionTokenVersion, sessionLifetimeMs },
+    }),
     store,
     faults,
     key,

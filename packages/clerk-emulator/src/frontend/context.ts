@@ -4,8 +4,9 @@ import { clientJSON } from "../json";
 import { markFactorVerified } from "../domain/mfa";
 import { frontendApiPath } from "../http/proxy";
 import { ApiError } from "../domain/errors";
+import { activityOf } from "../http/activity";
 import { str } from "../http/routing";
-import type { ClientRecord, SessionActivity, SessionRecord, Store, UserRecord } from "../state/store";
+import type { ClientRecord, SessionRecord, Store, UserRecord } from "../state/store";
 import { mintSessionToken } from "../domain/session-tokens";
 import type { SessionTokenVersion, SigningKey } from "../domain/tokens";
 
@@ -37,22 +38,6 @@ function readCookie(req: Request, name: string): string | null {
     if (k === name) return decodeURIComponent(v.join("="));
   }
   return null;
-}
-
-/** The browser a request comes from, roughly as Clerk's devices list names it. */
-export function activityOf(req: Request): SessionActivity {
-  const ua = req.get("user-agent") ?? "";
-  const browser =
-    /(Firefox|Edg|OPR|Chrome|Chromium|Safari)\/([\d.]+)/.exec(ua.replace("HeadlessChrome", "Chrome")) ?? null;
-  const names: Record<string, string> = { Edg: "Edge", OPR: "Opera" };
-  const isMobile = /Mobi|Android|iPhone|iPad/.test(ua);
-  return {
-    browserName: browser ? (names[browser[1] ?? ""] ?? browser[1] ?? null) : null,
-    browserVersion: browser?.[2] ?? null,
-    deviceType: isMobile ? (/iPad|Tablet/.test(ua) ? "Tablet" : "Mobile") : ua ? "Computer" : null,
-    isMobile,
-    ipAddress: req.ip ?? null,
-  };
 }
 
 /**

@@ -14,7 +14,8 @@ import {
   startPasskeyRegistration,
 } from "../domain/passkeys";
 import { verifyAssertion, verifyRegistration, WebAuthnError, type Expected } from "../domain/webauthn";
-import { activityOf, type FrontendContext, type Route } from "./context";
+import { activityOf } from "../http/activity";
+import type { FrontendContext, Route } from "./context";
 
 /** Clerk's WebAuthn algorithms: ES256, then RS256. */
 const PUB_KEY_CRED_PARAMS = [

@@ -1,10 +1,7 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { DEMO_PASSWORD, TEST_EMAIL_CODE } from "../index";
-import { normaliseOrigin } from "../http/proxy";
-import { parseRateLimitMode } from "../http/rate-limits";
-import { startStandaloneEmulator, type StandaloneOptions } from "./standalone";
-import { parseSessionTokenVersion } from "../domain/tokens";
+import { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type EmulatorSettings } from "../settings";
+import { startStandaloneEmulator } from "./standalone";
 
 /**
  * `npm run emulator`: the Clerk emulator on its own port, for any Clerk app.
@@ -43,6 +40,14 @@ Options (environment variable in brackets):
   --frontend-latency-ms <n>
                          milliseconds added before every Frontend API answer, as for a browser
                          far from Clerk (0 to 10000)        [CLERK_EMULATOR_FRONTEND_LATENCY_MS] (0)
+  --app-name <name>      the application's name in Clerk's components [CLERK_EMULATOR_APP_NAME] (Clerk emulator)
+  --org-slugs <on|off>   Clerk's "organization slugs" setting        [CLERK_EMULATOR_ORG_SLUGS] (on)
+  --email-link-verification <on|off>
+                         addresses verified by emailed link as well as code
+                                                                     [CLERK_EMULATOR_EMAIL_LINK_VERIFICATION] (off)
+  --passkeys <on|off>    Clerk's passkeys in sign-in and profiles    [CLERK_EMULATOR_PASSKEYS] (off)
+  --record-dir <dir>     tests: write every answer down there, for the contract check
+                                                                     [CLERK_EMULATOR_RECORD_DIR]
   --control              mount the control API at /_emulator (tests) [CLERK_EMULATOR_CONTROL=1]
   --help                 this text
 
@@ -50,114 +55,17 @@ Browsers reach the Frontend API through your app's origin: proxy <app>/__clerk/*
 <emulator>/* (the /__clerk prefix removed) and give Clerk proxyUrl "/__clerk".
 See docs/emulator.md.`;
 
-export class UsageError extends Error {}
+/** A flag or variable given a value it does not take (the settings' one line). */
+export { SettingsError as UsageError } from "../settings";
 
-export function parseCli(
-  argv: string[],
-  env: Readonly<Record<string, string | undefined>>,
-): StandaloneOptions | "help" {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        "data-dir": { type: "string" },
-        "webhook-url": { type: "string" },
-        "webhook-secret": { type: "string" },
-        "proxy-url": { type: "string" },
-        "allowed-origin": { type: "string", multiple: true },
-        "rate-limits": { type: "string" },
-        "token-ttl": { type: "string" },
-        "session-token-version": { type: "string" },
-        "latency-ms": { type: "string" },
-        "frontend-latency-ms": { type: "string" },
-        "npm-dir": { type: "string", multiple: true },
-        control: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (values.help) return "help";
-
-  const port = Number(values.port ?? env.CLERK_EMULATOR_PORT ?? env.PORT ?? 4000);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port: not a port: ${values.port}`);
-  const ttl = Number(values["token-ttl"] ?? env.CLERK_EMULATOR_TOKEN_TTL ?? 60);
-  if (!Number.isFinite(ttl) || ttl < 5) throw new UsageError("--token-ttl: a number of seconds, 5 or more");
-
-  const latency = values["latency-ms"] ?? env.CLERK_EMULATOR_LATENCY_MS ?? "0";
-  const latencyMs = Number(latency);
-  if (!/^\d+$/.test(latency.trim()) || latencyMs > 10_000)
-    throw new UsageError(`--latency-ms: milliseconds, 0 to 10000 (got "${latency}")`);
-  const frontendLatency = values["frontend-latency-ms"] ?? env.CLERK_EMULATOR_FRONTEND_LATENCY_MS ?? "0";
-  const frontendLatencyMs = Number(frontendLatency);
-  if (!/^\d+$/.test(frontendLatency.trim()) || frontendLatencyMs > 10_000)
-    throw new UsageError(`--frontend-latency-ms: milliseconds, 0 to 10000 (got "${frontendLatency}")`);
-
-  const dataDir = values["data-dir"] ?? env.CLERK_EMULATOR_DATA_DIR ?? ".data/clerk-emulator";
-  const webhookUrl = values["webhook-url"] ?? env.CLERK_EMULATOR_WEBHOOK_URL ?? null;
-  if (webhookUrl && !normaliseOrigin(webhookUrl))
-    throw new UsageError(`--webhook-url: not an http(s) URL: ${webhookUrl}`);
-  const webhookSecret = values["webhook-secret"] ?? env.CLERK_EMULATOR_WEBHOOK_SECRET ?? null;
-  if (webhookSecret && !/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret))
-    throw new UsageError("--webhook-secret: a Svix secret, whsec_<base64>");
-  const proxyUrl = values["proxy-url"] ?? env.CLERK_EMULATOR_PROXY_URL ?? null;
-  if (proxyUrl && !normaliseOrigin(proxyUrl))
-    throw new UsageError(`--proxy-url: not an absolute http(s) URL: ${proxyUrl}`);
-
-  const origins = values["allowed-origin"] ?? (env.CLERK_EMULATOR_ALLOWED_ORIGINS ?? "").split(",");
-  const allowedOrigins = origins
-    .map((o) => o.trim())
-    .filter(Boolean)
-    .map((o) => {
-      const origin = normaliseOrigin(o);
-      if (!origin) throw new UsageError(`--allowed-origin: not an http(s) origin: ${o}`);
-      return origin;
-    });
-
-  let sessionTokenVersion;
-  try {
-    sessionTokenVersion = parseSessionTokenVersion(
-      values["session-token-version"] ?? env.CLERK_EMULATOR_SESSION_TOKEN_VERSION,
-    );
-  } catch {
-    const given = values["session-token-version"] ?? env.CLERK_EMULATOR_SESSION_TOKEN_VERSION;
-    throw new UsageError(`--session-token-version: 1 or 2, Clerk's session token versions (got "${given}")`);
-  }
-
-  let rateLimits;
-  try {
-    rateLimits = parseRateLimitMode(values["rate-limits"] ?? env.CLERK_EMULATOR_RATE_LIMITS);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-
-  return {
-    port,
-    host: values.host ?? env.CLERK_EMULATOR_HOST ?? "127.0.0.1",
-    dataDir: dataDir === "memory" ? null : resolve(dataDir),
-    webhookUrl,
-    webhookSecret,
-    proxyUrl,
-    allowedOrigins,
-    control: values.control ?? env.CLERK_EMULATOR_CONTROL === "1",
-    rateLimits,
-    latencyMs,
-    frontendLatencyMs,
-    tokenTtlSeconds: ttl,
-    sessionTokenVersion,
-    applicationName: env.CLERK_EMULATOR_APP_NAME ?? "Clerk emulator",
-    recordDir: env.CLERK_EMULATOR_RECORD_DIR || undefined,
-    npmDirs: [
-      ...(values["npm-dir"] ?? (env.CLERK_EMULATOR_NPM_DIRS ?? "").split(",")).filter(Boolean).map((d) => resolve(d)),
-      resolve("node_modules"),
-    ],
-  };
+/** The CLI's settings: the environment's over the defaults (PORT too, as hosts set it), the flags' over those. */
+export function parseCli(argv: string[], env: Readonly<Record<string, string | undefined>>): EmulatorSettings | "help" {
+  const defaults = { ...DEFAULT_SETTINGS, dataDir: resolve(".data/clerk-emulator") };
+  const fromEnv = settingsFromEnv({ CLERK_EMULATOR_PORT: env.PORT, ...env }, defaults);
+  const settings = settingsFromArgs(argv, fromEnv);
+  if (settings === "help") return settings;
+  // This folder's own node_modules last: clerk-js and @clerk/ui are served from it unless a folder given first has them.
+  return { ...settings, npmDirs: [...settings.npmDirs, resolve("node_modules")] };
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -165,7 +73,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   try {
     options = parseCli(argv, env);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!(error instanceof SettingsError)) throw error;
     console.error(`${error.message}\n\n${HELP}`);
     process.exit(2);
   }
@@ -186,7 +94,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       `  Frontend API ${running.url}/v1   Backend API ${running.url}/api/v1` +
         (options.control ? `   control API ${running.url}/_emulator` : ""),
       `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}. Session tokens: version ${options.sessionTokenVersion}.` +
-        (options.latencyMs > 0 ? ` Backend API latency: ${options.latencyMs} ms.` : "") +
+        (options.backendLatencyMs > 0 ? ` Backend API latency: ${options.backendLatencyMs} ms.` : "") +
         (options.frontendLatencyMs > 0 ? ` Frontend API latency: ${options.frontendLatencyMs} ms.` : ""),
       `  Sign in as ada@example.com or grace@example.com, password "${DEMO_PASSWORD}"; email codes are ${TEST_EMAIL_CODE}.`,
       "",

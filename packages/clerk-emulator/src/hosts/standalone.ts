@@ -9,42 +9,10 @@ import {
   emulatorSecretKey,
   emulatorWebhookSecret,
 } from "../domain/instance-keys";
-import type { RateLimitMode } from "../http/rate-limits";
-import type { SessionTokenVersion } from "../domain/tokens";
+import type { EmulatorSettings } from "../settings";
 
-export type StandaloneOptions = {
-  port: number;
-  /** Loopback unless told otherwise: the emulator trusts whoever reaches it. */
-  host: string;
-  /** Where state and keys are kept across restarts; null keeps them in memory. */
-  dataDir: string | null;
-  /** Where Clerk's webhooks go (the app's `/webhooks/clerk`), signed with the printed secret; none: none are sent. */
-  webhookUrl: string | null;
-  /** Overrides the webhook signing secret kept in the data folder. */
-  webhookSecret: string | null;
-  /**
-   * The app's public Frontend API proxy URL (`https://app.example.com/__clerk`):
-   * invitation links name it, and its origin is an allowed origin.
-   */
-  proxyUrl: string | null;
-  /** Origins the handshake may send browsers back to (Clerk's allowed origins). */
-  allowedOrigins: string[];
-  /** Mount the control API (`/_emulator/…`: reset, faults, calls, state, ready-made sessions). */
-  control: boolean;
-  rateLimits: RateLimitMode;
-  /** Milliseconds added before every Backend API answer (a Clerk far away), as local mode's CLERK_EMULATOR_LATENCY_MS. */
-  latencyMs: number;
-  /** Milliseconds added before every Frontend API answer (a browser far from Clerk). */
-  frontendLatencyMs: number;
-  tokenTtlSeconds: number;
-  /** Clerk's session token format: 2, or 1 for an instance not yet on version 2. */
-  sessionTokenVersion: SessionTokenVersion;
-  applicationName: string;
-  /** node_modules folders whose `@clerk/*` packages are served as Clerk's CDN serves them (`/npm/@clerk/…`). */
-  npmDirs: string[];
-  /** Tests only: write every answer down for the contract check against Clerk's OpenAPI spec. */
-  recordDir?: string;
-};
+/** The standalone emulator takes the whole of the settings: it listens, and serves Clerk's CDN, too. */
+export type StandaloneOptions = EmulatorSettings;
 
 export type StandaloneEmulator = {
   emulator: ClerkEmulator;
@@ -129,19 +97,12 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
   if (options.proxyUrl) allowedOrigins.push(new URL(options.proxyUrl).origin);
 
   const emulator = createClerkEmulator({
-    dataDir: options.dataDir,
+    ...options,
     mountPath: "",
     secretKey,
     issuer: EMULATOR_ISSUER,
-    tokenTtlSeconds: options.tokenTtlSeconds,
-    sessionTokenVersion: options.sessionTokenVersion,
-    applicationName: options.applicationName,
     frontendApiUrl: options.proxyUrl?.replace(/\/+$/, "") || undefined,
     allowedOrigins,
-    rateLimits: options.rateLimits,
-    backendLatencyMs: options.latencyMs,
-    frontendLatencyMs: options.frontendLatencyMs,
-    recordDir: options.recordDir,
     webhooks: options.webhookUrl ? { url: options.webhookUrl, secret: webhookSecret } : undefined,
   });
 

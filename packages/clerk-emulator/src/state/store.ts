@@ -52,7 +52,7 @@ export class Store {
 
   constructor(
     private readonly file: string | null,
-    readonly settings: StoreSettings = { organizationSlugs: true, publicUrl: "", applicationName: "Teamwork" },
+    readonly settings: StoreSettings = { organizationSlugs: true, publicUrl: "", applicationName: "Clerk emulator" },
   ) {
     this.state = this.load();
   }

@@ -76,7 +76,7 @@ describe("npm run emulator -- --frontend-latency-ms", () => {
     expect(parseCli([], { CLERK_EMULATOR_FRONTEND_LATENCY_MS: "80" })).toMatchObject({ frontendLatencyMs: 80 });
     expect(parseCli(["--frontend-latency-ms", "120"], { CLERK_EMULATOR_FRONTEND_LATENCY_MS: "80" })).toMatchObject({
       frontendLatencyMs: 120,
-      latencyMs: 0,
+      backendLatencyMs: 0,
     });
     for (const bad of ["-1", "fast", "10001", "1.5"]) {
       expect(() => parseCli(["--frontend-latency-ms", bad], {}), bad).toThrow(UsageError);

@@ -37,9 +37,11 @@ describe("npm run emulator -- --latency-ms", () => {
   });
 
   it("reads the flag or CLERK_EMULATOR_LATENCY_MS (the flag wins), and refuses nonsense", () => {
-    expect(parseCli([], {})).toMatchObject({ latencyMs: 0 });
-    expect(parseCli([], { CLERK_EMULATOR_LATENCY_MS: "80" })).toMatchObject({ latencyMs: 80 });
-    expect(parseCli(["--latency-ms", "120"], { CLERK_EMULATOR_LATENCY_MS: "80" })).toMatchObject({ latencyMs: 120 });
+    expect(parseCli([], {})).toMatchObject({ backendLatencyMs: 0 });
+    expect(parseCli([], { CLERK_EMULATOR_LATENCY_MS: "80" })).toMatchObject({ backendLatencyMs: 80 });
+    expect(parseCli(["--latency-ms", "120"], { CLERK_EMULATOR_LATENCY_MS: "80" })).toMatchObject({
+      backendLatencyMs: 120,
+    });
     for (const bad of ["-1", "fast", "10001", "1.5"]) {
       expect(() => parseCli(["--latency-ms", bad], {}), bad).toThrow(UsageError);
     }

@@ -1,0 +1,138 @@
+import express, { type Router } from "express";
+import { createMembershipRequest } from "../domain/membership-requests";
+import { mintSessionToken, type SessionTokenSettings } from "../domain/session-tokens";
+import { activityOf } from "../http/activity";
+import type { Faults, FaultMode } from "../http/faults";
+import type { RateLimiter } from "../http/rate-limits";
+import { ApiError } from "../domain/errors";
+import { sendJson, str } from "../http/routing";
+import type { Metadata } from "../state/records";
+import type { WebhookSender } from "../webhooks/delivery";
+
+export type ControlApiOptions = {
+  faults: Faults;
+  rateLimiter: RateLimiter;
+  webhooks: WebhookSender | null;
+  /** Where the Frontend API is mounted on the app's origin: the path of the `__client` cookie. */
+  mountPath: string;
+  /** The same settings the Frontend API mints with: a ready-made session's token is one clerk-js would get. */
+  tokens: SessionTokenSettings & { sessionLifetimeMs: number };
+};
+
+const FAULT_MODES: FaultMode[] = ["error", "hang", "slow", "reset"];
+
+const notFound = (res: express.Response, what: string) =>
+  sendJson(res, 404, new ApiError(404, "resource_not_found", `No such ${what}`).toJSON());
+
+/**
+ * The control API for tests (`/_emulator/…`): reset, faults, call counts,
+ * the state, and ready-made sessions. Never Clerk's: mount it only where
+ * tests run, behind a cross-site check.
+ */
+export function createControlApi(options: ControlApiOptions): Router {
+  const { store } = options.tokens;
+  const { faults, rateLimiter, webhooks } = options;
+  const control = express.Router();
+  control.use(express.json({ limit: "16kb" }));
+  control.post("/reset", (_req, res) => {
+    store.reset();
+    faults.clear();
+    rateLimiter.reset();
+    sendJson(res, 200, { ok: true });
+  });
+  control.post("/faults", (req, res) => {
+    const endpoint = str(req.body?.endpoint);
+    const mode = str(req.body?.mode) as FaultMode;
+    if (!endpoint || !FAULT_MODES.includes(mode)) {
+      return sendJson(
+        res,
+        400,
+        new ApiError(400, "invalid", "endpoint and mode (error|hang|slow|reset) are required").toJSON(),
+      );
+    }
+    sendJson(res, 200, faults.arm({ ...req.body, endpoint, mode }));
+  });
+  control.delete("/faults", (_req, res) => {
+    faults.clear();
+    sendJson(res, 200, { ok: true });
+  });
+  control.get("/calls", (_req, res) => sendJson(res, 200, faults.calls()));
+  // Calls the rate limits answered 429 (CLERK_EMULATOR_RATE_LIMITS), per API.
+  control.get("/rate-limited", (_req, res) => sendJson(res, 200, rateLimiter.refused()));
+  // The webhooks sent lately (newest last): their ids, types, attempts and whether they were accepted.
+  control.get("/webhooks", (_req, res) => sendJson(res, 200, webhooks?.deliveries() ?? []));
+  // What the emulator holds (organizations, memberships, invitations…), for tests to check writes.
+  control.get("/state", (_req, res) =>
+    sendJson(res, 200, { ...store.state, users: store.state.users.map(({ passwordHash: _, ...user }) => user) }),
+  );
+  // Clerk's invitations last 30 days; tests make one expire now.
+  control.post("/invitations/:id/expire", (req, res) => {
+    const invitation = store.state.invitations.find((i) => i.id === req.params.id);
+    if (!invitation) return notFound(res, "invitation");
+    store.write(() => {
+      invitation.expiresAt = Date.now() - 1;
+    });
+    sendJson(res, 200, { ok: true });
+  });
+  // Someone asking to join an organization, as Clerk makes it from a verified domain: for tests of accepting and rejecting.
+  control.post("/membership_requests", (req, res) => {
+    const org = store.org(str(req.body?.organizationId) ?? "");
+    if (!org) return notFound(res, "organization");
+    try {
+      const request = createMembershipRequest(store, org, str(req.body?.userId) ?? "");
+      sendJson(res, 200, { id: request.id, status: request.status });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      sendJson(res, error.status, error.toJSON());
+    }
+  });
+  control.post("/sessions", readySession(options));
+  return control;
+}
+
+/**
+ * A signed-in browser without going through the sign-in screens: the cookies
+ * a real sign-in would leave, for tests and demos. Its token is minted by the
+ * Frontend API's minter, so it carries what clerk-js's would (`fva`, `act`).
+ */
+function readySession(options: ControlApiOptions): express.RequestHandler {
+  const { store } = options.tokens;
+  return (req, res) => {
+    const user = store.user(str(req.body?.userId) ?? "") ?? store.userByEmail(str(req.body?.email) ?? "");
+    if (!user) return notFound(res, "user");
+    const actor: unknown = req.body?.actor;
+    if (
+      actor !== undefined &&
+      (typeof actor !== "object" || actor === null || typeof (actor as Metadata).sub !== "string")
+    )
+      return sendJson(res, 400, new ApiError(400, "invalid", "actor: an object with at least sub").toJSON());
+    const client = store.createClient();
+    // The device the session is on, as the devices list shows it: the browser's user agent if the test gives one.
+    const userAgent = str(req.body?.userAgent);
+    if (userAgent) req.headers["user-agent"] = userAgent;
+    const orgId = str(req.body?.organizationId);
+    const session = store.write(() => {
+      const made = store.createSession(client, user.id, options.tokens.sessionLifetimeMs, activityOf(req));
+      // An impersonation, as an actor token's sign-in makes one.
+      if (actor) made.actor = actor as Metadata;
+      if (orgId && store.membership(orgId, user.id)) made.lastActiveOrganizationId = orgId;
+      return made;
+    });
+    const jwt = mintSessionToken(options.tokens, session);
+    const clientUat = Math.floor(client.updatedAt / 1000);
+    sendJson(res, 200, {
+      userId: user.id,
+      sessionId: session.id,
+      clientId: client.id,
+      sessionToken: jwt,
+      clientUat,
+      // What a real sign-in leaves in the browser, ready for Playwright's `context.addCookies` (add `url` or `domain`):
+      // clerk-js finds its client through `__client` on the emulator's path, the app's server reads the other two.
+      cookies: [
+        { name: "__client", value: client.id, path: options.mountPath, httpOnly: true, sameSite: "Lax" },
+        { name: "__client_uat", value: String(clientUat), path: "/", httpOnly: false, sameSite: "Lax" },
+        { name: "__session", value: jwt, path: "/", httpOnly: false, sameSite: "Lax" },
+      ],
+    });
+  };
+}
