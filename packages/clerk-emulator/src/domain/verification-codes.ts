@@ -20,7 +20,12 @@ export function textCode(store: Store, phone: string, phoneNumberId: string | nu
   store.send(verificationCodeSms(store, { phoneNumber: phone, phoneNumberId, userId }, TEST_EMAIL_CODE));
 }
 
-/** Clerk's answer to a wrong SMS code. */
+/** Whether a code someone typed (an email's or a text's) is the one sent: every check of a code is this one. */
+export function isSentCode(code: unknown): boolean {
+  return code === TEST_EMAIL_CODE;
+}
+
+/** Clerk's answer to a wrong code. */
 export function refuseWrongCode(code: unknown): void {
-  if (code !== TEST_EMAIL_CODE) throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+  if (!isSentCode(code)) throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
 }

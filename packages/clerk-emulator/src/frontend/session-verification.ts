@@ -13,7 +13,7 @@ import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import { verifyPassword, type SessionRecord, type SessionVerificationRecord, type UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
-import { TEST_EMAIL_CODE } from "../domain/verification-codes";
+import { TEST_EMAIL_CODE, isSentCode } from "../domain/verification-codes";
 
 const LEVELS: SessionVerificationRecord["level"][] = ["first_factor", "second_factor", "multi_factor"];
 
@@ -148,8 +148,7 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
       if (v.firstFactor?.strategy !== "email_code") {
         throw new ApiError(400, "verification_missing", "Prepare the email code first.", "strategy");
       }
-      if (str(req.body?.code) !== TEST_EMAIL_CODE)
-        throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+      if (!isSentCode(req.body?.code)) throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
     } else {
       throw new ApiError(
         422,

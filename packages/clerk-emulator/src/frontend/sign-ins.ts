@@ -20,7 +20,7 @@ import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 import { registerSecondFactorRoutes } from "./sign-in-second-factor";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
 import { userByIdentifier } from "../domain/identifiers";
-import { TEST_EMAIL_CODE } from "../domain/verification-codes";
+import { TEST_EMAIL_CODE, isSentCode } from "../domain/verification-codes";
 
 /** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
 const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "phone_code", "ticket"];
@@ -210,7 +210,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       if (strategy === "phone_code") refuseUnpreparedPhoneCode(signIn);
       const user = signIn.userId ? store.user(signIn.userId) : null;
       if (user) refuseBarredUser(user);
-      if (str(req.body?.code) !== TEST_EMAIL_CODE || !user) {
+      if (!isSentCode(req.body?.code) || !user) {
         if (user) recordFailedAttempt(store, user);
         throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
       }

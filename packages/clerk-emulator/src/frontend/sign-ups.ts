@@ -10,7 +10,7 @@ import { verificationCodeEmail } from "../domain/messages";
 import { hashPassword, type ClientRecord, type SignUpRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareSignUpEmailLink, type CompleteSignUp } from "./email-links";
-import { TEST_EMAIL_CODE } from "../domain/verification-codes";
+import { TEST_EMAIL_CODE, isSentCode } from "../domain/verification-codes";
 import {
   applySignUpIdentifiers,
   attemptPhoneVerification,
@@ -202,7 +202,7 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
     if (str(req.body?.strategy) === "phone_code") {
       attemptPhoneVerification(req, signUp);
     } else {
-      if (str(req.body?.code) !== TEST_EMAIL_CODE) {
+      if (!isSentCode(req.body?.code)) {
         throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
       }
       signUp.emailVerification = "verified";
