@@ -1,51 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./server";
 
-// Process groups still running; none outlives the test process, even when a test fails half-way.
-const groups = new Set<number>();
-process.once("exit", () => {
-  for (const pid of groups) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-});
+import { spawnGroup, stopGroup } from "clerk-emulator/testing";
 
-/** A child in its own process group, so stopping it stops everything it started; `env` replaces this process's. */
-export function spawnGroup(command: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  if (child.pid) groups.add(child.pid);
-  child.once("exit", () => groups.delete(child.pid!));
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  (child as ChildProcess & { output: () => string }).output = () => output;
-  return child;
-}
-
-export async function stopGroup(child: ChildProcess | null, signal: NodeJS.Signals = "SIGTERM") {
-  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once("exit", done));
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    return;
-  }
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }, 5_000);
-  await exited;
-  clearTimeout(timer);
-}
+// Process groups (spawned, stopped, never outliving the test process): the emulator package's helpers.
+export { spawnGroup, stopGroup };
 
 export async function waitForPort(port: number, what: string) {
   const { connect } = await import("node:net");

@@ -12,12 +12,21 @@ process.once("exit", () => {
   }
 });
 
-/** A child in its own process group, so stopping it stops everything it started; `env` replaces this process's. */
-export function spawnGroup(command: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): ChildProcess {
+/** A child and what it has printed so far. */
+export type GroupChild = ChildProcess & { output: () => string };
+
+/**
+ * A child in its own process group, so stopping it stops everything it started; `env` replaces this
+ * process's. Its output is kept, for a test's failure message.
+ */
+export function spawnGroup(command: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): GroupChild {
   const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   if (child.pid) groups.add(child.pid);
   child.once("exit", () => groups.delete(child.pid!));
-  return child;
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  return Object.assign(child, { output: () => output });
 }
 
 /** Stops the child's whole group with `signal`, and with SIGKILL if it still runs 5 s later. */
