@@ -73,11 +73,16 @@ export function totpMatches(secret: string, code: string, nowMs = Date.now()): b
   });
 }
 
-/** The `otpauth://` URI an authenticator app scans (Google Authenticator's key URI format). */
+/**
+ * The `otpauth://` URI an authenticator app scans (Google Authenticator's key URI format). Its values are
+ * percent-encoded (a space is `%20`): authenticator apps do not read `+` as a space, as a form would.
+ */
 export function totpUri(secret: string, issuer: string, account: string): string {
   const label = encodeURIComponent(`${issuer}:${account}`);
-  const query = new URLSearchParams({ issuer, secret, algorithm: "SHA1", digits: String(DIGITS), period: "30" });
-  return `otpauth://totp/${label}?${query.toString()}`;
+  const query = Object.entries({ issuer, secret, algorithm: "SHA1", digits: String(DIGITS), period: "30" })
+    .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+    .join("&");
+  return `otpauth://totp/${label}?${query}`;
 }
 
 const CODE_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";

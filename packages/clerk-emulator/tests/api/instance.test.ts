@@ -280,13 +280,13 @@ describe("email and SMS templates", () => {
     });
     expect(put.body).toMatchObject({ can_revert: true, subject: "Your {{app.name}} code: {{otp_code}}" });
     const preview = await emu.bapi("POST", "/v1/templates/email/verification_code/preview", {});
-    expect(preview.body.subject).toBe("Your Teamwork code: 424242");
+    expect(preview.body.subject).toBe("Your Clerk emulator code: 424242");
 
     let from = received.length;
     await requestSignInCode();
     const [changed] = await eventsSince(from, "email.created");
     expect(changed!.data).toMatchObject({
-      subject: "Your Teamwork code: 424242",
+      subject: "Your Clerk emulator code: 424242",
       from_email_name: "security",
       delivered_by_clerk: true,
     });

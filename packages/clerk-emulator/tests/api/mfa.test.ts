@@ -107,7 +107,7 @@ describe("TOTP and backup codes in the Frontend API", () => {
     expect(totp).toMatchObject({ object: "totp", verified: false });
     expect(totp.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(totp.uri).toBe(
-      `otpauth://totp/Teamwork%3A${encodeURIComponent(email)}?issuer=Teamwork&secret=${totp.secret}&algorithm=SHA1&digits=6&period=30`,
+      `otpauth://totp/Clerk%20emulator%3A${encodeURIComponent(email)}?issuer=Clerk%20emulator&secret=${totp.secret}&algorithm=SHA1&digits=6&period=30`,
     );
     // Not on until a code from the app is checked.
     expect(await meFlags(browser)).toEqual({ totp: false, backup: false, twoFactor: false });
