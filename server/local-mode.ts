@@ -2,7 +2,6 @@ import { join } from "node:path";
 import {
   createClerkEmulator,
   DEFAULT_SETTINGS,
-  DEMO_PASSWORD,
   EMULATOR_ISSUER,
   emulatorPublishableKey,
   emulatorSecretKey,
@@ -16,6 +15,9 @@ import {
   type EmulatorSettings,
   type WebhookSettings,
 } from "clerk-emulator";
+
+/** The password the demo users of local mode sign in with (README, "Demo users"). */
+export const DEMO_PASSWORD = "teamwork-demo";
 
 export { emulatorPublishableKey } from "clerk-emulator";
 
@@ -57,6 +59,7 @@ export function localModeSettings(env: Readonly<Record<string, string | undefine
     ...DEFAULT_SETTINGS,
     dataDir: join(process.cwd(), ".data"),
     applicationName: "Teamwork",
+    demoPassword: DEMO_PASSWORD,
   });
 }
 
@@ -102,7 +105,7 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
     [
       "",
       "  Teamwork is running in LOCAL MODE on the bundled Clerk emulator (no Clerk keys set).",
-      `  Open ${origin} and sign in as ada@example.com or grace@example.com, password "${DEMO_PASSWORD}".`,
+      `  Open ${origin} and sign in as ada@example.com or grace@example.com, password "${settings.demoPassword}".`,
       `  New sign-ups are verified with the email code ${TEST_EMAIL_CODE}.`,
       `  Emulator state: ${dataDir ? join(dataDir, "clerk-emulator.json") : "in memory"}. Listening on loopback only.`,
       "",

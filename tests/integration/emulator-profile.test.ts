@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "clerk-emulator";
+import { DEMO_PASSWORD } from "../../server/local-mode";
 import { backendApi, errorCode, frontendClient } from "../support/emulator-api";
 import { startServer, type RunningServer } from "../support/server";
 

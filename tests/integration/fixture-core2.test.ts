@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_PASSWORD } from "clerk-emulator";
 import { contractBreaches, readAnswers } from "clerk-emulator/contract";
 import { openAfterExpiry, sessionTokenClaims } from "../support/expired-session";
 import { startFixture, type RunningFixture } from "../support/fixture-app";
@@ -65,7 +66,7 @@ describe("Clerk's Remix quickstart (Core 2) against npm run emulator", () => {
     expect((await loaderSees(page)).user).toBe("none");
     await page.locator("input[name=identifier]").fill("ada@example.com");
     await page.locator(".cl-formButtonPrimary").click();
-    await page.locator("input[name=password]").fill("teamwork-demo");
+    await page.locator("input[name=password]").fill(DEMO_PASSWORD);
     await page.locator(".cl-formButtonPrimary").click();
     await untilLoaderSees(page, "user", "user_seed_ada");
     await page.reload();

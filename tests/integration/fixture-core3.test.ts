@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_PASSWORD } from "clerk-emulator";
 import { openAfterExpiry, sessionTokenClaims, tokenOrgId } from "../support/expired-session";
 import { startFixture, type RunningFixture } from "../support/fixture-app";
 
@@ -9,7 +10,7 @@ import { startFixture, type RunningFixture } from "../support/fixture-app";
 // Clerk's own session token lifetime (the emulator's default): the refresh below is
 // clerk-js's token cache running out as it does against Clerk, not a poller racing a short token.
 const TOKEN_TTL = 60;
-const PASSWORD = "teamwork-demo";
+const PASSWORD = DEMO_PASSWORD;
 const CODE = "424242";
 // @clerk/backend's default clockSkewInMs: a token is still taken this long after its exp.
 const CLOCK_SKEW = 5;

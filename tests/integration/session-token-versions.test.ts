@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "clerk-emulator";
+import { DEMO_PASSWORD } from "../../server/local-mode";
 import { emulatorCalls, frontendClient } from "../support/emulator-api";
 import { runServerExpectingExit, startServer, type RunningServer } from "../support/server";
 import { sessionCookieHeader } from "../support/session";

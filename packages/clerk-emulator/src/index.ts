@@ -35,6 +35,7 @@ type EmulatorSlice = Pick<
   | "tokenTtlSeconds"
   | "sessionTokenVersion"
   | "applicationName"
+  | "demoPassword"
   | "organizationSlugs"
   | "emailLinkVerification"
   | "passkeys"
@@ -98,6 +99,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     organizationSlugs: options.organizationSlugs ?? true,
     publicUrl: options.frontendApiUrl ?? options.mountPath,
     applicationName: options.applicationName ?? DEFAULT_SETTINGS.applicationName,
+    demoPassword: options.demoPassword ?? DEFAULT_SETTINGS.demoPassword,
     emailLinkVerification: options.emailLinkVerification ?? false,
     passkeys: options.passkeys ?? false,
   });

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { normaliseOrigin } from "./http/proxy";
 import { RATE_LIMIT_MODES, type RateLimitMode } from "./http/rate-limits";
 import type { SessionTokenVersion } from "./domain/tokens";
+import { DEMO_PASSWORD } from "./state/seed";
 
 /**
  * Everything the emulator can be told, once: the CLI reads it from flags and
@@ -37,6 +38,8 @@ export type EmulatorSettings = {
   sessionTokenVersion: SessionTokenVersion;
   /** The application's name, as Clerk's components show it. */
   applicationName: string;
+  /** The password every seeded demo user signs in with (a fresh state's seed; a kept state keeps its own). */
+  demoPassword: string;
   /** Clerk's "organization slugs" instance setting; off means organizations have none. */
   organizationSlugs: boolean;
   /** Clerk's "email verification link" setting for sign-up and profile addresses (codes only when off). */
@@ -64,6 +67,7 @@ export const DEFAULT_SETTINGS: EmulatorSettings = {
   tokenTtlSeconds: 60,
   sessionTokenVersion: 2,
   applicationName: "Clerk emulator",
+  demoPassword: DEMO_PASSWORD,
   organizationSlugs: true,
   emailLinkVerification: false,
   passkeys: false,
@@ -199,6 +203,13 @@ const SETTINGS: Setting[] = [
     env: "CLERK_EMULATOR_APP_NAME",
     accepts: "a name",
     read: (raw) => raw || undefined,
+  },
+  {
+    key: "demoPassword",
+    flag: "demo-password",
+    env: "CLERK_EMULATOR_DEMO_PASSWORD",
+    accepts: "8 to 72 characters",
+    read: (raw) => (raw.length >= 8 && raw.length <= 72 ? raw : undefined),
   },
   { key: "organizationSlugs", flag: "org-slugs", env: "CLERK_EMULATOR_ORG_SLUGS", accepts: "on or off", read: onOff },
   {

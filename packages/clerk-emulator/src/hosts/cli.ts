@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { DEMO_PASSWORD, TEST_EMAIL_CODE } from "../index";
+import { TEST_EMAIL_CODE } from "../index";
 import { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type EmulatorSettings } from "../settings";
 import { startStandaloneEmulator } from "./standalone";
 
@@ -41,6 +41,9 @@ Options (environment variable in brackets):
                          milliseconds added before every Frontend API answer, as for a browser
                          far from Clerk (0 to 10000)        [CLERK_EMULATOR_FRONTEND_LATENCY_MS] (0)
   --app-name <name>      the application's name in Clerk's components [CLERK_EMULATOR_APP_NAME] (Clerk emulator)
+  --demo-password <password>
+                         the seeded demo users' password, for a fresh state (8 to 72 characters)
+                                                            [CLERK_EMULATOR_DEMO_PASSWORD] (clerk-emulator-demo)
   --org-slugs <on|off>   Clerk's "organization slugs" setting        [CLERK_EMULATOR_ORG_SLUGS] (on)
   --email-link-verification <on|off>
                          addresses verified by emailed link as well as code
@@ -96,7 +99,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}. Session tokens: version ${options.sessionTokenVersion}.` +
         (options.backendLatencyMs > 0 ? ` Backend API latency: ${options.backendLatencyMs} ms.` : "") +
         (options.frontendLatencyMs > 0 ? ` Frontend API latency: ${options.frontendLatencyMs} ms.` : ""),
-      `  Sign in as ada@example.com or grace@example.com, password "${DEMO_PASSWORD}"; email codes are ${TEST_EMAIL_CODE}.`,
+      `  Sign in as ada@example.com or grace@example.com, password "${options.demoPassword}"; email codes are ${TEST_EMAIL_CODE}.`,
       "",
       "# Your app's .env:",
       ...Object.entries(running.env).map(([name, value]) => `${name}=${value}`),

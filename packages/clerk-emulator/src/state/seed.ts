@@ -18,8 +18,8 @@ export function verifyPassword(password: string, stored: string | null): boolean
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
-/** The password every seeded demo user signs in with. */
-export const DEMO_PASSWORD = "teamwork-demo";
+/** The password every seeded demo user signs in with, unless the settings name another (`demoPassword`). */
+export const DEMO_PASSWORD = "clerk-emulator-demo";
 
 type SeedPerson = { key: string; first: string; last: string };
 
@@ -55,9 +55,9 @@ const PEOPLE: SeedPerson[] = [
  * of Difference & Co; Grace the other way round; everyone else belongs to
  * Analytical Engines, so its member list spans several pages.
  */
-export function seedState(): State {
+export function seedState(password = DEMO_PASSWORD): State {
   const t = Date.UTC(2026, 0, 5, 9, 0, 0);
-  const passwordHash = hashPassword(DEMO_PASSWORD);
+  const passwordHash = hashPassword(password);
   const users: UserRecord[] = PEOPLE.map((p, i) => {
     const createdAt = t + i * 3_600_000;
     const email = `${p.key}@example.com`;

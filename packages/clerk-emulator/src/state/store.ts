@@ -26,6 +26,8 @@ export type StoreSettings = {
   publicUrl: string;
   /** The instance's application name, as its emails name it. */
   applicationName: string;
+  /** The seeded demo users' password (the package's DEMO_PASSWORD unless given). */
+  demoPassword?: string;
   /** Whether addresses may be verified by an emailed link at sign-up and in the profile (off: by code only). */
   emailLinkVerification?: boolean;
   /** Whether the instance has passkeys (WebAuthn) for signing in; off unless asked for. */
@@ -66,12 +68,12 @@ export class Store {
         // A damaged file is replaced by a fresh seed rather than stopping start-up.
       }
     }
-    return seedState();
+    return seedState(this.settings.demoPassword);
   }
 
   reset(): void {
     for (const image of this.state.images) this.deleteImage(image.id);
-    this.state = seedState();
+    this.state = seedState(this.settings.demoPassword);
     this.testingTokens.clear();
     this.changed(true);
   }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createClerkClient, verifyToken } from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_PASSWORD } from "../../src";
 import { NETWORK_GUARD_PATH } from "../../testing";
 import { spawnGroup, stopGroup } from "../../testing/process-group";
 import { freePort, PACKAGE_ROOT, REPO_ROOT } from "../support/paths";
@@ -143,7 +144,7 @@ describe("npm run emulator", () => {
     const signIn = await fetch(`${url}/v1/client/sign_ins?__clerk_api_version=2026-05-12`, {
       method: "POST",
       headers: { ...proxied(), "Content-Type": "application/x-www-form-urlencoded", Origin: APP_ORIGIN },
-      body: new URLSearchParams({ identifier: "ada@example.com", password: "teamwork-demo", strategy: "password" }),
+      body: new URLSearchParams({ identifier: "ada@example.com", password: DEMO_PASSWORD, strategy: "password" }),
     });
     expect(signIn.status).toBe(200);
     expect(((await signIn.json()) as { response: { status: string } }).response.status).toBe("complete");

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createClerkClient } from "@clerk/backend";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClerkEmulator, type ClerkEmulator } from "../../src";
+import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
 
 // Core 2 (@clerk/backend 2, API version 2025-11-10) and Core 3 (@clerk/backend 3,
 // 2026-05-12) set an organization's metadata differently: Core 3 sends
@@ -108,7 +108,7 @@ describe("Frontend API version 2026-08-20 (clerk-js 6.40)", () => {
         version,
         "POST",
         `/client/sign_ins/${signIn.id}/attempt_first_factor`,
-        { strategy: "password", password: "teamwork-demo" },
+        { strategy: "password", password: DEMO_PASSWORD },
         created.cookie,
       );
       expect(attempt.status).toBe(200);

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createClerkClient } from "@clerk/backend";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClerkEmulator, type ClerkEmulator } from "../../src";
+import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
 
 // What a sign-in answers, as Clerk's own integration specs found it must (scripts/clerk-integration.sh).
 //
@@ -71,7 +71,7 @@ describe("a sign-in started on a signed-in client", () => {
     });
     const first = await fetch(
       `${origin}/v1/client/sign_ins`,
-      form({ identifier: "ada@example.com", password: "teamwork-demo", strategy: "password" }),
+      form({ identifier: "ada@example.com", password: DEMO_PASSWORD, strategy: "password" }),
     );
     const signedIn = (await first.json()) as { response: { status: string; created_session_id: string } };
     expect(signedIn.response.status).toBe("complete");
