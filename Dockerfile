@@ -9,6 +9,9 @@ FROM node:26.10.0-bookworm-slim AS build
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace's one package (the Clerk emulator): npm ci links it. The build
+# bundles it into build/server.js, and the prune drops it as a dev dependency.
+COPY packages/clerk-emulator/package.json ./packages/clerk-emulator/
 # npm ci applies them (patch-package, postinstall).
 COPY patches ./patches
 RUN npm ci --include=dev --no-audit --no-fund
