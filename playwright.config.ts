@@ -47,6 +47,9 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: process.env.CI ? [["list"], ["json", { outputFile: "test-results/playwright.json" }]] : [["list"]],
+  // Its own folder: Playwright empties its output folder when it starts, and test-results/ also holds what
+  // the other phases of npm test leave for the end (the emulator's report, the contract recordings).
+  outputDir: "test-results/playwright",
   use: {
     baseURL: `http://localhost:${PORT}`,
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
