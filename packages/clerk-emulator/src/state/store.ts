@@ -109,8 +109,12 @@ export class Store {
     return result;
   }
 
-  /** Tells the listeners and schedules the save; the domain calls it through `write`. */
+  /**
+   * Tells the listeners and schedules the save; the domain calls it through `write`. Inside a write it
+   * does nothing: the write tells them once when it ends (and no one if it throws).
+   */
   changed(reset = false): void {
+    if (this.writeDepth > 0) return;
     for (const listener of this.listeners) listener(reset);
     if (!this.file || this.saveTimer) return;
     this.saveTimer = setTimeout(() => this.flush(), 50);
