@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LIFETIMES_MS } from "../../app/lib/orgs/org-caches.server";
 import { armFault, backendApi, emulatorCalls, newTeam } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
 import { freePort, keysModeEnv, startServer, type RunningServer } from "../support/server";
@@ -32,13 +33,38 @@ afterAll(() => server.stop());
 
 const total = (calls: Record<string, number>) => Object.values(calls).reduce((a, b) => a + b, 0);
 
-/** Backend API calls made by one view of the organization's home. */
-async function callsOfAView(): Promise<number> {
+/** The longest an instance keeps its own copy of an answer. */
+const LOCAL_COPIES_MS = Math.max(...Object.values(LIFETIMES_MS));
+/** When a view last asked Clerk something. */
+let lastCostlyView = 0;
+
+/** Backend API calls made by one view of a page (the organization's home, as Ada). */
+async function callsOf(path = "/orgs/analytical-engines", person = cookie): Promise<number> {
   const before = total(await emulatorCalls(server.origin));
-  const res = await fetch(`${server.origin}/orgs/analytical-engines`, { headers: { Cookie: cookie } });
+  const res = await fetch(`${server.origin}${path}`, { headers: { Cookie: person } });
   expect(res.status).toBe(200);
   await res.text();
-  return total(await emulatorCalls(server.origin)) - before;
+  const calls = total(await emulatorCalls(server.origin)) - before;
+  if (calls > 0) lastCostlyView = Date.now();
+  return calls;
+}
+const callsOfAView = () => callsOf();
+
+/**
+ * Views until they cost Clerk nothing for a few seconds to come. What a view
+ * reads from Clerk is kept here for up to 5 s (LIFETIMES_MS), and in the
+ * shared store too, except the organizations' profiles that came with
+ * Ada's memberships just after a change (kept here only, as the store's
+ * generation had moved on): those are read again once, 5 s later. A check
+ * that a view costs nothing must not meet that second read: so views once
+ * the last costly one's copies have expired, until one costs nothing.
+ */
+async function settle() {
+  for (let round = 0; round < 3; round++) {
+    const wait = lastCostlyView + LOCAL_COPIES_MS + 100 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if ((await callsOfAView()) === 0) return;
+  }
 }
 
 function send(webhook: { body: string; headers: Record<string, string> }, headers: Record<string, string> = {}) {
@@ -49,9 +75,9 @@ function send(webhook: { body: string; headers: Record<string, string> }, header
   });
 }
 
-/** Sends `webhook` between two views whose caches are warm: whether it made the second view ask Clerk again. */
+/** Sends `webhook` between two views whose caches are settled: whether it made the second view ask Clerk again. */
 async function invalidates(webhook: Parameters<typeof send>[0], status: number, headers?: Record<string, string>) {
-  await callsOfAView();
+  await settle();
   expect(await callsOfAView()).toBe(0);
   expect((await send(webhook, headers)).status).toBe(status);
   return (await callsOfAView()) > 0;
@@ -65,7 +91,7 @@ describe("Clerk's webhooks", () => {
   it("after a membership event, a token made before it authorizes nothing alone: the memberships are read", async () => {
     const memberships = async () =>
       (await emulatorCalls(server.origin))["bapi GET /v1/users/:id/organization_memberships"] ?? 0;
-    await callsOfAView();
+    await settle();
     const before = await memberships();
     expect(await callsOfAView()).toBe(0);
     const changed = {
@@ -100,16 +126,9 @@ describe("Clerk's webhooks", () => {
     const bapi = backendApi(server.origin, server.dataDir);
     const other = await newTeam(bapi);
     const otherCookie = await emulatorCookie(server.origin, other.admin.email, other.org.id);
-    const callsOf = async (path: string, person: string) => {
-      const before = total(await emulatorCalls(server.origin));
-      const res = await fetch(`${server.origin}${path}`, { headers: { Cookie: person } });
-      expect(res.status).toBe(200);
-      await res.text();
-      return total(await emulatorCalls(server.origin)) - before;
-    };
     const [adaOrg, otherOrg] = ["/orgs/analytical-engines", `/orgs/${other.org.slug}`];
-    await callsOf(adaOrg, cookie);
     await callsOf(otherOrg, otherCookie);
+    await settle();
     expect(await callsOf(adaOrg, cookie)).toBe(0);
     expect(await callsOf(otherOrg, otherCookie)).toBe(0);
 

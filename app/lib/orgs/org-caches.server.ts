@@ -101,7 +101,7 @@ export function createChangeLog({ keepMs = 120_000, now = Date.now } = {}): Chan
 }
 
 /** Seconds each cache keeps an answer on its own; minutes where Clerk's webhooks say what changed. */
-const LIFETIMES_MS = {
+export const LIFETIMES_MS = {
   memberships: 2_000,
   profiles: 5_000,
   latestMembers: 5_000,
