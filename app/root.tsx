@@ -14,7 +14,7 @@ import {
   useRevalidator,
   useRouteError,
 } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { Analytics } from "~/components/analytics";
 import { ErrorPage } from "~/components/error-page";
 import { NavBar } from "~/components/nav-bar";
@@ -34,22 +34,15 @@ import { SIGN_IN_URL, SIGN_UP_URL } from "~/lib/clerk/urls";
 import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
 import { keptAcrossHotUpdates } from "~/lib/kept-across-hot-updates";
-import appStyles from "~/styles/app.css";
-import fontStyles from "~/styles/fonts.css";
-// Radix Themes' styles.css with the colour scales the app uses only (scripts/build-dark-fallback.mjs).
-import radixStyles from "~/styles/radix.css";
-import radixDarkFallback from "~/styles/radix-dark-fallback.css";
+import type { ResolvedTheme } from "~/lib/theme/theme";
+import afterPaintStyles from "~/styles/after-paint.css";
+import firstPaintDark from "~/styles/first-paint-dark.css";
+import firstPaintLight from "~/styles/first-paint-light.css";
+import firstPaintUnknown from "~/styles/first-paint-unknown.css";
 
 export const links: LinksFunction = () => [
   { rel: "preload", href: interLatin, as: "font", type: "font/woff2", crossOrigin: "anonymous" },
   { rel: "preload", href: groteskLatin, as: "font", type: "font/woff2", crossOrigin: "anonymous" },
-  { rel: "stylesheet", href: radixStyles },
-  // Radix's dark tokens for a page served without a theme class (the OS
-  // scheme unknown to the server); inert once <html> has one. Right after
-  // Radix's sheet, so the cascade is the same as for html.dark.
-  { rel: "stylesheet", href: radixDarkFallback, media: "(prefers-color-scheme: dark)" },
-  { rel: "stylesheet", href: fontStyles },
-  { rel: "stylesheet", href: appStyles },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
@@ -75,6 +68,17 @@ export async function loader(args: LoaderFunctionArgs) {
   });
 }
 
+/**
+ * The one stylesheet a first paint waits for, by the theme the server paints
+ * (app/styles/first-paint-light.css says what is in it): the theme not shown
+ * is not in it, unless the server cannot know which one the page will show.
+ */
+const FIRST_PAINT_STYLES: Record<ResolvedTheme | "unknown", string> = {
+  light: firstPaintLight,
+  dark: firstPaintDark,
+  unknown: firstPaintUnknown,
+};
+
 function Document({ children }: { children: ReactNode }) {
   const theme = useRootData()?.theme;
   const hydrated = useHydrated();
@@ -82,6 +86,11 @@ function Document({ children }: { children: ReactNode }) {
   // Until hydration ends, render exactly what the server did (the pre-paint
   // script may already have put the OS theme on <html>).
   const paint = hydrated ? resolved : (theme?.resolved ?? null);
+  // The theme the server painted stays the sheet's for the page's life: after-paint.css
+  // brings the dark tokens a later change of theme needs, and another sheet would leave
+  // the page unstyled while it loaded. (Under `npm run dev` an edit still changes the href.)
+  const [firstPaintTheme] = useState<ResolvedTheme | "unknown">(() => theme?.resolved ?? "unknown");
+  const firstPaintStyles = FIRST_PAINT_STYLES[firstPaintTheme];
   const nonce = useNonce();
   return (
     <html lang="en" className={paint ?? undefined} suppressHydrationWarning>
@@ -91,6 +100,7 @@ function Document({ children }: { children: ReactNode }) {
         <PreventThemeFlash paint={paint} nonce={nonce} />
         <Meta />
         <Links />
+        <link rel="stylesheet" href={firstPaintStyles} />
       </head>
       <body>
         <RadixTheme id="theme-root" appearance="inherit" accentColor="indigo" grayColor="slate" radius="medium">
@@ -98,6 +108,10 @@ function Document({ children }: { children: ReactNode }) {
         </RadixTheme>
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
+        {/* Last in the body, so it holds up no paint: a stylesheet the parser meets in the
+            body delays only what comes after it. In before the scripts run, so before any
+            part it styles can open or the theme can change. */}
+        <link rel="stylesheet" href={afterPaintStyles} />
         {/* Under `npm run dev` only: remix dev's socket (live reload, hot updates). */}
         <LiveReload nonce={nonce} />
       </body>

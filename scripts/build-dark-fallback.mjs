@@ -59,10 +59,18 @@ import ts from "typescript";
 
 const ROOT = join(import.meta.dirname, "..");
 const OUTPUT = join(ROOT, "app/styles/radix-dark-fallback.css");
-const THEMES_OUTPUT = join(ROOT, "app/styles/radix.css");
 const COMPONENTS_OUTPUT = join(ROOT, "app/styles/radix-components.css");
 const UTILITIES_OUTPUT = join(ROOT, "app/styles/radix-utilities.css");
-const GENERATED = [OUTPUT, THEMES_OUTPUT, COMPONENTS_OUTPUT, UTILITIES_OUTPUT];
+const TOKENS_LIGHT_OUTPUT = join(ROOT, "app/styles/radix-tokens.css");
+const TOKENS_DARK_OUTPUT = join(ROOT, "app/styles/radix-tokens-dark.css");
+const LATER_OUTPUT = join(ROOT, "app/styles/radix-later.css");
+const GENERATED = [OUTPUT, TOKENS_LIGHT_OUTPUT, TOKENS_DARK_OUTPUT, COMPONENTS_OUTPUT, LATER_OUTPUT, UTILITIES_OUTPUT];
+/**
+ * The app's modules that are parts loaded after the page, on idle or first
+ * use (`lazyPart`: the Radix menus, popover and dialog). What only they can
+ * render is styled by radix-later.css, which does not hold up the first paint.
+ */
+const LATER_PART = /\.radix\.tsx$/;
 const require = createRequire(import.meta.url);
 const RADIX_CSS = require.resolve("@radix-ui/themes/styles.css");
 const RADIX_VERSION = JSON.parse(readFileSync(require.resolve("@radix-ui/themes/package.json"), "utf8")).version;
@@ -97,13 +105,16 @@ function scalesUsedByApp(scales, sources) {
   return used;
 }
 
-/** The rule for the unknown case, or null when none of its selectors stands for "html is dark". */
-function fallbackRule(rule, unusedScale) {
+/**
+ * The rule for the unknown case, or null when none of its selectors stands for
+ * "html is dark" and can match an element of the app (`canMatchHere`).
+ */
+function fallbackRule(rule, unusedScale, canMatchHere) {
   const selectors = [
     ...new Set(
       rule.selectors
         .map((s) => s.trim())
-        .flatMap((s) => (DARK_LEAD.test(s) ? [s.replace(DARK_LEAD, UNKNOWN_THEME_ROOT)] : [])),
+        .flatMap((s) => (DARK_LEAD.test(s) && canMatchHere(s) ? [s.replace(DARK_LEAD, UNKNOWN_THEME_ROOT)] : [])),
     ),
   ];
   if (selectors.length === 0) return null;
@@ -115,10 +126,10 @@ function fallbackRule(rule, unusedScale) {
   return copy.nodes.length > 0 ? copy : null;
 }
 
-async function buildDarkFallback(radix, scales, used) {
+async function buildDarkFallback(radix, scales, used, canMatchHere) {
   const media = postcss.atRule({ name: "media", params: "(prefers-color-scheme: dark)" });
   radix.walkRules(/\.dark/, (rule) => {
-    let node = fallbackRule(rule, (scale) => scales.has(scale) && !used.has(scale));
+    let node = fallbackRule(rule, (scale) => scales.has(scale) && !used.has(scale), canMatchHere);
     if (!node) return;
     // Keep Radix's @supports / @media (color-gamut: p3) around it.
     for (let parent = rule.parent; parent && parent.type !== "root"; parent = parent.parent) {
@@ -137,8 +148,12 @@ const COMPONENT_CLASS = /\.?rt-[A-Z][A-Za-z]*/g;
 
 /** The code of every Radix module the app imports, and of theirs, transitively, by file. */
 function radixModulesOf(sources) {
+  // A type-only import (`import type * as DropdownMenu from …`) puts nothing in the page.
+  const typeOnly = /import\s+type\s[^;]*?from\s*["'][^"']+["']/g;
   const entries = new Set(
-    sources.flatMap((s) => [...s.matchAll(/@radix-ui\/themes\/components\/([a-z-]+)/g)].map((m) => m[1])),
+    sources.flatMap((s) =>
+      [...s.replace(typeOnly, "").matchAll(/@radix-ui\/themes\/components\/([a-z-]+)/g)].map((m) => m[1]),
+    ),
   );
   const pending = [...entries].map((name) => require.resolve(`@radix-ui/themes/components/${name}`));
   const modules = new Map();
@@ -450,18 +465,24 @@ async function propClasses(appFiles, radixModules) {
   const appBreakpoints = new Map();
   for (const [name, values] of app)
     appBreakpoints.set(name, new Set([...(appBreakpoints.get(name) ?? []), ...breakpointsOf(values)]));
-  for (const [name, values] of radixInternalProps(radixModules))
-    add(name, values, appBreakpoints.get(name) ?? ["initial"]);
+  const internal = radixInternalProps(radixModules);
+  for (const [name, values] of internal) add(name, values, appBreakpoints.get(name) ?? ["initial"]);
+  // The props someone writes: only these can be given an arbitrary value.
+  const written = new Set([...app, ...internal].map(([name]) => name));
   for (const def of allDefs) {
     // A prop left out, or set to a value outside its `values`, is its default.
     if (def.default !== undefined) for (const className of classesOf(def, def.default)) used.add(className);
+  }
+  for (const [name, defs] of defsByName) {
+    if (!written.has(name)) continue;
     // The bare classes: an arbitrary value (`width="20rem"`) is one of these and a CSS variable.
-    for (const className of everyClassOf(def)) if (className.endsWith(def.className)) used.add(className);
+    for (const def of defs)
+      for (const className of everyClassOf(def)) if (className.endsWith(def.className)) used.add(className);
   }
   // A class written out in the app's own code (`className="rt-r-..."`), in case.
   const breakpointPrefix = [...breakpoints].filter((b) => b !== "initial").join("|");
-  const written = new RegExp(`(?<![\\w:-])(?:(?:${breakpointPrefix}):)?-?rt-[\\w-]+`, "g");
-  for (const [, source] of appFiles) for (const [name] of source.matchAll(written)) used.add(name);
+  const writtenClass = new RegExp(`(?<![\\w:-])(?:(?:${breakpointPrefix}):)?-?rt-[\\w-]+`, "g");
+  for (const [, source] of appFiles) for (const [name] of source.matchAll(writtenClass)) used.add(name);
   return { used, known };
 }
 
@@ -496,23 +517,80 @@ const propClassesMatch =
 /**
  * Radix's components.css without the rules no element of this app can match:
  * those of components it does not render, and the sizes, variants and
- * breakpoints of those it does that its props never ask for.
+ * breakpoints of those it does that its props never ask for. Split in two: the
+ * rules a page can need as it is first painted, and those of the components
+ * only the parts loaded later render (a menu's content, a dialog), which
+ * radix-later.css holds.
  */
-async function buildComponents(radixModules, classes) {
-  const components = renderableClasses(radixModules);
+async function buildComponents(firstPaintModules, allModules, classes) {
+  const firstPaint = renderableClasses(firstPaintModules);
+  const all = renderableClasses(allModules);
   const propsMatch = propClassesMatch(classes);
-  const css = pruned(
-    readFileSync(require.resolve("@radix-ui/themes/components.css"), "utf8"),
-    (selector) => requiredClasses(selector).every((name) => components.has(name)) && propsMatch(selector),
+  const source = readFileSync(require.resolve("@radix-ui/themes/components.css"), "utf8");
+  const format = async (path, what, css) =>
+    prettier.format(
+      `/* Generated by scripts/build-dark-fallback.mjs: @radix-ui/themes ${RADIX_VERSION}'s components.css` +
+        ` with ${what} and the prop classes its markup can give only. Do not edit. */\n` +
+        css.toString(),
+      { ...(await prettier.resolveConfig(path)), filepath: path },
+    );
+  const first = pruned(
+    source,
+    (selector) => requiredClasses(selector).every((name) => firstPaint.has(name)) && propsMatch(selector),
   );
-  const header =
-    `/* Generated by scripts/build-dark-fallback.mjs: @radix-ui/themes ${RADIX_VERSION}'s components.css` +
-    ` with the rules of the components the app uses only (${components.size} classes)` +
-    ` and of the prop classes its markup can give. Do not edit. */\n`;
-  return prettier.format(header + css.toString(), {
-    ...(await prettier.resolveConfig(COMPONENTS_OUTPUT)),
-    filepath: COMPONENTS_OUTPUT,
+  const later = pruned(source, (selector) => {
+    const needs = requiredClasses(selector);
+    return needs.every((name) => all.has(name)) && needs.some((name) => !firstPaint.has(name)) && propsMatch(selector);
   });
+  return [
+    await format(
+      COMPONENTS_OUTPUT,
+      `the rules of the components a first paint can show (${firstPaint.size} classes)`,
+      first,
+    ),
+    await format(
+      LATER_OUTPUT,
+      `the rules of the components only the parts loaded after the page render (${all.size - firstPaint.size} classes)`,
+      later,
+    ),
+  ];
+}
+
+/** A selector that holds only where the dark theme is on: `.dark` or `.dark-theme` outside any :not(). */
+function isDarkSelector(selector) {
+  return /\.dark(?:-theme)?(?![\w-])/.test(selector.replace(/:not\([^()]*\)/g, ""));
+}
+
+/**
+ * Radix's tokens (base.css, then the colour scales the app names, as its
+ * styles.css orders them) in two: the light theme with everything not
+ * themed, and the rules that hold only in the dark theme. Light then dark
+ * keeps the cascade of the whole: every light rule a dark one must beat
+ * (the sRGB and Display P3 values alike) comes before it. base.css loses the
+ * accent and gray mappings of the scales not loaded (`[data-accent-color='tomato']`
+ * points at `--tomato-*` variables no stylesheet here defines): 26 of its 47 KB.
+ */
+async function buildTokens(scales, used) {
+  const parts = ["tokens/base.css", ...[...used].sort().map((scale) => `tokens/colors/${scale}.css`)];
+  const mapping = /\[data-(?:accent|gray)-color='([a-z]+)'\]/g;
+  const loaded = (selector) =>
+    [...selector.matchAll(mapping)].every(([, scale]) => !scales.has(scale) || used.has(scale));
+  const source = parts.map((part) => readFileSync(require.resolve(`@radix-ui/themes/${part}`), "utf8")).join("\n");
+  const light = pruned(source, (selector) => loaded(selector) && !isDarkSelector(selector));
+  const dark = pruned(source, (selector) => loaded(selector) && isDarkSelector(selector));
+  // Faces and animations are no theme's: the light file has them.
+  dark.walkAtRules(/^(?:font-face|(?:-webkit-)?keyframes)$/, (atRule) => atRule.remove());
+  const format = async (path, what, css) =>
+    prettier.format(
+      `/* Generated by scripts/build-dark-fallback.mjs: @radix-ui/themes ${RADIX_VERSION}'s ${parts.join(", ")}` +
+        ` (the colour mappings of these scales only): ${what}. Do not edit. */\n` +
+        css.toString(),
+      { ...(await prettier.resolveConfig(path)), filepath: path },
+    );
+  return [
+    await format(TOKENS_LIGHT_OUTPUT, "the light theme and the tokens of both", light),
+    await format(TOKENS_DARK_OUTPUT, "the rules of the dark theme only; after the light file", dark),
+  ];
 }
 
 /** Radix's utilities.css with the classes the app's props can give only. */
@@ -530,26 +608,6 @@ async function buildUtilities(classes) {
   });
 }
 
-/** Radix's styles.css in its documented parts, with the colour tokens of the used scales only. */
-async function buildThemes(used) {
-  const parts = [
-    "tokens/base.css",
-    ...[...used].sort().map((scale) => `tokens/colors/${scale}.css`),
-    "components.css",
-    "utilities.css",
-  ];
-  for (const part of parts) require.resolve(`@radix-ui/themes/${part}`); // fails on a renamed part
-  const generated = { "components.css": "./radix-components.css", "utilities.css": "./radix-utilities.css" };
-  const css =
-    `/* Generated by scripts/build-dark-fallback.mjs: @radix-ui/themes ${RADIX_VERSION}'s styles.css` +
-    ` with the colour scales the app names, and the components and prop classes it uses only. Do not edit. */\n` +
-    parts
-      .map((part) => generated[part] ?? `@radix-ui/themes/${part}`)
-      .map((path) => `@import "${path}";\n`)
-      .join("");
-  return prettier.format(css, { ...(await prettier.resolveConfig(THEMES_OUTPUT)), filepath: THEMES_OUTPUT });
-}
-
 const radix = postcss.parse(readFileSync(RADIX_CSS, "utf8"));
 const scales = scalesOf(radix);
 // The app's own sources (the generated files left out), read once for every question.
@@ -557,11 +615,23 @@ const appFiles = filesUnder(join(ROOT, "app"), [".ts", ".tsx", ".css"]).map((f) 
 const appSources = appFiles.map(([, source]) => source);
 const used = scalesUsedByApp(scales, appSources);
 const radixModules = radixModulesOf(appSources);
+const firstPaintModules = radixModulesOf(
+  appFiles.filter(([file]) => !LATER_PART.test(file)).map(([, source]) => source),
+);
 const classes = await propClasses(appFiles, radixModules);
+const [components, later] = await buildComponents(firstPaintModules, radixModules, classes);
+const [tokens, darkTokens] = await buildTokens(scales, used);
+// A selector an element of the app can match: its components rendered, its prop classes given.
+const renderable = renderableClasses(radixModules);
+const propsMatch = propClassesMatch(classes);
+const canMatchHere = (selector) =>
+  requiredClasses(selector).every((name) => renderable.has(name)) && propsMatch(selector);
 const outputs = [
-  [OUTPUT, await buildDarkFallback(radix, scales, used)],
-  [THEMES_OUTPUT, await buildThemes(used)],
-  [COMPONENTS_OUTPUT, await buildComponents(radixModules, classes)],
+  [OUTPUT, await buildDarkFallback(radix, scales, used, canMatchHere)],
+  [TOKENS_LIGHT_OUTPUT, tokens],
+  [TOKENS_DARK_OUTPUT, darkTokens],
+  [COMPONENTS_OUTPUT, components],
+  [LATER_OUTPUT, later],
   [UTILITIES_OUTPUT, await buildUtilities(classes)],
 ];
 let stale = false;
