@@ -33,9 +33,9 @@ import { lazyClerk } from "~/lib/clerk/lazy-clerk";
 import { SIGN_IN_URL, SIGN_UP_URL } from "~/lib/clerk/urls";
 import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
+import { AFTER_PAINT_STYLES, afterPaintSettled } from "~/lib/after-paint";
 import { keptAcrossHotUpdates } from "~/lib/kept-across-hot-updates";
 import type { ResolvedTheme } from "~/lib/theme/theme";
-import afterPaintStyles from "~/styles/after-paint.css";
 import firstPaintDark from "~/styles/first-paint-dark.css";
 import firstPaintLight from "~/styles/first-paint-light.css";
 import firstPaintUnknown from "~/styles/first-paint-unknown.css";
@@ -87,7 +87,7 @@ function Document({ children }: { children: ReactNode }) {
   // script may already have put the OS theme on <html>).
   const paint = hydrated ? resolved : (theme?.resolved ?? null);
   // The theme the server painted stays the sheet's for the page's life: after-paint.css
-  // brings the dark tokens a later change of theme needs, and another sheet would leave
+  // (app/lib/after-paint.ts) brings the dark tokens a later change of theme needs, and another sheet would leave
   // the page unstyled while it loaded. (Under `npm run dev` an edit still changes the href.)
   const [firstPaintTheme] = useState<ResolvedTheme | "unknown">(() => theme?.resolved ?? "unknown");
   const firstPaintStyles = FIRST_PAINT_STYLES[firstPaintTheme];
@@ -108,10 +108,10 @@ function Document({ children }: { children: ReactNode }) {
         </RadixTheme>
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
-        {/* Last in the body, so it holds up no paint: a stylesheet the parser meets in the
-            body delays only what comes after it. In before the scripts run, so before any
-            part it styles can open or the theme can change. */}
-        <link rel="stylesheet" href={afterPaintStyles} />
+        {/* Put in once hydrated, so it holds up no paint (app/lib/after-paint.ts). */}
+        {hydrated ? (
+          <link rel="stylesheet" href={AFTER_PAINT_STYLES} onLoad={afterPaintSettled} onError={afterPaintSettled} />
+        ) : null}
         {/* Under `npm run dev` only: remix dev's socket (live reload, hot updates). */}
         <LiveReload nonce={nonce} />
       </body>

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
+import { afterPaintIn } from "~/lib/after-paint";
 import { whenIdle } from "~/lib/when-idle";
 import { useHydrated } from "./use-hydrated";
 import { reportBrowserError } from "~/lib/analytics/browser-errors";
@@ -7,16 +8,19 @@ import { reportBrowserError } from "~/lib/analytics/browser-errors";
  * A part of the interface whose code is a chunk of its own (a Radix menu,
  * popover or dialog): fetched once per page when the browser is idle after
  * hydration, or sooner when its stand-in (the no-JavaScript markup callers
- * show until then: spread `standIn` on it) is pointed at or focused. A failed
- * fetch is tried again next time.
+ * show until then: spread `standIn` on it) is pointed at or focused; shown
+ * once its styles (after-paint.css) are in too. A failed fetch is tried
+ * again next time.
  */
 export function lazyPart<Module>(load: () => Promise<Module>) {
   let pending: Promise<Module> | null = null;
   const fetchOnce = () =>
-    (pending ??= load().catch((error: unknown) => {
-      pending = null;
-      throw error;
-    }));
+    (pending ??= Promise.all([load(), afterPaintIn])
+      .then(([module]) => module)
+      .catch((error: unknown) => {
+        pending = null;
+        throw error;
+      }));
 
   return function useLazyPart() {
     const hydrated = useHydrated();
