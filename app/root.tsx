@@ -86,9 +86,10 @@ function Document({ children }: { children: ReactNode }) {
   // Until hydration ends, render exactly what the server did (the pre-paint
   // script may already have put the OS theme on <html>).
   const paint = hydrated ? resolved : (theme?.resolved ?? null);
-  // The theme the server painted stays the sheet's for the page's life: after-paint.css
-  // (app/lib/after-paint.ts) brings the dark tokens a later change of theme needs, and another sheet would leave
-  // the page unstyled while it loaded. (Under `npm run dev` an edit still changes the href.)
+  // The theme the server painted keeps its sheet for the page's life: after-paint.css
+  // (app/lib/after-paint.ts) brings the dark tokens a later change of theme needs, and
+  // another sheet would leave the page unstyled while it loaded. (Under `npm run dev`
+  // an edit still changes the href.)
   const [firstPaintTheme] = useState<ResolvedTheme | "unknown">(() => theme?.resolved ?? "unknown");
   const firstPaintStyles = FIRST_PAINT_STYLES[firstPaintTheme];
   const nonce = useNonce();

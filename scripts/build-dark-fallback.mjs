@@ -10,14 +10,18 @@
 // literal in app/, or one of its variables in app/styles/): all 31 would add
 // about 15 KB gzipped, these few about 3 KB.
 //
-// It also writes app/styles/radix.css, the stylesheet the app loads instead
-// of Radix's styles.css: the same parts (tokens, components, utilities), as
-// Radix documents for a custom import, with the colour tokens of those scales
-// only. All 31 scales are 35 KB of the 88 KB gzipped, and the browser would
-// parse them before its first paint.
+// It also writes Radix's tokens (base.css and the colour scales the app names,
+// as its styles.css orders them) in two: app/styles/radix-tokens.css (the
+// light theme, and everything not themed) and radix-tokens-dark.css (the
+// rules that hold only in the dark theme), so a page painted light parses no
+// dark token before its first paint (app/styles/first-paint-*.css put the
+// parts together). All 31 scales are 35 KB of Radix's 88 KB gzipped; base.css
+// also loses the accent and gray mappings of the scales not loaded.
 //
-// And app/styles/radix-components.css, which radix.css imports instead of
-// Radix's components.css: the rules of the components the app imports only.
+// And app/styles/radix-components.css, instead of Radix's components.css: the
+// rules of the components the app imports only; those that only the lazily
+// loaded parts (`*.radix.tsx`) render go to radix-later.css, which comes after
+// the first paint (after-paint.css).
 // A rule (one selector of it) is left out when it needs, outside any :is(),
 // :where() or :not(), a component class (`.rt-Select`, `.rt-TabsList`…) that
 // none of the app's Radix modules can render, so it could never match. All
@@ -38,10 +42,12 @@
 // Radix's parts give each other (a Dialog's title is a Heading with `mb="3"`)
 // are read the same way from its modules. Kept whatever the app writes: every
 // prop's default, and the bare classes (`rt-r-w`) an arbitrary value uses with
-// a CSS variable. tests/e2e/stylesheet-coverage.spec.ts checks that every
-// Radix rule an element of any page matches is still loaded.
-// Whole stylesheet (`npm run build`): 405 KB raw, 43.4 KB gzip before; 206 KB,
-// 26.2 KB gzip after.
+// a CSS variable, for the props someone writes. tests/e2e/stylesheet-coverage.spec.ts
+// checks that every Radix rule an element of any page matches is loaded, in
+// the first paint's sheet until a menu opens.
+// Radix's part of a light page's one blocking stylesheet (`npm run build`):
+// 405 KB raw, 43.4 KB gzip at first; 206 KB, 26.2 KB gzip in one file; now
+// about 135 KB, 17 KB gzip (docs/performance.md).
 //
 // `node scripts/build-dark-fallback.mjs` rewrites the files; `--check` fails
 // when one is out of date (after a Radix upgrade, or when the app starts using

@@ -197,7 +197,7 @@ describe("pages and HTTP basics", () => {
 
   it("fingerprinted assets are cached for a year, immutable; no X-Powered-By", async () => {
     const html = await (await get("/")).text();
-    const asset = /href="(\/build\/_assets\/app-[^"]+\.css)"/.exec(html)?.[1];
+    const asset = /href="(\/build\/_assets\/first-paint-[^"]+\.css)"/.exec(html)?.[1];
     expect(asset).toBeDefined();
     const res = await fetch(server.origin + asset);
     expect(res.status).toBe(200);
@@ -210,11 +210,11 @@ describe("pages and HTTP basics", () => {
     expect(res.headers.get("content-encoding")).toBe("gzip");
   });
 
-  it("preloads both fonts that the stylesheet uses", async () => {
+  it("preloads both fonts that the one stylesheet uses", async () => {
     const html = await (await get("/")).text();
     const preloads = [...html.matchAll(/<link rel="preload" href="([^"]+\.woff2)" as="font"/g)].map((m) => m[1]);
     expect(preloads).toHaveLength(2);
-    const cssHref = /href="(\/build\/_assets\/fonts-[^"]+\.css)"/.exec(html)?.[1];
+    const cssHref = /href="(\/build\/_assets\/first-paint-[^"]+\.css)"/.exec(html)?.[1];
     const css = await (await fetch(server.origin + cssHref)).text();
     for (const href of preloads) expect(css).toContain(`url(${href})`);
   });
