@@ -1,23 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createPublicKey } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort } from "clerk-emulator/testing";
 import { NETWORK_GUARD_MARK, NETWORK_GUARD_PATH } from "./guard";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once("error", fail);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => done(port));
-    });
-  });
-}
+// The emulator package's, as the process-group helper is: one for both suites.
+export { freePort };
 
 // Every server this process started and has not yet stopped. A test stops its
 // own (in `finally` or `afterAll`); should one fail before it can, none

@@ -16,6 +16,7 @@ export {
   type BackendApi,
   type InProcessEmulator,
 } from "./emulator-api";
+export { freePort } from "./free-port";
 export { spawnGroup, stopGroup, type GroupChild } from "./process-group";
 export { startStandaloneEmulator, timed, type StandaloneEmulator } from "./standalone-emulator";
 export { startWebhookSink, type VerifiedWebhook, type WebhookSink } from "./webhook-sink";

@@ -5,9 +5,9 @@ import { createClerkClient, verifyToken } from "@clerk/backend";
 import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD } from "../../src";
-import { NETWORK_GUARD_PATH } from "../../testing";
+import { freePort, NETWORK_GUARD_PATH } from "../../testing";
 import { spawnGroup, stopGroup } from "../../testing/process-group";
-import { freePort, PACKAGE_ROOT, REPO_ROOT } from "../support/paths";
+import { PACKAGE_ROOT, REPO_ROOT } from "../support/paths";
 
 // `npm run emulator` as another app would use it: its own process (and process
 // group), its keys read from what it prints, its APIs called as Clerk's SDKs

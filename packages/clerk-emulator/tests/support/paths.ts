@@ -1,4 +1,3 @@
-import { createServer } from "node:http";
 import { join, resolve } from "node:path";
 
 /** The package's own folder. */
@@ -11,15 +10,3 @@ export const PACKAGE_ROOT = resolve(import.meta.dirname, "../..");
  */
 export const REPO_ROOT = resolve(PACKAGE_ROOT, "../..");
 export const CORE3_FIXTURE = join(REPO_ROOT, "tests/fixtures/core3");
-
-/** A loopback port free right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once("error", fail);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => done(port));
-    });
-  });
-}
