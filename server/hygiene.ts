@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { refuse } from "./refuse";
+import { refuse, refuseUnread } from "./refuse";
 
 /** The methods this app answers; anything else is refused before Remix (which cannot even represent TRACE). */
 export const ALLOWED_METHODS = ["GET", "HEAD", "POST"];
@@ -93,7 +93,7 @@ export function requestHygiene(): RequestHandler {
     if (req.headers.cookie) req.headers.cookie = sanitizeCookieHeader(req.headers.cookie);
     const length = req.get("Content-Length");
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) {
-      return refuse(res, 413, "Too large", "That request is larger than this site accepts.", { Connection: "close" });
+      return refuseUnread(res, 413, "Too large", "That request is larger than this site accepts.");
     }
     if (length === undefined && req.get("Transfer-Encoding") !== undefined) {
       return refuse(res, 411, "Length required", "Send the request with its length.", { Connection: "close" });

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from "express";
 import { INGEST_MAX_BODY_BYTES } from "../app/lib/analytics/proxy.server";
 import { clientAddressKey } from "../app/lib/http/client-address.server";
 import { WEBHOOK_PATH } from "./clerk-webhooks";
-import { refuse } from "./refuse";
+import { refuseUnread } from "./refuse";
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -74,12 +74,11 @@ export function boundRequestBodies(inFlight = new BytesInFlight()): RequestHandl
     if (!(declared > 0)) return next();
     const kind = bodyKindFor(req.path.replace(/\.data$/, ""));
     if (declared > kind.maxBytes) {
-      return refuse(
+      return refuseUnread(
         res,
         413,
         "Too large",
         `That is larger than this address accepts (${kind.maxBytes / KB} KB). Shorten what you entered and send it again.`,
-        { Connection: "close" },
       );
     }
     const keys = [`kind:${kind.name}`, `client:${clientOf(req)}`];
@@ -89,10 +88,15 @@ export function boundRequestBodies(inFlight = new BytesInFlight()): RequestHandl
         [keys[1]!, CLIENT_BYTES_IN_FLIGHT],
       ])
     ) {
-      return refuse(res, 503, "Busy", "This site is busy receiving other requests. Please try again in a moment.", {
-        Connection: "close",
-        "Retry-After": String(RETRY_AFTER_SECONDS),
-      });
+      return refuseUnread(
+        res,
+        503,
+        "Busy",
+        "This site is busy receiving other requests. Please try again in a moment.",
+        {
+          "Retry-After": String(RETRY_AFTER_SECONDS),
+        },
+      );
     }
     // "close" comes once, whether the response was sent, the body timed out or the client left.
     res.once("close", () => inFlight.give(declared, keys));

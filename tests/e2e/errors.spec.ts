@@ -69,3 +69,25 @@ test("the 500 page apologises with a reference, and keeps the navigation bar and
   await expect(page.locator("html")).toHaveClass("dark");
   await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
 });
+
+test("a form too large to accept shows the 413 page, not a reset connection, however large", async ({ page }) => {
+  // The server answers without reading the body and closes, which resets a connection still
+  // sending; Chromium reads the answer that came first. (A route's limit, then the site's.)
+  for (const [size, message] of [
+    [900_000, "larger than this address accepts (16 KB)"],
+    [2_000_000, "larger than this site accepts"],
+  ] as const) {
+    await page.goto("/");
+    await page.setContent(
+      `<form method="post" action="/resources/analytics"><textarea name="note"></textarea><button>Send</button></form>`,
+    );
+    await page.locator("textarea").evaluate((area: HTMLTextAreaElement, n) => (area.value = "a".repeat(n)), size);
+    const [response] = await Promise.all([
+      page.waitForResponse("**/resources/analytics"),
+      page.getByRole("button", { name: "Send" }).click(),
+    ]);
+    expect(response.status()).toBe(413);
+    await expect(page.getByRole("heading", { name: "Too large" })).toBeVisible();
+    await expect(page.getByText(message)).toBeVisible();
+  }
+});

@@ -44,7 +44,9 @@ function send(req: Raw): Promise<{ status: number; type: string; body: string }>
     const chunks: Buffer[] = [];
     socket.setTimeout(15_000, () => socket.destroy(new Error(`timeout: ${req.method} ${req.path}`)));
     socket.on("data", (c) => chunks.push(c));
-    socket.on("error", reject);
+    // A refused body is not read: the server answers, then closes, which resets a connection that is
+    // still sending. The answer has come first (as browsers read it, after the upload fails).
+    socket.on("error", (error) => (chunks.length > 0 ? undefined : reject(error)));
     socket.on("close", () => {
       const text = Buffer.concat(chunks).toString("latin1");
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
