@@ -110,6 +110,16 @@ export default tseslint.config(
               message:
                 "Import from ~/components/ui: the package's index puts every component in the first-load JavaScript.",
             },
+            // swr is patched out of Clerk's React SDK (patches/@clerk+shared+3.48.0.patch): these hooks throw.
+            ...["@clerk/remix", "@clerk/clerk-react"].map((name) => ({
+              name,
+              importNames: ["useOrganization", "useOrganizationList"],
+              message:
+                "Built on swr, which is left out of the bundle: read the organization in a loader, or follow clerk-js with useClerk().addListener.",
+            })),
+            ...["@clerk/remix/experimental", "@clerk/clerk-react/experimental", "@clerk/shared/react", "swr"].map(
+              (name) => ({ name, message: "swr is left out of the bundle (patches/@clerk+shared+3.48.0.patch)." }),
+            ),
           ],
         },
       ],

@@ -1,7 +1,10 @@
-import { useOrganization } from "@clerk/remix";
+import { useClerk } from "@clerk/remix";
 import { useLocation, useNavigate, useRevalidator } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useCallback, useEffect, useRef, useSyncExternalStore } from "react";
 import { ORGANIZATIONS_CHANGED, orgPath, type OrgSummary } from "~/lib/orgs/organizations";
+
+/** What clerk-js holds of the page's organization. */
+type Held = { name: string; slug: string | null; imageUrl: string | null };
 
 /**
  * Clerk's OrganizationProfile changes the organization straight from the
@@ -12,22 +15,30 @@ import { ORGANIZATIONS_CHANGED, orgPath, type OrgSummary } from "~/lib/orgs/orga
  * two sources that word an image differently cannot loop.
  */
 export function useFollowOrganizationChanges(org: OrgSummary) {
-  const { organization } = useOrganization();
+  const clerk = useClerk();
+  // Read from clerk-js's own listener, not Clerk's useOrganization hook: that hook sets up paginated
+  // lists this page never reads, and with them swr on every page's first load (issue 56).
+  const key = useSyncExternalStore(
+    useCallback((changed: () => void) => clerk.addListener(changed), [clerk]),
+    () => {
+      const organization = clerk.organization;
+      if (organization?.id !== org.id) return null;
+      const now: Held = {
+        name: organization.name,
+        slug: organization.slug || null,
+        imageUrl: organization.hasImage ? organization.imageUrl : null,
+      };
+      return JSON.stringify(now);
+    },
+    () => null,
+  );
   const navigate = useNavigate();
   const { pathname, search } = useLocation();
   const revalidator = useRevalidator();
   const followed = useRef<string | null>(null);
 
-  const now =
-    organization?.id === org.id
-      ? {
-          name: organization.name,
-          slug: organization.slug || null,
-          imageUrl: organization.hasImage ? organization.imageUrl : null,
-        }
-      : null;
+  const now = key === null ? null : (JSON.parse(key) as Held);
   const changed = now !== null && (now.name !== org.name || now.slug !== org.slug || now.imageUrl !== org.imageUrl);
-  const key = now ? JSON.stringify(now) : null;
 
   useEffect(() => {
     if (!changed || !now || followed.current === key) return;

@@ -133,6 +133,29 @@ describe("Radix Themes, patched (patches/, applied by npm's postinstall)", () =>
   });
 });
 
+describe("Clerk's React SDK, patched (patches/@clerk+shared)", () => {
+  it("brings no swr into the browser's bundle (Clerk's hooks built on it are refused by lint)", async () => {
+    const { build } = await import("esbuild");
+    const result = await build({
+      stdin: {
+        contents:
+          'import { ClerkApp, useAuth, useClerk } from "@clerk/remix"; console.log(ClerkApp, useAuth, useClerk);',
+        resolveDir: ROOT,
+      },
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "browser",
+      external: ["react", "react-dom", "@remix-run/react"],
+      metafile: true,
+      logLevel: "silent",
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((path) => path.includes("node_modules/@clerk/shared/"))).toBe(true);
+    expect(inputs.filter((path) => /node_modules\/swr\//.test(path))).toEqual([]);
+  });
+});
+
 describe("the auth object", () => {
   it("is built once per authentication, however many loaders ask for it", async () => {
     const { createClerkClient } = await import("@clerk/backend");
