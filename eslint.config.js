@@ -110,16 +110,23 @@ export default tseslint.config(
               message:
                 "Import from ~/components/ui: the package's index puts every component in the first-load JavaScript.",
             },
-            // swr is patched out of Clerk's React SDK (patches/@clerk+shared+3.48.0.patch): these hooks throw.
-            ...["@clerk/remix", "@clerk/clerk-react"].map((name) => ({
-              name,
+            // Clerk's React SDK from its ES modules only (app/lib/clerk/clerk-root.tsx): @clerk/remix is CommonJS,
+            // which brings all of it into every page, and a second copy's contexts would not see the provider.
+            {
+              name: "@clerk/remix",
+              message:
+                "Import from @clerk/clerk-react (the root's provider is app/lib/clerk/clerk-root.tsx); on the server, @clerk/remix/api.server.",
+            },
+            {
+              name: "@clerk/clerk-react",
               importNames: ["useOrganization", "useOrganizationList"],
               message:
-                "Built on swr, which is left out of the bundle: read the organization in a loader, or follow clerk-js with useClerk().addListener.",
+                "Built on swr (about 6 KB gzip more on every page): read the organization in a loader, or follow clerk-js with useClerk().addListener.",
+            },
+            ...["@clerk/clerk-react/experimental", "@clerk/shared/react", "swr"].map((name) => ({
+              name,
+              message: "Clerk's hooks built on swr would put it in every page's first load (docs/performance.md).",
             })),
-            ...["@clerk/remix/experimental", "@clerk/clerk-react/experimental", "@clerk/shared/react", "swr"].map(
-              (name) => ({ name, message: "swr is left out of the bundle (patches/@clerk+shared+3.48.0.patch)." }),
-            ),
           ],
         },
       ],

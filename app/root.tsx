@@ -1,4 +1,4 @@
-import { ClerkApp, useAuth, useClerk } from "@clerk/remix";
+import { useAuth, useClerk } from "@clerk/clerk-react";
 import interLatin from "@fontsource-variable/inter/files/inter-latin-wght-normal.woff2";
 import groteskLatin from "@fontsource-variable/space-grotesk/files/space-grotesk-latin-wght-normal.woff2";
 import { Theme as RadixTheme } from "~/components/ui";
@@ -28,6 +28,7 @@ import { useRootData } from "~/hooks/use-root-data";
 import { useResolvedTheme, useThemeAcrossTabs } from "~/hooks/use-theme";
 import { browserAnalytics } from "~/lib/analytics/settings.server";
 import { authenticate, getRequestAuth } from "~/lib/clerk/auth.server";
+import { withClerk } from "~/lib/clerk/clerk-root";
 import { withClerkState } from "~/lib/clerk/clerk-state.server";
 import { lazyClerk } from "~/lib/clerk/lazy-clerk";
 import { SIGN_IN_URL, SIGN_UP_URL } from "~/lib/clerk/urls";
@@ -161,7 +162,7 @@ function App() {
   );
 }
 
-export default ClerkApp(App, {
+export default withClerk(App, {
   signInUrl: SIGN_IN_URL,
   signUpUrl: SIGN_UP_URL,
   signInFallbackRedirectUrl: "/",

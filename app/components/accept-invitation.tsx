@@ -1,4 +1,4 @@
-import { useClerk } from "@clerk/remix";
+import { useClerk } from "@clerk/clerk-react";
 import { Form, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { ACCEPT_INVITATION_PATH, ORGANIZATIONS_CHANGED, orgPath, type MyInvitation } from "~/lib/orgs/organizations";

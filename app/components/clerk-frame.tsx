@@ -1,5 +1,6 @@
-import { ClerkLoading } from "@clerk/remix";
-import { Flex, Heading, Spinner, Text } from "~/components/ui";
+import { ClerkLoading } from "@clerk/clerk-react";
+import { Spinner } from "@radix-ui/themes/components/spinner";
+import { Flex, Heading, Text } from "~/components/ui";
 import { useEffect, type ReactNode } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";
 import { loadClerk } from "~/lib/clerk/lazy-clerk";

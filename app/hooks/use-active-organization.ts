@@ -1,4 +1,4 @@
-import { useAuth, useClerk } from "@clerk/remix";
+import { useAuth, useClerk } from "@clerk/clerk-react";
 import { useEffect, useRef } from "react";
 import { loadClerk } from "~/lib/clerk/lazy-clerk";
 

@@ -1,4 +1,4 @@
-import { useClerk } from "@clerk/remix";
+import { useClerk } from "@clerk/clerk-react";
 import { useLocation, useNavigate, useRevalidator } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useSyncExternalStore } from "react";
 import { ORGANIZATIONS_CHANGED, orgPath, type OrgSummary } from "~/lib/orgs/organizations";

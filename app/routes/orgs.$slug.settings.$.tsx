@@ -1,4 +1,4 @@
-import { OrganizationProfile, useAuth } from "@clerk/remix";
+import { OrganizationProfile, useAuth } from "@clerk/clerk-react";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useRouteLoaderData } from "@remix-run/react";
 import { ClerkFrame } from "~/components/clerk-frame";

@@ -1,4 +1,4 @@
-import { SignUp } from "@clerk/remix";
+import { SignUp } from "@clerk/clerk-react";
 import type { MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";

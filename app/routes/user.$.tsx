@@ -1,4 +1,4 @@
-import { UserProfile } from "@clerk/remix";
+import { UserProfile } from "@clerk/clerk-react";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
 import { requireUserId } from "~/lib/clerk/auth.server";

@@ -13,14 +13,20 @@ const truthy = (value: string | undefined) => value === "1" || value === "true";
  * the request a second time. The e2e suite (real clerk-js) holds this to it.
  */
 export function withClerkState<Data extends Record<string, unknown>>(state: RequestState, data: Data) {
+  // Clerk's headers (cookies it refreshes, say) go with the answer, as rootAuthLoader sends them.
+  return json({ ...data, clerkState: clerkStateOf(state) }, { headers: state.headers });
+}
+
+/** What the browser's Clerk provider starts from (app/lib/clerk/clerk-root.tsx). */
+export type ClerkState = ReturnType<typeof clerkStateOf>;
+
+function clerkStateOf(state: RequestState) {
   const env = getEnv();
-  const clerkState = {
+  return {
     __internal_clerk_state: {
       __clerk_ssr_state: authOf(state),
       __publishableKey: state.publishableKey,
       __proxyUrl: state.proxyUrl,
-      __domain: state.domain,
-      __isSatellite: state.isSatellite,
       __signInUrl: SIGN_IN_URL,
       __signUpUrl: SIGN_UP_URL,
       __clerkJSUrl: env.CLERK_JS,
@@ -28,6 +34,4 @@ export function withClerkState<Data extends Record<string, unknown>>(state: Requ
       __telemetryDebug: truthy(process.env.CLERK_TELEMETRY_DEBUG),
     },
   };
-  // Clerk's headers (cookies it refreshes, say) go with the answer, as rootAuthLoader sends them.
-  return json({ ...data, clerkState }, { headers: state.headers });
 }

@@ -1,6 +1,6 @@
 import type { LoadClerkJsScriptOptions } from "./clerk-js-script.cjs";
 import { loadClerkJsScript } from "./clerk-js-script.client";
-import type { BrowserClerk as Clerk } from "@clerk/remix";
+import type { BrowserClerk as Clerk } from "@clerk/clerk-react";
 
 /*
  * clerk-js, loaded when the page needs it rather than at every page's start.
