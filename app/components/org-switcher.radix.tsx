@@ -1,12 +1,13 @@
-// Deep import keeps the popover out of the first-load JavaScript (see ~/components/ui).
+// Deep imports keep the popover out of the first-load JavaScript (see ~/components/ui).
 import * as Popover from "@radix-ui/themes/components/popover";
+import { Separator } from "@radix-ui/themes/components/separator";
 import { Link } from "@remix-run/react";
 import { useState, type KeyboardEvent, type ReactNode } from "react";
 import type { useSwitcherList } from "~/hooks/use-switcher-list";
 import { orgPath, roleLabel, type MyInvitation, type OrgSummary } from "~/lib/orgs/organizations";
 import { AcceptInvitation } from "./accept-invitation";
 import { EntityAvatar } from "./entity-avatar";
-import { Flex, Separator, Text } from "./ui";
+import { Flex, Text } from "./ui";
 
 // Arrow keys, Home and End move between the popover's links; Tab still works too.
 function moveFocus(event: KeyboardEvent<HTMLDivElement>) {

@@ -1,4 +1,5 @@
-import { Badge, Box, Button, Card, Flex, Heading, Text } from "~/components/ui";
+import { Box } from "@radix-ui/themes/components/box";
+import { Badge, Button, Card, Flex, Heading, Text } from "~/components/ui";
 import { redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
 import { getRequestAuth } from "~/lib/clerk/auth.server";

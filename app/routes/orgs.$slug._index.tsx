@@ -1,4 +1,4 @@
-import { Button, Card, Flex, Grid, Heading, Text } from "~/components/ui";
+import { Button, Card, Flex, Heading, Text } from "~/components/ui";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { MemberRow } from "~/components/member-row";
@@ -19,7 +19,7 @@ export default function OrganizationHome() {
       <Heading as="h2" size="6">
         Overview
       </Heading>
-      <Grid columns={{ initial: "1", sm: "3" }} gap="4">
+      <div className="figures">
         <Card size="3">
           <Text as="p" size="2" color="gray">
             Members
@@ -44,7 +44,7 @@ export default function OrganizationHome() {
             {base}
           </Text>
         </Card>
-      </Grid>
+      </div>
       <Card size="3">
         <Flex justify="between" align="center" mb="3" gap="3" wrap="wrap">
           <Heading as="h3" size="4">
