@@ -25,8 +25,8 @@ type InitialState = ProviderProps["initialState"];
  * `clerkState` (app/lib/clerk/clerk-state.server.ts), as @clerk/remix's
  * `ClerkApp` does, but on @clerk/clerk-react's ES modules. @clerk/remix is
  * CommonJS, which esbuild cannot tree-shake: through it every page loaded the
- * whole of Clerk's React SDK (swr, the billing hooks, Stripe's elements),
- * about 15 KB gzip more (docs/performance.md). So the browser's code imports
+ * whole of Clerk's React SDK (swr, the billing hooks, Stripe's elements):
+ * 165.1 KB gzip on the organization home, 132.3 KB now (docs/performance.md). So the browser's code imports
  * Clerk's React SDK from @clerk/clerk-react alone: one copy, one context
  * (eslint.config.js refuses @clerk/remix in app/, but for its server entries).
  */
