@@ -14,8 +14,8 @@
  * routes' chunks: 1.3 KB gzip less on the organization home. The same holds
  * for `Box` (the landing page), `Spinner` (Clerk's pages) and `Separator`
  * (the switcher's popover); the organization home's grid is a plain element
- * (`.figures`). Splitting the rest further would cost
- * more in extra files than it saves.
+ * (`.figures`). Splitting the rest further would cost more in extra files
+ * than it saves.
  */
 export { Badge } from "@radix-ui/themes/components/badge";
 export { Button } from "@radix-ui/themes/components/button";
