@@ -21,12 +21,11 @@ export function staticFiles(root: string, { dev = false } = {}): RequestHandler 
     "/_clerk-js",
     express.static(dirname(require.resolve("@clerk/clerk-js")), { maxAge: "1h", index: false, fallthrough: false }),
   );
-  // Only paths that name a file go looking on disk.
-  const publicFiles = express.static(join(root, "public"), { maxAge: "1h", index: false });
-  router.use((req, res, next) => (/\.[A-Za-z0-9]+$/.test(req.path) ? publicFiles(req, res, next) : next()));
-  // A request for none of them passes by without entering the router: a router
-  // that ends unmatched hands on after a turn of the event loop (setImmediate),
-  // in which Node reads 64 KB more of any body that is coming.
+  router.use(express.static(join(root, "public"), { maxAge: "1h", index: false }));
+  // Only paths under those two or that name a file go looking on disk. The
+  // rest pass by without entering the router: a router that ends unmatched
+  // hands on after a turn of the event loop (setImmediate), in which Node
+  // reads 64 KB more of any body that is coming.
   return (req, res, next) => (FILE_PATH.test(req.path) ? router(req, res, next) : next());
 }
 
