@@ -7,8 +7,8 @@ import {
   parseDomainName,
   parseEnrollmentMode,
   requireDomainsEnabled,
-  setEnrollmentMode,
-  setVerified,
+  updateDomain,
+  verifyDomainOwnership,
 } from "../domain/organization-domains";
 import { organizationDomainJSON } from "../json/organization-domains";
 import { ApiError } from "../domain/errors";
@@ -74,12 +74,8 @@ export function registerOrganizationDomainRoutes(route: Route, { store, org }: B
   route("PATCH", "/v1/organizations/:id/domains/:domainId", (req) => {
     const domain = domainOf(req);
     const body = bodyOf(req.body);
-    // Verified first, so that one request can verify a domain and make it enroll users.
-    if (body.verified !== undefined && body.verified !== null && isTrue(body.verified) !== isVerified(domain))
-      setVerified(store, domain, isTrue(body.verified));
-    const mode = str(body.enrollment_mode);
-    if (mode !== null) setEnrollmentMode(store, domain, parseEnrollmentMode(mode));
-    return out(domain);
+    const verified = body.verified === undefined || body.verified === null ? null : isTrue(body.verified);
+    return out(updateDomain(store, domain, { verified, enrollmentMode: str(body.enrollment_mode) }));
   });
 
   route("DELETE", "/v1/organizations/:id/domains/:domainId", (req) => {
@@ -90,11 +86,7 @@ export function registerOrganizationDomainRoutes(route: Route, { store, org }: B
 
   // Clerk checks a DNS TXT record; the emulator has no DNS to check, and this is the call that marks it checked.
   route("POST", "/v1/organizations/:id/domains/:domainId/verify_ownership", (req) => {
-    const domain = domainOf(req);
-    domain.ownershipVerifiedAt ??= Date.now();
-    domain.updatedAt = Date.now();
-    store.changed();
-    return out(domain);
+    return out(verifyDomainOwnership(store, domainOf(req)));
   });
 
   route("GET", "/v1/organization_domains", (req) => {

@@ -37,10 +37,6 @@ export function registerOrganizationRoleRoutes(route: Route, { store }: BackendC
     if (!permission) throw new ApiError(404, "resource_not_found", `No permission found with id ${String(id)}.`);
     return permission;
   };
-  const changed = <T>(value: T): T => {
-    store.changed();
-    return value;
-  };
 
   route("GET", "/v1/organization_roles", (req) => {
     const found = filterList(ROLE_LIST, req, store, store.state.roles);
@@ -55,24 +51,24 @@ export function registerOrganizationRoleRoutes(route: Route, { store }: BackendC
         "The emulator has no role sets: every role is offered in every organization.",
       );
     }
-    return roleJSON(store, changed(createRole(store, body)), "bapi");
+    return roleJSON(store, createRole(store, body), "bapi");
   });
   route("GET", "/v1/organization_roles/:roleId", (req) => roleJSON(store, roleOf(req.params.roleId), "bapi"));
   route("PATCH", "/v1/organization_roles/:roleId", (req) =>
-    roleJSON(store, changed(updateRole(store, roleOf(req.params.roleId), bodyOf(req.body))), "bapi"),
+    roleJSON(store, updateRole(store, roleOf(req.params.roleId), bodyOf(req.body)), "bapi"),
   );
   route("DELETE", "/v1/organization_roles/:roleId", (req) => {
     const role = roleOf(req.params.roleId);
     deleteRole(store, role);
-    return changed(deletedJSON("role", role.id));
+    return deletedJSON("role", role.id);
   });
   route("POST", "/v1/organization_roles/:roleId/permissions/:permissionId", (req) => {
     const role = assignPermission(store, roleOf(req.params.roleId), permissionOf(req.params.permissionId));
-    return roleJSON(store, changed(role), "bapi");
+    return roleJSON(store, role, "bapi");
   });
   route("DELETE", "/v1/organization_roles/:roleId/permissions/:permissionId", (req) => {
     const role = removePermission(store, roleOf(req.params.roleId), permissionOf(req.params.permissionId));
-    return roleJSON(store, changed(role), "bapi");
+    return roleJSON(store, role, "bapi");
   });
 
   // Clerk's system permissions are listed with the instance's own.
@@ -81,19 +77,17 @@ export function registerOrganizationRoleRoutes(route: Route, { store }: BackendC
     const list = orderBy(req, found, orders, "-created_at").map(permissionJSON);
     return paginate(list, req.query);
   });
-  route("POST", "/v1/organization_permissions", (req) =>
-    permissionJSON(changed(createPermission(store, bodyOf(req.body)))),
-  );
+  route("POST", "/v1/organization_permissions", (req) => permissionJSON(createPermission(store, bodyOf(req.body))));
   route("GET", "/v1/organization_permissions/:permissionId", (req) =>
     permissionJSON(permissionOf(req.params.permissionId)),
   );
   route("PATCH", "/v1/organization_permissions/:permissionId", (req) => {
     const permission = customPermission(store, String(req.params.permissionId));
-    return permissionJSON(changed(updatePermission(store, permission, bodyOf(req.body))));
+    return permissionJSON(updatePermission(store, permission, bodyOf(req.body)));
   });
   route("DELETE", "/v1/organization_permissions/:permissionId", (req) => {
     const permission = customPermission(store, String(req.params.permissionId));
     deletePermission(store, permission);
-    return changed(deletedJSON("permission", permission.id));
+    return deletedJSON("permission", permission.id);
   });
 }

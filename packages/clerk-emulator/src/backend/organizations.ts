@@ -1,12 +1,21 @@
 import { deletedJSON, membershipJSON, organizationJSON } from "../json";
-import { changeRole, membershipOf, removeMember } from "../domain/memberships";
+import { addMember, changeRole, membershipOf, removeMember } from "../domain/memberships";
 import { parseRoleKey } from "../domain/roles";
-import { mergeMetadata, parseMetadata } from "../domain/metadata";
-import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../domain/organizations";
+import { parseMetadata } from "../domain/metadata";
+import {
+  createOrganizationFor,
+  deleteOrganization,
+  type OrganizationFields,
+  removeOrganizationLogo,
+  setOrganizationLogo,
+  setOrganizationMetadata,
+  updateOrganization,
+  validateOrganizationInput,
+} from "../domain/organizations";
 import { ApiError } from "../domain/errors";
 import { paginate, str } from "../http/routing";
 import { readImageUpload, uploadFormField } from "../http/uploads";
-import type { MembershipRecord, OrgRecord, Store } from "../state/store";
+import type { MembershipRecord, Metadata, OrgRecord, Store } from "../state/store";
 import { bodyOf, timeOf } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { filterList, MEMBERSHIP_LIST, ORGANIZATION_LIST, orderBy } from "./query-params";
@@ -32,8 +41,8 @@ export const membershipOrders = (store: Store): Record<string, (m: MembershipRec
 };
 
 /** The kept fields an organization's create or update gives besides name and slug, checked before anything changes. */
-function organizationFields(body: Record<string, unknown>): Partial<OrgRecord> {
-  const out: Partial<OrgRecord> = {};
+function organizationFields(body: Record<string, unknown>): OrganizationFields {
+  const out: OrganizationFields = {};
   for (const kind of ["public", "private"] as const) {
     const value = body[`${kind}_metadata`];
     if (value !== undefined) out[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
@@ -55,8 +64,10 @@ function organizationFields(body: Record<string, unknown>): Partial<OrgRecord> {
 }
 
 /** A membership's metadata as given at its creation (checked before anything changes). */
-function membershipMetadata(body: Record<string, unknown>): Partial<MembershipRecord> {
-  const out: Partial<MembershipRecord> = {};
+function membershipMetadata(
+  body: Record<string, unknown>,
+): Pick<MembershipRecord, "publicMetadata" | "privateMetadata"> {
+  const out: Pick<MembershipRecord, "publicMetadata" | "privateMetadata"> = {};
   for (const kind of ["public", "private"] as const) {
     const value = body[`${kind}_metadata`];
     if (value !== undefined) out[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);
@@ -81,35 +92,26 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
       throw new ApiError(422, "resource_not_found", "created_by user not found", "created_by");
     const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
     const fields = organizationFields(bodyOf(req.body));
-    const created = createOrganizationFor(store, createdBy, input);
-    Object.assign(created, fields);
-    if (fields.createdAt !== undefined) created.updatedAt = fields.createdAt;
-    store.changed();
-    return organizationJSON(store, created, "bapi");
+    return organizationJSON(store, createOrganizationFor(store, createdBy, input, fields), "bapi");
   });
   route("GET", "/v1/organizations/:id", (req) => organizationJSON(store, org(req), "bapi"));
   route("PATCH", "/v1/organizations/:id", (req) => {
     const found = org(req);
     const body = bodyOf(req.body);
     const fields = organizationFields(body);
-    updateOrganization(store, found, { name: str(body.name), slug: str(body.slug) });
-    Object.assign(found, fields);
-    store.changed();
+    updateOrganization(store, found, { name: str(body.name), slug: str(body.slug) }, fields);
     return organizationJSON(store, found, "bapi");
   });
   // PATCH merges (Clerk's deep merge); PUT, which Core 3's @clerk/backend (API version 2026-05-12) sends for
   // metadata given to `updateOrganization` and for `replaceOrganizationMetadata`, replaces each field it names.
   const setMetadata = (merge: boolean) => (req: Parameters<Parameters<Route>[2]>[0]) => {
     const found = org(req);
+    const given: Partial<Record<"public" | "private", Metadata>> = {};
     for (const kind of ["public", "private"] as const) {
       const value: unknown = req.body?.[`${kind}_metadata`];
-      if (value === undefined) continue;
-      const given = parseMetadata(value, `${kind}_metadata`);
-      found[`${kind}Metadata`] = merge ? mergeMetadata(found[`${kind}Metadata`], given) : given;
+      if (value !== undefined) given[kind] = parseMetadata(value, `${kind}_metadata`);
     }
-    found.updatedAt = Date.now();
-    store.changed();
-    return organizationJSON(store, found, "bapi");
+    return organizationJSON(store, setOrganizationMetadata(store, found, given, merge), "bapi");
   };
   route("PATCH", "/v1/organizations/:id/metadata", setMetadata(true));
   route("PUT", "/v1/organizations/:id/metadata", setMetadata(false));
@@ -119,25 +121,16 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
     if (uploader !== null && !store.user(uploader)) {
       throw new ApiError(404, "resource_not_found", "User not found", "uploader_user_id");
     }
-    const image = store.saveImage(await readImageUpload(req));
-    store.deleteImage(found.imageId);
-    found.imageId = image.id;
-    found.updatedAt = Date.now();
-    store.changed();
-    return organizationJSON(store, found, "bapi");
+    return organizationJSON(store, setOrganizationLogo(store, found, await readImageUpload(req)), "bapi");
   });
   route("DELETE", "/v1/organizations/:id/logo", (req) => {
     const found = org(req);
-    if (!found.imageId) throw new ApiError(404, "resource_not_found", "This organization has no logo.");
-    store.deleteImage(found.imageId);
-    found.imageId = null;
-    found.updatedAt = Date.now();
-    store.changed();
+    removeOrganizationLogo(store, found);
     return organizationJSON(store, found, "bapi");
   });
   route("DELETE", "/v1/organizations/:id", (req) => {
     const found = org(req);
-    store.deleteOrganization(found);
+    deleteOrganization(store, found);
     return deletedJSON("organization", found.id, found.slug ? { slug: found.slug } : {});
   });
 
@@ -155,11 +148,7 @@ export function registerOrganizationRoutes(route: Route, { store, org }: Backend
     const userId = str(req.body?.user_id) ?? "";
     const role = parseRoleKey(store, req.body?.role);
     const metadata = membershipMetadata(bodyOf(req.body));
-    if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
-    if (store.membership(found.id, userId))
-      throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
-    const m = Object.assign(store.addMembership(found.id, userId, role), metadata);
-    return membershipJSON(store, m, "bapi");
+    return membershipJSON(store, addMember(store, found, userId, role, metadata), "bapi");
   });
   route("PATCH", "/v1/organizations/:id/memberships/:userId", (req) => {
     const m = membershipOf(store, org(req), String(req.params.userId));

@@ -28,9 +28,10 @@ export function createMembershipRequest(store: Store, org: OrgRecord, userId: st
     createdAt: t,
     updatedAt: t,
   };
-  store.state.membershipRequests.push(request);
-  store.changed();
-  return request;
+  return store.write((state) => {
+    state.membershipRequests.push(request);
+    return request;
+  });
 }
 
 export function membershipRequestsOf(store: Store, org: OrgRecord, status: string | null): MembershipRequestRecord[] {
@@ -51,17 +52,19 @@ function pendingRequest(store: Store, org: OrgRecord, id: string): MembershipReq
 /** Accepted, the person becomes a member with the instance's default role (`org:member`). */
 export function acceptMembershipRequest(store: Store, org: OrgRecord, id: string): MembershipRequestRecord {
   const request = pendingRequest(store, org, id);
-  if (!store.membership(org.id, request.userId)) store.addMembership(org.id, request.userId, defaultRoleKey(store));
-  request.status = "accepted";
-  request.updatedAt = nowMs();
-  store.changed();
-  return request;
+  return store.write(() => {
+    if (!store.membership(org.id, request.userId)) store.addMembership(org.id, request.userId, defaultRoleKey(store));
+    request.status = "accepted";
+    request.updatedAt = nowMs();
+    return request;
+  });
 }
 
 export function rejectMembershipRequest(store: Store, org: OrgRecord, id: string): MembershipRequestRecord {
   const request = pendingRequest(store, org, id);
-  request.status = "rejected";
-  request.updatedAt = nowMs();
-  store.changed();
-  return request;
+  return store.write(() => {
+    request.status = "rejected";
+    request.updatedAt = nowMs();
+    return request;
+  });
 }

@@ -31,24 +31,42 @@ export function membershipOf(store: Store, org: OrgRecord, userId: string): Memb
   return m;
 }
 
+/**
+ * Adds a user of the instance to an organization directly, without an invitation, with metadata if given
+ * (the Backend API's): Clerk's 404 for an unknown user, 400 for a member.
+ */
+export function addMember(
+  store: Store,
+  org: OrgRecord,
+  userId: string,
+  role: Role,
+  metadata: Partial<Pick<MembershipRecord, "publicMetadata" | "privateMetadata">> = {},
+): MembershipRecord {
+  if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
+  if (store.membership(org.id, userId))
+    throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
+  return store.write(() => Object.assign(store.addMembership(org.id, userId, role), metadata));
+}
+
 export function changeRole(store: Store, m: MembershipRecord, role: Role): MembershipRecord {
   if (m.role === role) return m;
-  const before = m.role;
-  m.role = role;
-  // The new role may lack what the last admin needs: then nothing changes.
-  if (!store.membershipsOfOrg(m.orgId).some((o) => hasPermission(store, o, "org:sys_memberships:manage"))) {
-    m.role = before;
-    throw lastAdminError();
-  }
-  m.updatedAt = Date.now();
-  store.changed();
-  return m;
+  return store.write(() => {
+    const before = m.role;
+    m.role = role;
+    // The new role may lack what the last admin needs: then nothing changes.
+    if (!store.membershipsOfOrg(m.orgId).some((o) => hasPermission(store, o, "org:sys_memberships:manage"))) {
+      m.role = before;
+      throw lastAdminError();
+    }
+    m.updatedAt = Date.now();
+    return m;
+  });
 }
 
 /** Removes a member, or lets one leave: either way the last admin stays. */
 export function removeMember(store: Store, m: MembershipRecord): MembershipRecord {
   if (isLastAdmin(store, m)) throw lastAdminError();
-  store.removeMembership(m);
+  store.write(() => store.removeMembership(m));
   return m;
 }
 

@@ -147,9 +147,10 @@ export function createDomain(
     createdAt: t,
     updatedAt: t,
   };
-  store.state.organizationDomains.push(domain);
-  store.changed();
-  return domain;
+  return store.write((state) => {
+    state.organizationDomains.push(domain);
+    return domain;
+  });
 }
 
 export const isVerified = (d: OrganizationDomainRecord) => d.affiliation?.status === "verified";
@@ -175,30 +176,56 @@ export function setEnrollmentMode(
   }
   requireModeEnabled(store, mode);
   const t = Date.now();
-  if (deletePending) {
-    for (const i of store.state.invitations)
-      if (i.domainId === domain.id && i.status === "pending") Object.assign(i, { status: "revoked", updatedAt: t });
-    store.state.organizationSuggestions = store.state.organizationSuggestions.filter(
-      (s) => s.domainId !== domain.id || s.status !== "pending",
-    );
-  }
-  if (mode !== domain.enrollmentMode) domain.enrollmentSince = t;
-  domain.enrollmentMode = mode;
-  domain.updatedAt = t;
-  store.changed();
+  store.write((state) => {
+    if (deletePending) {
+      for (const i of state.invitations)
+        if (i.domainId === domain.id && i.status === "pending") Object.assign(i, { status: "revoked", updatedAt: t });
+      state.organizationSuggestions = state.organizationSuggestions.filter(
+        (s) => s.domainId !== domain.id || s.status !== "pending",
+      );
+    }
+    if (mode !== domain.enrollmentMode) domain.enrollmentSince = t;
+    domain.enrollmentMode = mode;
+    domain.updatedAt = t;
+  });
 }
 
 /** Marks the affiliation verified (the Backend API's `verified: true`, or a code attempted). */
 export function setVerified(store: Store, domain: OrganizationDomainRecord, verified: boolean): void {
   const t = Date.now();
-  domain.affiliation = verified ? verifiedAffiliation(t) : null;
-  // An unverified domain enrolls nobody.
-  if (!verified && domain.enrollmentMode !== "manual_invitation") {
-    domain.enrollmentMode = "manual_invitation";
-    domain.enrollmentSince = t;
-  }
-  domain.updatedAt = t;
-  store.changed();
+  store.write(() => {
+    domain.affiliation = verified ? verifiedAffiliation(t) : null;
+    // An unverified domain enrolls nobody.
+    if (!verified && domain.enrollmentMode !== "manual_invitation") {
+      domain.enrollmentMode = "manual_invitation";
+      domain.enrollmentSince = t;
+    }
+    domain.updatedAt = t;
+  });
+}
+
+/**
+ * The Backend API's update of a domain: verified first, so that one request can verify a domain and make it
+ * enroll users, then the enrollment mode (`null`: not given). Each is its own change: a mode refused leaves the
+ * domain verified, and told so.
+ */
+export function updateDomain(
+  store: Store,
+  domain: OrganizationDomainRecord,
+  input: { verified: boolean | null; enrollmentMode: string | null },
+): OrganizationDomainRecord {
+  if (input.verified !== null && input.verified !== isVerified(domain)) setVerified(store, domain, input.verified);
+  if (input.enrollmentMode !== null) setEnrollmentMode(store, domain, parseEnrollmentMode(input.enrollmentMode));
+  return domain;
+}
+
+/** Clerk checks a DNS TXT record; the emulator has no DNS to check, and marks the ownership verified when asked. */
+export function verifyDomainOwnership(store: Store, domain: OrganizationDomainRecord): OrganizationDomainRecord {
+  return store.write(() => {
+    domain.ownershipVerifiedAt ??= Date.now();
+    domain.updatedAt = Date.now();
+    return domain;
+  });
 }
 
 /** The code goes to an address on the domain; it is TEST_EMAIL_CODE, as every code the emulator sends. */
@@ -213,10 +240,11 @@ export function prepareAffiliation(store: Store, domain: OrganizationDomainRecor
     );
   }
   const t = Date.now();
-  domain.affiliationEmail = email;
-  domain.affiliation = { status: "unverified", attempts: 0, expireAt: t + 10 * 60_000, verifiedAt: null };
-  domain.updatedAt = t;
-  store.changed();
+  store.write(() => {
+    domain.affiliationEmail = email;
+    domain.affiliation = { status: "unverified", attempts: 0, expireAt: t + 10 * 60_000, verifiedAt: null };
+    domain.updatedAt = t;
+  });
   store.send(affiliationCodeEmail(store, { address: email, orgId: domain.orgId, domain: domain.name }, code));
 }
 
@@ -233,9 +261,11 @@ export function attemptAffiliation(store: Store, domain: OrganizationDomainRecor
   if (pending.expireAt !== null && pending.expireAt <= Date.now()) {
     throw new ApiError(400, "verification_expired", "The code has expired. Ask for a new one.", "code");
   }
-  pending.attempts += 1;
-  domain.updatedAt = Date.now();
-  store.changed();
+  // The attempt counts (and is told) even when the code is wrong.
+  store.write(() => {
+    pending.attempts += 1;
+    domain.updatedAt = Date.now();
+  });
   if (given.trim() !== code) {
     throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
   }
@@ -243,12 +273,13 @@ export function attemptAffiliation(store: Store, domain: OrganizationDomainRecor
 }
 
 export function deleteDomain(store: Store, domain: OrganizationDomainRecord): void {
-  store.state.organizationDomains = store.state.organizationDomains.filter((d) => d !== domain);
-  // Pending suggestions go with it; invitations it made stay, as any invitation does.
-  store.state.organizationSuggestions = store.state.organizationSuggestions.filter(
-    (s) => s.domainId !== domain.id || s.status !== "pending",
-  );
-  store.changed();
+  store.write((state) => {
+    state.organizationDomains = state.organizationDomains.filter((d) => d !== domain);
+    // Pending suggestions go with it; invitations it made stay, as any invitation does.
+    state.organizationSuggestions = state.organizationSuggestions.filter(
+      (s) => s.domainId !== domain.id || s.status !== "pending",
+    );
+  });
 }
 
 /** A user's verified addresses on a domain. */
@@ -290,30 +321,33 @@ function inviteByDomain(store: Store, org: OrgRecord, domain: OrganizationDomain
   );
   if (blocked) return;
   // No email: Clerk's automatic invitations wait in the person's organization switcher.
-  const invitation = createInvitation(store, org, {
-    email,
-    role: store.state.instance.organizationSettings.domainsDefaultRole,
-    inviterUserId: null,
-    redirectUrl: null,
-    link: null,
+  store.write(() => {
+    const invitation = createInvitation(store, org, {
+      email,
+      role: store.state.instance.organizationSettings.domainsDefaultRole,
+      inviterUserId: null,
+      redirectUrl: null,
+      link: null,
+    });
+    invitation.domainId = domain.id;
   });
-  invitation.domainId = domain.id;
 }
 
 function suggestByDomain(store: Store, domain: OrganizationDomainRecord, user: UserRecord): void {
   const known = store.state.organizationSuggestions.some((s) => s.orgId === domain.orgId && s.userId === user.id);
   if (known) return;
   const t = Date.now();
-  store.state.organizationSuggestions.push({
-    id: newId("orgsug"),
-    orgId: domain.orgId,
-    domainId: domain.id,
-    userId: user.id,
-    status: "pending",
-    createdAt: t,
-    updatedAt: t,
+  store.write((state) => {
+    state.organizationSuggestions.push({
+      id: newId("orgsug"),
+      orgId: domain.orgId,
+      domainId: domain.id,
+      userId: user.id,
+      status: "pending",
+      createdAt: t,
+      updatedAt: t,
+    });
   });
-  store.changed();
 }
 
 /** A suggestion accepted: a pending request to join, for an admin to accept or reject. */
@@ -322,20 +356,21 @@ export function acceptSuggestion(store: Store, suggestion: OrganizationSuggestio
     throw new ApiError(400, "organization_suggestion_already_accepted", "This suggestion is already accepted.");
   }
   const t = Date.now();
-  suggestion.status = "accepted";
-  suggestion.updatedAt = t;
-  const pending = store.state.membershipRequests.some(
-    (r) => r.orgId === suggestion.orgId && r.userId === suggestion.userId && r.status === "pending",
-  );
-  if (!pending) {
-    store.state.membershipRequests.push({
-      id: newId("orgmbr"),
-      orgId: suggestion.orgId,
-      userId: suggestion.userId,
-      status: "pending",
-      createdAt: t,
-      updatedAt: t,
-    });
-  }
-  store.changed();
+  store.write((state) => {
+    suggestion.status = "accepted";
+    suggestion.updatedAt = t;
+    const pending = state.membershipRequests.some(
+      (r) => r.orgId === suggestion.orgId && r.userId === suggestion.userId && r.status === "pending",
+    );
+    if (!pending) {
+      state.membershipRequests.push({
+        id: newId("orgmbr"),
+        orgId: suggestion.orgId,
+        userId: suggestion.userId,
+        status: "pending",
+        createdAt: t,
+        updatedAt: t,
+      });
+    }
+  });
 }

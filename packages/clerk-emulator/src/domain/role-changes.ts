@@ -1,12 +1,13 @@
 import { newId, nowMs } from "../state/ids";
 import type { PermissionRecord, RoleRecord } from "../state/records";
+import type { Store } from "../state/store";
 import { CREATOR_ROLE_ID, DEFAULT_ROLE_ID, findRole, permissionById, permissionType, type Holder } from "./roles";
 import { ApiError } from "./errors";
 
 /**
  * Changes to the instance's organization roles and custom permissions, with
  * Clerk's rules (the Backend API's `/v1/organization_roles` and
- * `/v1/organization_permissions`). The caller saves (`store.changed()`).
+ * `/v1/organization_permissions`), each one write (`store.write`).
  */
 const ROLE_KEY = /^org:[a-z0-9_]+$/;
 const PERMISSION_KEY = /^org:[a-z0-9_]+:[a-z0-9_]+$/;
@@ -71,7 +72,7 @@ function permissionIdsOf(store: Holder, value: unknown): string[] {
 
 const optionalDescription = (value: unknown): string | null => (typeof value === "string" ? value : null);
 
-export function createRole(store: Holder, body: Record<string, unknown>): RoleRecord {
+export function createRole(store: Store, body: Record<string, unknown>): RoleRecord {
   const t = nowMs();
   const role: RoleRecord = {
     id: newId("role"),
@@ -83,25 +84,29 @@ export function createRole(store: Holder, body: Record<string, unknown>): RoleRe
     createdAt: t,
     updatedAt: t,
   };
-  store.state.roles.push(role);
-  return role;
+  return store.write((state) => {
+    state.roles.push(role);
+    return role;
+  });
 }
 
 /** A role's new name, key, description or permissions (what is not sent stays); memberships follow a new key. */
-export function updateRole(store: Holder, role: RoleRecord, body: Record<string, unknown>): RoleRecord {
+export function updateRole(store: Store, role: RoleRecord, body: Record<string, unknown>): RoleRecord {
   const name = body.name === undefined || body.name === null ? role.name : requiredText(body.name, "name");
   const key = body.key === undefined || body.key === null ? role.key : roleKeyOf(store, body.key, role);
   const permissionIds =
     body.permissions === undefined || body.permissions === null
       ? role.permissionIds
       : permissionIdsOf(store, body.permissions);
-  if (key !== role.key) {
-    for (const m of store.state.memberships) if (m.role === role.key) m.role = key;
-    for (const i of store.state.invitations) if (i.role === role.key) i.role = key;
-  }
-  Object.assign(role, { name, key, permissionIds, updatedAt: nowMs() });
-  if (body.description !== undefined) role.description = optionalDescription(body.description);
-  return role;
+  return store.write((state) => {
+    if (key !== role.key) {
+      for (const m of state.memberships) if (m.role === role.key) m.role = key;
+      for (const i of state.invitations) if (i.role === role.key) i.role = key;
+    }
+    Object.assign(role, { name, key, permissionIds, updatedAt: nowMs() });
+    if (body.description !== undefined) role.description = optionalDescription(body.description);
+    return role;
+  });
 }
 
 /**
@@ -109,7 +114,7 @@ export function updateRole(store: Holder, role: RoleRecord, body: Record<string,
  * for new members, that someone holds, or that an invitation names (Clerk's
  * description of `DELETE /v1/organization_roles/{id}`).
  */
-export function deleteRole(store: Holder, role: RoleRecord): void {
+export function deleteRole(store: Store, role: RoleRecord): void {
   const inUse =
     role.id === CREATOR_ROLE_ID ||
     role.id === DEFAULT_ROLE_ID ||
@@ -124,28 +129,34 @@ export function deleteRole(store: Holder, role: RoleRecord): void {
       `The role ${role.key} is the creator role or the default role, or members or invitations have it; change those first.`,
     );
   }
-  store.state.roles = store.state.roles.filter((r) => r !== role);
+  store.write((state) => {
+    state.roles = state.roles.filter((r) => r !== role);
+  });
 }
 
-export function assignPermission(store: Holder, role: RoleRecord, permission: PermissionRecord): RoleRecord {
+export function assignPermission(store: Store, role: RoleRecord, permission: PermissionRecord): RoleRecord {
   if (role.permissionIds.includes(permission.id)) {
     throw new ApiError(409, "duplicate_record", `The role already has the permission ${permission.key}.`);
   }
-  role.permissionIds.push(permission.id);
-  role.updatedAt = nowMs();
-  return role;
+  return store.write(() => {
+    role.permissionIds.push(permission.id);
+    role.updatedAt = nowMs();
+    return role;
+  });
 }
 
-export function removePermission(store: Holder, role: RoleRecord, permission: PermissionRecord): RoleRecord {
+export function removePermission(store: Store, role: RoleRecord, permission: PermissionRecord): RoleRecord {
   if (!role.permissionIds.includes(permission.id)) {
     throw new ApiError(404, "resource_not_found", `The role does not have the permission ${permission.key}.`);
   }
-  role.permissionIds = role.permissionIds.filter((id) => id !== permission.id);
-  role.updatedAt = nowMs();
-  return role;
+  return store.write(() => {
+    role.permissionIds = role.permissionIds.filter((id) => id !== permission.id);
+    role.updatedAt = nowMs();
+    return role;
+  });
 }
 
-export function createPermission(store: Holder, body: Record<string, unknown>): PermissionRecord {
+export function createPermission(store: Store, body: Record<string, unknown>): PermissionRecord {
   const t = nowMs();
   const permission: PermissionRecord = {
     id: newId("perm"),
@@ -155,8 +166,10 @@ export function createPermission(store: Holder, body: Record<string, unknown>): 
     createdAt: t,
     updatedAt: t,
   };
-  store.state.permissions.push(permission);
-  return permission;
+  return store.write((state) => {
+    state.permissions.push(permission);
+    return permission;
+  });
 }
 
 /** A custom permission only: Clerk's system ones cannot be changed or deleted. */
@@ -169,20 +182,23 @@ export function customPermission(store: Holder, id: string): PermissionRecord {
   return found;
 }
 
-export function updatePermission(store: Holder, p: PermissionRecord, body: Record<string, unknown>): PermissionRecord {
-  if (body.name !== undefined) p.name = requiredText(body.name, "name");
-  if (body.key !== undefined) p.key = permissionKeyOf(store, body.key, p);
-  if (body.description !== undefined) p.description = typeof body.description === "string" ? body.description : "";
-  p.updatedAt = nowMs();
-  return p;
+/** A permission's new name, key or description (what is not sent stays), all checked before any changes. */
+export function updatePermission(store: Store, p: PermissionRecord, body: Record<string, unknown>): PermissionRecord {
+  const name = body.name === undefined ? p.name : requiredText(body.name, "name");
+  const key = body.key === undefined ? p.key : permissionKeyOf(store, body.key, p);
+  const description =
+    body.description === undefined ? p.description : typeof body.description === "string" ? body.description : "";
+  return store.write(() => Object.assign(p, { name, key, description, updatedAt: nowMs() }));
 }
 
 /** A deleted permission leaves every role that had it. */
-export function deletePermission(store: Holder, p: PermissionRecord): void {
-  store.state.permissions = store.state.permissions.filter((other) => other !== p);
-  for (const role of store.state.roles) {
-    if (!role.permissionIds.includes(p.id)) continue;
-    role.permissionIds = role.permissionIds.filter((id) => id !== p.id);
-    role.updatedAt = nowMs();
-  }
+export function deletePermission(store: Store, p: PermissionRecord): void {
+  store.write((state) => {
+    state.permissions = state.permissions.filter((other) => other !== p);
+    for (const role of state.roles) {
+      if (!role.permissionIds.includes(p.id)) continue;
+      role.permissionIds = role.permissionIds.filter((id) => id !== p.id);
+      role.updatedAt = nowMs();
+    }
+  });
 }

@@ -1,5 +1,14 @@
 import type { Request } from "express";
-import { createOrganizationFor, updateOrganization, validateOrganizationInput } from "../domain/organizations";
+import {
+  createOrganizationFor,
+  deleteOrganization,
+  removeOrganizationLogo,
+  requireAdminDeleteEnabled,
+  requireOrganizationsEnabled,
+  setOrganizationLogo,
+  updateOrganization,
+  validateOrganizationInput,
+} from "../domain/organizations";
 import { invitationsTo, redeemTicket } from "../domain/invitations";
 import { deletedJSON, frontendInvitationJSON, membershipJSON, organizationJSON } from "../json";
 import { removeMember } from "../domain/memberships";
@@ -80,13 +89,7 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
   // Organizations -------------------------------------------------------------
   route("POST", "/v1/organizations", (req, res) => {
     const { user } = me(req);
-    if (!store.state.instance.organizationSettings.enabled) {
-      throw new ApiError(
-        403,
-        "organization_not_enabled_in_instance",
-        "Organizations are not enabled for this instance.",
-      );
-    }
+    requireOrganizationsEnabled(store);
     const input = validateOrganizationInput(store, str(req.body?.name), str(req.body?.slug));
     const org = createOrganizationFor(store, user.id, input);
     return reply(req, res, organizationJSON(store, org, "fapi"));
@@ -104,35 +107,20 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
 
   route("DELETE", "/v1/organizations/:id", (req, res) => {
     const { org } = orgWith(req, "org:sys_profile:delete");
-    if (!store.state.instance.organizationSettings.adminDeleteEnabled) {
-      throw new ApiError(
-        403,
-        "organization_admin_delete_not_enabled",
-        "Admins cannot delete organizations in this instance.",
-      );
-    }
-    store.deleteOrganization(org);
+    requireAdminDeleteEnabled(store);
+    deleteOrganization(store, org);
     return reply(req, res, deletedJSON("organization", org.id, org.slug ? { slug: org.slug } : {}));
   });
 
   route("PUT", "/v1/organizations/:id/logo", async (req, res) => {
     const { org } = orgWith(req, "org:sys_profile:manage");
-    const image = store.saveImage(await readImageUpload(req));
-    store.deleteImage(org.imageId);
-    org.imageId = image.id;
-    org.updatedAt = Date.now();
-    store.changed();
+    setOrganizationLogo(store, org, await readImageUpload(req));
     return reply(req, res, organizationJSON(store, org, "fapi"));
   });
 
   route("DELETE", "/v1/organizations/:id/logo", (req, res) => {
     const { org } = orgWith(req, "org:sys_profile:manage");
-    if (!org.imageId) throw new ApiError(404, "resource_not_found", "This organization has no logo.");
-    const id = org.imageId;
-    store.deleteImage(id);
-    org.imageId = null;
-    org.updatedAt = Date.now();
-    store.changed();
+    const id = removeOrganizationLogo(store, org);
     return reply(req, res, deletedJSON("image", id));
   });
 
