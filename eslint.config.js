@@ -188,7 +188,7 @@ export default tseslint.config(
         "packages/clerk-emulator/src/index.ts",
       ],
       ignores: [
-        ...["client", "email-links", "me-emails", "me-mfa", "me-phones", "me", "organizations"].map(
+        ...["client", "email-links", "me-mfa", "organizations"].map(
           (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
         ),
         ...["session-verification", "sign-in-second-factor", "sign-ins", "sign-ups"].map(
@@ -197,16 +197,11 @@ export default tseslint.config(
         ...[
           "clients",
           "domains",
-          "email-addresses",
           "instance",
           "organization-domains",
           "organization-roles",
           "organizations",
-          "phone-numbers",
           "session-tokens",
-          "user-access",
-          "user-profile",
-          "users",
           "webhook-app",
         ].map((name) => `packages/clerk-emulator/src/backend/${name}.ts`),
         "packages/clerk-emulator/src/index.ts",
