@@ -188,24 +188,13 @@ export default tseslint.config(
         "packages/clerk-emulator/src/index.ts",
       ],
       ignores: [
-        ...["client", "email-links", "me-emails", "me-mfa", "me-phones", "me"].map(
-          (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
-        ),
+        ...["client", "email-links", "me-mfa"].map((name) => `packages/clerk-emulator/src/frontend/${name}.ts`),
         ...["session-verification", "sign-in-second-factor", "sign-ins", "sign-ups"].map(
           (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
         ),
-        ...[
-          "clients",
-          "domains",
-          "email-addresses",
-          "instance",
-          "phone-numbers",
-          "session-tokens",
-          "user-access",
-          "user-profile",
-          "users",
-          "webhook-app",
-        ].map((name) => `packages/clerk-emulator/src/backend/${name}.ts`),
+        ...["clients", "domains", "instance", "session-tokens", "webhook-app"].map(
+          (name) => `packages/clerk-emulator/src/backend/${name}.ts`,
+        ),
         "packages/clerk-emulator/src/index.ts",
       ],
       rules: {

@@ -51,9 +51,5 @@ export function createBackendContext(
       if (!found) throw new ApiError(404, "resource_not_found", "Organization not found");
       return found;
     },
-    revokeSessionsOf(user: UserRecord) {
-      for (const s of store.state.sessions)
-        if (s.userId === user.id && s.status === "active") store.endSession(s, "revoked");
-    },
   };
 }

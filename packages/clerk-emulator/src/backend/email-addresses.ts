@@ -7,6 +7,13 @@ import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { EmailRecord, UserRecord } from "../state/store";
 import { TEST_EMAIL_CODE, isSentCode } from "../domain/verification-codes";
+import {
+  addEmailAddress,
+  removeEmailAddress,
+  replaceEmailAddresses,
+  updateEmailAddress,
+  verifyEmailAddress,
+} from "../domain/email-addresses";
 import { isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";
 
@@ -41,56 +48,15 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
     throw new ApiError(404, "resource_not_found", "Email address not found");
   };
 
-  const refuseTaken = (address: string, except?: UserRecord) => {
-    if (store.emailTaken(address, except)) {
-      throw new ApiError(
-        422,
-        "form_identifier_exists",
-        "That email address is taken. Please try another.",
-        "email_address",
-      );
-    }
-  };
-
-  const makePrimary = (user: UserRecord, email: EmailRecord) => {
-    if (!email.verified) {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "Only a verified email address can be primary.",
-        "primary",
-        "An unverified email address cannot be the primary one: verify it first.",
-      );
-    }
-    user.email = email.email;
-    user.emailId = email.id;
-  };
-
-  const touched = (user: UserRecord, email?: EmailRecord) => {
-    const t = Date.now();
-    if (email) email.updatedAt = t;
-    user.updatedAt = t;
-    store.changed();
-  };
-
   route("POST", "/v1/email_addresses", (req) => {
     const userId = str(req.body?.user_id);
     if (!userId) throw new ApiError(422, "form_param_missing", "Enter user_id.", "user_id");
     const user = store.user(userId);
     if (!user) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
-    const address = parseEmail(req.body?.email_address);
-    refuseTaken(address);
-    const t = Date.now();
-    const email: EmailRecord = {
-      id: newId("idn"),
-      email: address,
+    const email = addEmailAddress(store, user, parseEmail(req.body?.email_address), {
       verified: isTrue(req.body?.verified),
-      createdAt: t,
-      updatedAt: t,
-    };
-    if (isTrue(req.body?.primary)) makePrimary(user, email);
-    user.emails.push(email);
-    touched(user);
+      primary: isTrue(req.body?.primary),
+    });
     return emailAddressJSON(email);
   });
 
@@ -98,37 +64,17 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
 
   route("PATCH", "/v1/email_addresses/:id", (req) => {
     const { user, email } = emailById(req);
-    const verified = req.body?.verified;
-    if (verified !== undefined && verified !== null) {
-      if (!isTrue(verified) && email.id === user.emailId) {
-        throw new ApiError(
-          422,
-          "form_param_value_invalid",
-          "The primary email address must stay verified.",
-          "verified",
-          "Make another verified address primary before marking this one unverified.",
-        );
-      }
-      // Verified, an address is the user's alone: nobody else may hold it, verified or not.
-      if (isTrue(verified)) refuseTaken(email.email, user);
-      email.verified = isTrue(verified);
-    }
-    if (isTrue(req.body?.primary)) makePrimary(user, email);
-    touched(user, email);
-    return emailAddressJSON(email);
+    const verified: unknown = req.body?.verified;
+    const changes = {
+      verified: verified === undefined || verified === null ? undefined : isTrue(verified),
+      primary: isTrue(req.body?.primary),
+    };
+    return emailAddressJSON(updateEmailAddress(store, user, email, changes));
   });
 
   route("DELETE", "/v1/email_addresses/:id", (req) => {
     const { user, email } = emailById(req);
-    if (email.id === user.emailId) {
-      throw new ApiError(
-        400,
-        "primary_identification_deletion_not_allowed",
-        "You cannot delete the primary email address. Make another address primary first.",
-      );
-    }
-    user.emails = user.emails.filter((e) => e !== email);
-    touched(user);
+    removeEmailAddress(store, user, email, "admin");
     return deletedJSON("email_address", email.id);
   });
 
@@ -186,11 +132,7 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
       return verificationJSON(verification);
     }
     verification.status = "verified";
-    if (!email.verified) {
-      refuseTaken(email.email, user);
-      email.verified = true;
-      touched(user, email);
-    }
+    if (!email.verified) verifyEmailAddress(store, user, email, "admin");
     return verificationJSON(verification);
   });
 
@@ -199,22 +141,6 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
     const user = userOf(req);
     const address = parseEmail(req.body?.email_address);
     const status = identificationStatus(req.body?.identification_status, "addresses");
-    const kept = user.emails.find((e) => e.email === address);
-    // An unverified address is not claimed: someone else may hold it too, as Clerk says.
-    if (!kept && status === "verified") refuseTaken(address, user);
-    const t = Date.now();
-    const email: EmailRecord = kept ?? {
-      id: newId("idn"),
-      email: address,
-      verified: false,
-      createdAt: t,
-      updatedAt: t,
-    };
-    email.verified = status === "verified";
-    user.emails = [email];
-    user.email = email.email;
-    user.emailId = email.id;
-    touched(user, email);
-    return emailAddressJSON(email);
+    return emailAddressJSON(replaceEmailAddresses(store, user, address, status === "verified"));
   });
 }

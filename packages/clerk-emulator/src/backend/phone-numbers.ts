@@ -1,5 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { addPhone, parsePhone, refuseTakenPhone, removePhone, verifyPhone } from "../domain/identifiers";
+import { parsePhone } from "../domain/identifiers";
+import {
+  addPhoneNumber,
+  removePhoneNumber,
+  replacePhoneNumbers,
+  updatePhoneNumber,
+  verifyPhoneNumber,
+} from "../domain/phone-numbers";
 import { deletedJSON, phoneNumberJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
@@ -42,30 +49,15 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     throw new ApiError(404, "resource_not_found", "Phone number not found");
   };
 
-  /** `primary: true` is for a verified number only: Clerk's 422, checked before anything changes. */
-  const refuseUnverifiedPrimary = (body: Record<string, unknown>, verified: boolean) => {
-    if (isTrue(body.primary) && !verified) {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        "primary",
-        "Only a verified phone number can be primary.",
-      );
-    }
-  };
-
   // `reserved_for_second_factor: true` is refused by body-params.ts: no SMS second factor here.
   route("POST", "/v1/phone_numbers", (req) => {
     const body = bodyOf(req.body);
     const user = store.user(str(body.user_id) ?? "");
     if (!user) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
-    const number = parsePhone(body.phone_number);
-    refuseTakenPhone(store, number);
-    refuseUnverifiedPrimary(body, isTrue(body.verified));
-    const phone = addPhone(user, number, isTrue(body.verified) ? "admin" : null);
-    if (isTrue(body.primary)) user.phoneId = phone.id;
-    store.changed();
+    const phone = addPhoneNumber(store, user, parsePhone(body.phone_number), {
+      verifiedBy: isTrue(body.verified) ? "admin" : null,
+      primary: isTrue(body.primary),
+    });
     return phoneNumberJSON(phone);
   });
 
@@ -74,25 +66,18 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
   route("PATCH", "/v1/phone_numbers/:id", (req) => {
     const body = bodyOf(req.body);
     const { user, phone } = phoneById(req.params.id);
-    const unverify = body.verified === false || body.verified === "false";
-    refuseUnverifiedPrimary(body, unverify ? false : phone.verified || isTrue(body.verified));
-    if (isTrue(body.verified) && !phone.verified) verifyPhone(user, phone, "admin");
     // `verified: false` takes the verification away; the number is no longer primary then.
-    if (unverify && phone.verified) {
-      phone.verified = false;
-      delete phone.verifiedBy;
-      if (user.phoneId === phone.id) user.phoneId = user.phones.find((p) => p.verified)?.id ?? null;
-    }
-    if (isTrue(body.primary)) user.phoneId = phone.id;
-    phone.updatedAt = user.updatedAt = Date.now();
-    store.changed();
-    return phoneNumberJSON(phone);
+    const verified = isTrue(body.verified)
+      ? true
+      : body.verified === false || body.verified === "false"
+        ? false
+        : undefined;
+    return phoneNumberJSON(updatePhoneNumber(store, user, phone, { verified, primary: isTrue(body.primary) }));
   });
 
   route("DELETE", "/v1/phone_numbers/:id", (req) => {
     const { user, phone } = phoneById(req.params.id);
-    removePhone(user, phone);
-    store.changed();
+    removePhoneNumber(store, user, phone);
     return deletedJSON("phone_number", phone.id);
   });
 
@@ -128,10 +113,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     verification.attempts += 1;
     if (code === TEST_EMAIL_CODE) {
       verification.status = "verified";
-      if (!phone.verified) {
-        verifyPhone(user, phone, "phone_code");
-        store.changed();
-      }
+      if (!phone.verified) verifyPhoneNumber(store, user, phone, "phone_code");
     } else if (verification.attempts >= MAX_ATTEMPTS) {
       verification.status = "failed";
     }
@@ -144,12 +126,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     const body = bodyOf(req.body);
     const number = parsePhone(body.phone_number);
     const status = identificationStatus(body.identification_status, "phone numbers");
-    refuseTakenPhone(store, number, user);
-    user.phones = [];
-    user.phoneId = null;
     // An unverified number cannot be primary: the user then has none until it is verified.
-    const phone = addPhone(user, number, status === "verified" ? "admin" : null);
-    store.changed();
-    return phoneNumberJSON(phone);
+    return phoneNumberJSON(replacePhoneNumbers(store, user, number, status === "verified"));
   });
 }

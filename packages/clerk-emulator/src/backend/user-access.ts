@@ -1,4 +1,10 @@
-import { lockUser, unlockUser } from "../domain/account-restrictions";
+import { banUser, lockAccount, unbanUser, unlockAccount } from "../domain/account-restrictions";
+import {
+  clearPasswordCompromised,
+  markPasswordCompromised,
+  passwordNotSetError,
+  removePassword,
+} from "../domain/passwords";
 import { userJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
@@ -14,18 +20,8 @@ const MAX_BULK_USERS = 50;
  * standing (verify it, remove it, mark it compromised). Each change is the
  * user's `user.updated` webhook, which the webhook sender sees by itself.
  */
-export function registerUserAccessRoutes(route: Route, { store, userOf, revokeSessionsOf }: BackendContext): void {
-  const saved = (user: UserRecord) => {
-    user.updatedAt = Date.now();
-    store.changed();
-    return userJSON(store, user, "bapi");
-  };
-
-  /** A banned user's sessions are revoked at once, and no sign-in lets them in again (account-restrictions.ts). */
-  const setBanned = (user: UserRecord, banned: boolean) => {
-    user.banned = banned;
-    if (banned) revokeSessionsOf(user);
-  };
+export function registerUserAccessRoutes(route: Route, { store, userOf }: BackendContext): void {
+  const json = (user: UserRecord) => userJSON(store, user, "bapi");
 
   /** Every user `user_ids` names, each found before anything changes. */
   const bulkUsers = (body: unknown) => {
@@ -46,49 +42,20 @@ export function registerUserAccessRoutes(route: Route, { store, userOf, revokeSe
     });
   };
 
-  route("POST", "/v1/users/:id/ban", (req) => {
-    const user = userOf(req);
-    setBanned(user, true);
-    return saved(user);
-  });
-  route("POST", "/v1/users/:id/unban", (req) => {
-    const user = userOf(req);
-    setBanned(user, false);
-    return saved(user);
-  });
-  route("POST", "/v1/users/ban", (req) =>
-    bulkUsers(req.body).map((user) => {
-      setBanned(user, true);
-      return saved(user);
-    }),
-  );
-  route("POST", "/v1/users/unban", (req) =>
-    bulkUsers(req.body).map((user) => {
-      setBanned(user, false);
-      return saved(user);
-    }),
-  );
+  route("POST", "/v1/users/:id/ban", (req) => json(banUser(store, userOf(req))));
+  route("POST", "/v1/users/:id/unban", (req) => json(unbanUser(store, userOf(req))));
+  route("POST", "/v1/users/ban", (req) => bulkUsers(req.body).map((user) => json(banUser(store, user))));
+  route("POST", "/v1/users/unban", (req) => bulkUsers(req.body).map((user) => json(unbanUser(store, user))));
 
   // A lock lasts the instance's lockout duration (an hour, Clerk's default); its sessions stay.
-  route("POST", "/v1/users/:id/lock", (req) => {
-    const user = userOf(req);
-    lockUser(user);
-    return saved(user);
-  });
-  route("POST", "/v1/users/:id/unlock", (req) => {
-    const user = userOf(req);
-    unlockUser(user);
-    return saved(user);
-  });
-
-  const noPassword = () =>
-    new ApiError(400, "password_not_set", "This user has no password.", undefined, "The user has no password set.");
+  route("POST", "/v1/users/:id/lock", (req) => json(lockAccount(store, userOf(req))));
+  route("POST", "/v1/users/:id/unlock", (req) => json(unlockAccount(store, userOf(req))));
 
   route("POST", "/v1/users/:id/verify_password", (req) => {
     const user = userOf(req);
     const password = str(req.body?.password);
     if (password === null) throw new ApiError(422, "form_param_missing", "Enter password.", "password");
-    if (!user.passwordHash) throw noPassword();
+    if (!user.passwordHash) throw passwordNotSetError();
     if (!verifyPassword(password, user.passwordHash)) {
       throw new ApiError(422, "form_password_incorrect", "Password is incorrect.", "password");
     }
@@ -96,29 +63,17 @@ export function registerUserAccessRoutes(route: Route, { store, userOf, revokeSe
   });
 
   // Without a password the user is returned unchanged (and no webhook is sent), as Clerk documents.
-  route("POST", "/v1/users/:id/remove_password", (req) => {
-    const user = userOf(req);
-    if (!user.passwordHash) return userJSON(store, user, "bapi");
-    user.passwordHash = null;
-    user.passwordUpdatedAt = Date.now();
-    user.passwordCompromised = false;
-    if (isTrue(req.body?.sign_out_of_other_sessions)) revokeSessionsOf(user);
-    return saved(user);
-  });
+  route("POST", "/v1/users/:id/remove_password", (req) =>
+    json(removePassword(store, userOf(req), { signOut: isTrue(req.body?.sign_out_of_other_sessions) })),
+  );
 
   // A compromised password no longer signs in (`form_password_compromised`); an email code still does.
-  route("POST", "/v1/users/:id/password/set_compromised", (req) => {
-    const user = userOf(req);
-    if (!user.passwordHash) throw noPassword();
-    user.passwordCompromised = true;
-    if (isTrue(req.body?.revoke_all_sessions)) revokeSessionsOf(user);
-    return saved(user);
-  });
-  route("POST", "/v1/users/:id/password/unset_compromised", (req) => {
-    const user = userOf(req);
-    user.passwordCompromised = false;
-    return saved(user);
-  });
+  route("POST", "/v1/users/:id/password/set_compromised", (req) =>
+    json(markPasswordCompromised(store, userOf(req), { revokeSessions: isTrue(req.body?.revoke_all_sessions) })),
+  );
+  route("POST", "/v1/users/:id/password/unset_compromised", (req) =>
+    json(clearPasswordCompromised(store, userOf(req))),
+  );
 
   // Trusted devices are native iOS and Android apps' (`trusted_device_sign_in_enabled` is off): nobody has one.
   route("GET", "/v1/users/:id/trusted_devices", (req) => {

@@ -1,15 +1,18 @@
-import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../domain/identifiers";
+import { parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../domain/identifiers";
 import { ApiError } from "../domain/errors";
-import type { Store, UserRecord } from "../state/store";
+import type { Store } from "../state/store";
 import { asList } from "./context";
 
 /**
  * `POST /v1/users`' `username`, `phone_number` (one or more, E.164) and
  * `phone_number_identification_status`: all checked before the user is
- * made, then given to them. The numbers are verified (Clerk's default); the
- * first one is primary.
+ * made (domain/users.ts' createUser gives them). The numbers are verified
+ * (Clerk's default); the first one is primary.
  */
-export function newUserIdentifiers(store: Store, body: Record<string, unknown>) {
+export function newUserIdentifiers(
+  store: Store,
+  body: Record<string, unknown>,
+): { username: string | null; phones: string[] } {
   const username = body.username === undefined || body.username === null ? null : parseUsername(body.username);
   if (username) refuseTakenUsername(store, username);
   const phones = asList(body.phone_number).map((p) => parsePhone(p));
@@ -35,10 +38,5 @@ export function newUserIdentifiers(store: Store, body: Record<string, unknown>) 
       "The emulator creates every phone number verified: it has no reserved phone numbers.",
     );
   }
-  return {
-    apply(user: UserRecord) {
-      user.username = username;
-      for (const phone of phones) addPhone(user, phone, "admin");
-    },
-  };
+  return { username, phones };
 }

@@ -1,7 +1,8 @@
 import { deletedJSON, userJSON } from "../json";
 import { passkeysOf } from "../json/passkeys";
 import { ApiError } from "../domain/errors";
-import { parseMetadata } from "../domain/metadata";
+import { removePasskey } from "../domain/passkeys";
+import { removeProfileImage, replaceUserMetadata, setProfileImage } from "../domain/user-profile";
 import { readImageUpload } from "../http/uploads";
 import type { BackendContext, Route } from "./context";
 
@@ -9,22 +10,13 @@ import type { BackendContext, Route } from "./context";
 export function registerUserProfileRoutes(route: Route, { store, userOf }: BackendContext): void {
   route("POST", "/v1/users/:id/profile_image", async (req) => {
     const user = userOf(req);
-    const image = store.saveImage(await readImageUpload(req));
-    store.deleteImage(user.imageId);
-    user.imageId = image.id;
-    user.updatedAt = Date.now();
-    store.changed();
+    setProfileImage(store, user, await readImageUpload(req));
     return userJSON(store, user, "bapi");
   });
   // Without an image there is nothing to remove: the user comes back as they are.
   route("DELETE", "/v1/users/:id/profile_image", (req) => {
     const user = userOf(req);
-    if (user.imageId) {
-      store.deleteImage(user.imageId);
-      user.imageId = null;
-      user.updatedAt = Date.now();
-      store.changed();
-    }
+    removeProfileImage(store, user);
     return userJSON(store, user, "bapi");
   });
 
@@ -33,9 +25,7 @@ export function registerUserProfileRoutes(route: Route, { store, userOf }: Backe
     const user = userOf(req);
     const passkey = passkeysOf(store, user.id).find((p) => p.id === req.params.passkeyId);
     if (!passkey) throw new ApiError(404, "resource_not_found", "Passkey not found");
-    store.state.passkeys = store.state.passkeys.filter((p) => p !== passkey);
-    user.updatedAt = Date.now();
-    store.changed();
+    removePasskey(store, user, passkey);
     return deletedJSON("passkey", passkey.id);
   });
 
@@ -43,13 +33,11 @@ export function registerUserProfileRoutes(route: Route, { store, userOf }: Backe
   route("PUT", "/v1/users/:id/metadata", (req) => {
     const user = userOf(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const replaced = (["public", "private", "unsafe"] as const).flatMap((kind) => {
-      const value = body[`${kind}_metadata`];
-      return value === undefined ? [] : [[kind, parseMetadata(value, `${kind}_metadata`)] as const];
+    replaceUserMetadata(store, user, {
+      public: body.public_metadata,
+      private: body.private_metadata,
+      unsafe: body.unsafe_metadata,
     });
-    for (const [kind, value] of replaced) user[`${kind}Metadata`] = value;
-    user.updatedAt = Date.now();
-    store.changed();
     return userJSON(store, user, "bapi");
   });
 }

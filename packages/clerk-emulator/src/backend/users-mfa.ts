@@ -2,21 +2,17 @@ import { asList, type BackendContext, type Route } from "./context";
 import {
   checkSecondFactor,
   disableMfa,
-  importTotp,
   isTotpSecret,
   mfaSecretsOf,
   removeBackupCodes,
   removeTotp,
-  replaceBackupCodes,
   secondFactorsOf,
 } from "../domain/mfa";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
-import type { Store, UserRecord } from "../state/store";
+import type { MfaFields } from "../domain/users";
 
 /** `totp_secret` and `backup_codes` of `POST /v1/users` and `PATCH /v1/users/:id`, checked before anything changes. */
-export type MfaFields = { totpSecret?: string; backupCodes?: string[] };
-
 export function parseMfaFields(body: Record<string, unknown>): MfaFields {
   const out: MfaFields = {};
   if (body.totp_secret !== undefined && body.totp_secret !== null) {
@@ -40,11 +36,6 @@ export function parseMfaFields(body: Record<string, unknown>): MfaFields {
     out.backupCodes = [...new Set(codes)];
   }
   return out;
-}
-
-export function applyMfaFields(store: Store, user: UserRecord, fields: MfaFields): void {
-  if (fields.totpSecret) importTotp(store, user, fields.totpSecret);
-  if (fields.backupCodes) replaceBackupCodes(store, user, fields.backupCodes);
 }
 
 /** A user's second factors from the Backend API: check a code, take factors away. */

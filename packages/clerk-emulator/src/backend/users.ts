@@ -1,24 +1,21 @@
-import { lockUser } from "../domain/account-restrictions";
 import { invitationsTo, parseEmail, ticketUrl } from "../domain/invitations";
 import { backendInvitationJSON, deletedJSON, membershipJSON, publicOrganizationDataJSON, userJSON } from "../json";
-import { mergeMetadata, parseMetadata } from "../domain/metadata";
+import { parseMetadata } from "../domain/metadata";
 import { validateNewPassword } from "../domain/passwords";
+import { refuseTakenEmail } from "../domain/email-addresses";
+import { mergeUserMetadata } from "../domain/user-profile";
+import { createUser, deleteUser, refuseTakenExternalId, updateUser } from "../domain/users";
 import { ApiError } from "../domain/errors";
 import { paginate, str } from "../http/routing";
-import { newId } from "../state/ids";
-import { hashPassword, type UserRecord } from "../state/store";
-import { applyIdentifierChanges } from "../domain/identifiers";
+import type { UserRecord } from "../state/store";
 import { asList, type BackendContext, type Route } from "./context";
 import { newUserIdentifiers } from "./user-identifiers";
 import { bodyOf, isTrue, timeOf } from "./body-params";
 import { filterList, orderBy, page, USER_COUNT, USER_LIST } from "./query-params";
-import { applyMfaFields, parseMfaFields } from "./users-mfa";
+import { parseMfaFields } from "./users-mfa";
 
 /** Users: list, count, read, create, update (names, primary address, password, metadata), delete. */
-export function registerUserRoutes(
-  route: Route,
-  { store, userOf, revokeSessionsOf, frontendApiUrl }: BackendContext,
-): void {
+export function registerUserRoutes(route: Route, { store, userOf, frontendApiUrl }: BackendContext): void {
   /** The kept fields a create or update gives, each checked before anything changes. */
   const userFields = (body: Record<string, unknown>, user: UserRecord | null): Partial<UserRecord> => {
     const out: Partial<UserRecord> = {};
@@ -28,14 +25,7 @@ export function registerUserRoutes(
     if (body.locale !== undefined) out.locale = str(body.locale)?.trim() || null;
     if (body.external_id !== undefined) {
       const externalId = str(body.external_id)?.trim() || null;
-      if (externalId && store.state.users.some((u) => u !== user && u.externalId === externalId)) {
-        throw new ApiError(
-          422,
-          "form_identifier_exists",
-          "That external id is taken. Please try another.",
-          "external_id",
-        );
-      }
+      if (externalId) refuseTakenExternalId(store, externalId, user);
       out.externalId = externalId;
     }
     if (body.legal_accepted_at !== undefined) {
@@ -85,14 +75,7 @@ export function registerUserRoutes(
     if (new Set(emails).size !== emails.length) {
       throw new ApiError(422, "form_param_duplicate", "email_address must not contain duplicates.", "email_address");
     }
-    if (emails.some((e) => store.emailTaken(e))) {
-      throw new ApiError(
-        422,
-        "form_identifier_exists",
-        "That email address is taken. Please try another.",
-        "email_address",
-      );
-    }
+    for (const email of emails) refuseTakenEmail(store, email);
     const statuses = asList(body.email_address_identification_status);
     if (statuses.length > 0 && statuses.length !== emails.length) {
       throw new ApiError(
@@ -116,88 +99,50 @@ export function registerUserRoutes(
     const identifiers = newUserIdentifiers(store, body);
     const fields = userFields(body, null);
     const mfa = parseMfaFields(body);
-    const user = store.createUser({
-      email: emails[0]!,
-      passwordHash: password ? hashPassword(password) : null,
-      firstName: fields.firstName ?? null,
-      lastName: fields.lastName ?? null,
+    const user = createUser(store, {
+      emails,
+      password,
+      fields,
+      ...identifiers,
+      mfa,
+      banned: isTrue(body.banned),
+      locked: isTrue(body.locked),
     });
-    for (const email of emails.slice(1)) {
-      user.emails.push({
-        id: newId("idn"),
-        email,
-        verified: true,
-        createdAt: user.createdAt,
-        updatedAt: user.createdAt,
-      });
-    }
-    identifiers.apply(user);
-    Object.assign(user, fields);
-    applyMfaFields(store, user, mfa);
-    if (fields.createdAt !== undefined) user.updatedAt = fields.createdAt;
-    // Made banned or locked, the user cannot sign in from the start (account-restrictions.ts).
-    if (isTrue(body.banned)) user.banned = true;
-    if (isTrue(body.locked)) lockUser(user);
-    store.changed();
     return userJSON(store, user, "bapi");
   });
-  route("DELETE", "/v1/users/:id", (req) => {
-    const user = userOf(req);
-    store.deleteUser(user);
-    return deletedJSON("user", user.id);
-  });
+  route("DELETE", "/v1/users/:id", (req) => deletedJSON("user", deleteUser(store, userOf(req)).id));
   route("PATCH", "/v1/users/:id", (req) => {
     const user = userOf(req);
     const body = bodyOf(req.body);
     const fields = userFields(body, user);
     const mfa = parseMfaFields(body);
-    const imageId = str(body.profile_image_id);
-    if (imageId !== null && !store.image(imageId)) {
-      throw new ApiError(422, "form_param_value_invalid", "No such image.", "profile_image_id");
-    }
-    const primary = str(body.primary_email_address_id);
-    if (primary !== null) {
-      const email = user.emails.find((e) => e.id === primary && e.verified);
-      if (!email) {
-        throw new ApiError(
-          422,
-          "form_param_value_invalid",
-          "No such verified email address.",
-          "primary_email_address_id",
-        );
-      }
-      user.email = email.email;
-      user.emailId = email.id;
-    }
-    applyIdentifierChanges(store, user, body);
     const password = str(body.password);
-    if (password !== null) {
-      user.passwordHash = hashPassword(isTrue(body.skip_password_checks) ? password : validateNewPassword(password));
-      user.passwordUpdatedAt = Date.now();
-      user.passwordCompromised = false;
-      if (isTrue(body.sign_out_of_other_sessions)) revokeSessionsOf(user);
-    }
-    if (imageId !== null && imageId !== user.imageId) {
-      store.deleteImage(user.imageId);
-      user.imageId = imageId;
-    }
-    Object.assign(user, fields);
-    applyMfaFields(store, user, mfa);
-    user.updatedAt = Date.now();
-    store.changed();
+    updateUser(store, user, {
+      fields,
+      mfa,
+      imageId: str(body.profile_image_id),
+      primaryEmailAddressId: str(body.primary_email_address_id),
+      identifiers: body,
+      password:
+        password === null
+          ? null
+          : {
+              value: password,
+              skipChecks: isTrue(body.skip_password_checks),
+              signOut: isTrue(body.sign_out_of_other_sessions),
+            },
+    });
     return userJSON(store, user, "bapi");
   });
   // Clerk's merge: nested objects merge, a key set to null goes.
   route("PATCH", "/v1/users/:id/metadata", (req) => {
     const user = userOf(req);
-    for (const kind of ["public", "private", "unsafe"] as const) {
-      const value: unknown = req.body?.[`${kind}_metadata`];
-      if (value !== undefined) {
-        user[`${kind}Metadata`] = mergeMetadata(user[`${kind}Metadata`], parseMetadata(value, `${kind}_metadata`));
-      }
-    }
-    user.updatedAt = Date.now();
-    store.changed();
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    mergeUserMetadata(store, user, {
+      public: body.public_metadata,
+      private: body.private_metadata,
+      unsafe: body.unsafe_metadata,
+    });
     return userJSON(store, user, "bapi");
   });
   route("GET", "/v1/users/:id/organization_memberships", (req) => {

@@ -1,4 +1,5 @@
 import { ApiError } from "./errors";
+import { revokeSessionsOfUser } from "./user-sessions";
 import { newId } from "../state/ids";
 import type { IdentifierRecord, RestrictionsRecord, Store, UserRecord } from "../state/store";
 
@@ -30,22 +31,56 @@ export function verificationAttemptsRemaining(user: UserRecord): number {
   return Math.max(0, MAX_VERIFICATION_ATTEMPTS - countingAttempts(user));
 }
 
+/** Locks the user from now (inside a change that is already being made, such as a user's creation). */
 export function lockUser(user: UserRecord): void {
   user.lockedAt = Date.now();
 }
 
-export function unlockUser(user: UserRecord): void {
-  user.lockedAt = null;
-  user.failedAttempts = 0;
+/** Locked through the Backend API: for the instance's lockout duration (an hour, Clerk's default); sessions stay. */
+export function lockAccount(store: Store, user: UserRecord): UserRecord {
+  return store.write(() => {
+    lockUser(user);
+    user.updatedAt = Date.now();
+    return user;
+  });
+}
+
+/** Unlocked through the Backend API: the failed attempts count afresh. */
+export function unlockAccount(store: Store, user: UserRecord): UserRecord {
+  return store.write(() => {
+    user.lockedAt = null;
+    user.failedAttempts = 0;
+    user.updatedAt = Date.now();
+    return user;
+  });
+}
+
+/** A banned user's sessions are revoked at once, and no sign-in lets them in again (refuseBarredUser). */
+export function banUser(store: Store, user: UserRecord): UserRecord {
+  return store.write(() => {
+    user.banned = true;
+    revokeSessionsOfUser(store, user);
+    user.updatedAt = Date.now();
+    return user;
+  });
+}
+
+export function unbanUser(store: Store, user: UserRecord): UserRecord {
+  return store.write(() => {
+    user.banned = false;
+    user.updatedAt = Date.now();
+    return user;
+  });
 }
 
 /** A wrong password or code: the hundredth locks the account, as Clerk's lockout does. */
 export function recordFailedAttempt(store: Store, user: UserRecord): void {
-  const attempts = countingAttempts(user) + 1;
-  if (user.lockedAt && lockoutRemainingSeconds(user) === null) user.lockedAt = null;
-  user.failedAttempts = attempts;
-  if (attempts >= MAX_VERIFICATION_ATTEMPTS && !user.lockedAt) lockUser(user);
-  store.changed();
+  store.write(() => {
+    const attempts = countingAttempts(user) + 1;
+    if (user.lockedAt && lockoutRemainingSeconds(user) === null) user.lockedAt = null;
+    user.failedAttempts = attempts;
+    if (attempts >= MAX_VERIFICATION_ATTEMPTS && !user.lockedAt) lockUser(user);
+  });
 }
 
 /** A successful sign-in clears the count. */

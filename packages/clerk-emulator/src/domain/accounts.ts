@@ -8,5 +8,5 @@ import type { Store, UserRecord } from "../state/store";
  */
 export function removeAccount(store: Store, user: UserRecord): void {
   if (soleAdminOf(store, user.id).some((orgId) => store.membershipsOfOrg(orgId).length > 1)) throw lastAdminError();
-  store.deleteUser(user);
+  store.write(() => store.deleteUser(user));
 }

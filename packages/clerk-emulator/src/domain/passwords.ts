@@ -1,4 +1,6 @@
 import { ApiError } from "./errors";
+import { revokeSessionsOfUser } from "./user-sessions";
+import { hashPassword, verifyPassword, type Store, type UserRecord } from "../state/store";
 
 /** The instance's password rules (its environment says 8 to 72 characters). */
 export function validateNewPassword(password: string | null, param = "password"): string {
@@ -10,4 +12,84 @@ export function validateNewPassword(password: string | null, param = "password")
     throw new ApiError(422, "form_password_length_too_long", "Passwords must be 72 characters or fewer.", param);
   }
   return password;
+}
+
+/** The Backend API's answer for a password check or change on a user who has none. */
+export const passwordNotSetError = () =>
+  new ApiError(400, "password_not_set", "This user has no password.", undefined, "The user has no password set.");
+
+/**
+ * The person's own change (`POST /v1/me/change_password`): the current password first, when they have one,
+ * then the new one's rules; `keepSessionId`, when given, is the one session kept of theirs (the others are
+ * signed out).
+ */
+export function changePassword(
+  store: Store,
+  user: UserRecord,
+  current: string | null,
+  next: string | null,
+  keepSessionId: string | null,
+): void {
+  if (user.passwordHash && (!current || !verifyPassword(current, user.passwordHash))) {
+    throw new ApiError(422, "form_password_incorrect", "Password is incorrect. Try again.", "current_password");
+  }
+  const password = validateNewPassword(next, "new_password");
+  store.write(() => {
+    user.passwordHash = hashPassword(password);
+    user.passwordUpdatedAt = Date.now();
+    user.passwordCompromised = false;
+    user.updatedAt = user.passwordUpdatedAt;
+    if (keepSessionId !== null) revokeSessionsOfUser(store, user, keepSessionId);
+  });
+}
+
+/**
+ * A password set through the Backend API (checked unless `skipChecks`), no longer compromised; with
+ * `signOut`, every session of the user's ends. The user's `updatedAt` is the caller's.
+ */
+export function setPassword(
+  store: Store,
+  user: UserRecord,
+  password: string,
+  { skipChecks = false, signOut = false } = {},
+): void {
+  const hash = hashPassword(skipChecks ? password : validateNewPassword(password));
+  store.write(() => {
+    user.passwordHash = hash;
+    user.passwordUpdatedAt = Date.now();
+    user.passwordCompromised = false;
+    if (signOut) revokeSessionsOfUser(store, user);
+  });
+}
+
+/** Takes the user's password away (with `signOut`, their sessions too); without one, nothing changes. */
+export function removePassword(store: Store, user: UserRecord, { signOut = false } = {}): UserRecord {
+  if (!user.passwordHash) return user;
+  return store.write(() => {
+    user.passwordHash = null;
+    user.passwordUpdatedAt = Date.now();
+    user.passwordCompromised = false;
+    if (signOut) revokeSessionsOfUser(store, user);
+    user.updatedAt = Date.now();
+    return user;
+  });
+}
+
+/** A compromised password no longer signs in (`form_password_compromised`); with `revokeSessions`, every session ends. */
+export function markPasswordCompromised(store: Store, user: UserRecord, { revokeSessions = false } = {}): UserRecord {
+  if (!user.passwordHash) throw passwordNotSetError();
+  return store.write(() => {
+    user.passwordCompromised = true;
+    if (revokeSessions) revokeSessionsOfUser(store, user);
+    user.updatedAt = Date.now();
+    return user;
+  });
+}
+
+export function clearPasswordCompromised(store: Store, user: UserRecord): UserRecord {
+  return store.write(() => {
+    user.passwordCompromised = false;
+    user.updatedAt = Date.now();
+    return user;
+  });
 }

@@ -1,4 +1,3 @@
-import { newId } from "../state/ids";
 import { parseEmail } from "../domain/invitations";
 import { deletedJSON, emailAddressJSON } from "../json";
 import { verificationCodeEmail } from "../domain/messages";
@@ -8,6 +7,7 @@ import type { UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareEmailAddressLink } from "./email-links";
 import { TEST_EMAIL_CODE, isSentCode } from "../domain/verification-codes";
+import { addEmailAddress, removeEmailAddress, verifyEmailAddress } from "../domain/email-addresses";
 
 /** The signed-in person's email addresses: add one, verify it with a code, remove it. */
 export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
@@ -23,20 +23,7 @@ export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
 
   route("POST", "/v1/me/email_addresses", (req, res) => {
     const { user } = me(req);
-    const address = parseEmail(req.body?.email_address);
-    if (store.emailTaken(address)) {
-      throw new ApiError(
-        422,
-        "form_identifier_exists",
-        "That email address is taken. Please try another.",
-        "email_address",
-      );
-    }
-    const t = Date.now();
-    const email = { id: newId("idn"), email: address, verified: false, createdAt: t, updatedAt: t };
-    user.emails.push(email);
-    user.updatedAt = t;
-    store.changed();
+    const email = addEmailAddress(store, user, parseEmail(req.body?.email_address));
     return reply(req, res, emailAddressJSON(email));
   });
 
@@ -70,13 +57,7 @@ export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
       if (!isSentCode(req.body?.code)) {
         throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
       }
-      if (store.userByEmail(email.email)) {
-        throw new ApiError(422, "form_identifier_exists", "That email address is taken.", "email_address");
-      }
-      email.verified = true;
-      email.updatedAt = Date.now();
-      user.updatedAt = email.updatedAt;
-      store.changed();
+      verifyEmailAddress(store, user, email, "owner");
     }
     return reply(req, res, emailAddressJSON(email));
   });
@@ -84,16 +65,7 @@ export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
   route("DELETE", "/v1/me/email_addresses/:id", (req, res) => {
     const { user } = me(req);
     const email = emailOf(user, req.params.id);
-    if (email.id === user.emailId) {
-      throw new ApiError(
-        400,
-        "primary_identification_deletion_not_allowed",
-        "You cannot delete your primary email address. Make another address primary first.",
-      );
-    }
-    user.emails = user.emails.filter((e) => e !== email);
-    user.updatedAt = Date.now();
-    store.changed();
+    removeEmailAddress(store, user, email, "owner");
     return reply(req, res, deletedJSON("email_address", email.id));
   });
 }

@@ -1,4 +1,5 @@
-import { addPhone, parsePhone, phoneOf, refuseTakenPhone, removePhone, verifyPhone } from "../domain/identifiers";
+import { parsePhone, phoneOf } from "../domain/identifiers";
+import { addPhoneNumber, removePhoneNumber, verifyPhoneNumber } from "../domain/phone-numbers";
 import { deletedJSON, phoneNumberJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
@@ -14,10 +15,7 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
   route("POST", "/v1/me/phone_numbers", (req, res) => {
     const { user } = me(req);
     refuseSecondFactor(req.body?.reserved_for_second_factor);
-    const number = parsePhone(req.body?.phone_number);
-    refuseTakenPhone(store, number);
-    const phone = addPhone(user, number, null);
-    store.changed();
+    const phone = addPhoneNumber(store, user, parsePhone(req.body?.phone_number));
     return reply(req, res, phoneNumberJSON(phone));
   });
 
@@ -55,8 +53,7 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
     const phone = phoneOf(user, req.params.id);
     if (!phone.verified) {
       refuseWrongCode(req.body?.code);
-      verifyPhone(user, phone, "phone_code");
-      store.changed();
+      verifyPhoneNumber(store, user, phone, "phone_code");
     }
     return reply(req, res, phoneNumberJSON(phone));
   });
@@ -64,8 +61,7 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
   route("DELETE", "/v1/me/phone_numbers/:id", (req, res) => {
     const { user } = me(req);
     const phone = phoneOf(user, req.params.id);
-    removePhone(user, phone);
-    store.changed();
+    removePhoneNumber(store, user, phone);
     return reply(req, res, deletedJSON("phone_number", phone.id));
   });
 }

@@ -1,0 +1,142 @@
+import { newId } from "../state/ids";
+import { ApiError } from "./errors";
+import type { EmailRecord, Store, UserRecord } from "../state/store";
+
+/**
+ * A user's email addresses, as the person changes them (`/v1/me/email_addresses`, `by: "owner"`) and as the
+ * Backend API does (`by: "admin"`): an address belongs to one user, the primary one must be verified and
+ * cannot be deleted, and only a verified address signs in. The two APIs word some refusals differently.
+ */
+export type EmailChanger = "owner" | "admin";
+
+/** Refused while anyone but `except` holds the address, verified or not. */
+export function refuseTakenEmail(store: Store, address: string, except?: UserRecord): void {
+  if (store.emailTaken(address, except)) {
+    throw new ApiError(
+      422,
+      "form_identifier_exists",
+      "That email address is taken. Please try another.",
+      "email_address",
+    );
+  }
+}
+
+/** Makes a verified address the primary one; the Backend API's 422 (`primary`) for an unverified one. */
+function makePrimary(user: UserRecord, email: EmailRecord): void {
+  if (!email.verified) {
+    throw new ApiError(
+      422,
+      "form_param_value_invalid",
+      "Only a verified email address can be primary.",
+      "primary",
+      "An unverified email address cannot be the primary one: verify it first.",
+    );
+  }
+  user.email = email.email;
+  user.emailId = email.id;
+}
+
+/** A new address on the user's profile (taken ones refused), verified and made primary if asked. */
+export function addEmailAddress(
+  store: Store,
+  user: UserRecord,
+  address: string,
+  { verified = false, primary = false } = {},
+): EmailRecord {
+  refuseTakenEmail(store, address);
+  const t = Date.now();
+  const email: EmailRecord = { id: newId("idn"), email: address, verified, createdAt: t, updatedAt: t };
+  return store.write(() => {
+    if (primary) makePrimary(user, email);
+    user.emails.push(email);
+    user.updatedAt = t;
+    return email;
+  });
+}
+
+/**
+ * Marks the address verified after its code. The person's own (`owner`) is refused only when someone has
+ * verified it meanwhile; through the Backend API (`admin`) the address becomes the user's alone, refused
+ * while anyone else holds it at all.
+ */
+export function verifyEmailAddress(store: Store, user: UserRecord, email: EmailRecord, by: EmailChanger): void {
+  if (by === "owner" && store.userByEmail(email.email)) {
+    throw new ApiError(422, "form_identifier_exists", "That email address is taken.", "email_address");
+  }
+  if (by === "admin") refuseTakenEmail(store, email.email, user);
+  store.write(() => {
+    email.verified = true;
+    email.updatedAt = Date.now();
+    user.updatedAt = email.updatedAt;
+  });
+}
+
+/** The Backend API's update: `verified` (the primary address stays verified) and `primary`, in that order. */
+export function updateEmailAddress(
+  store: Store,
+  user: UserRecord,
+  email: EmailRecord,
+  changes: { verified?: boolean; primary: boolean },
+): EmailRecord {
+  return store.write(() => {
+    if (changes.verified !== undefined) {
+      if (!changes.verified && email.id === user.emailId) {
+        throw new ApiError(
+          422,
+          "form_param_value_invalid",
+          "The primary email address must stay verified.",
+          "verified",
+          "Make another verified address primary before marking this one unverified.",
+        );
+      }
+      // Verified, an address is the user's alone: nobody else may hold it, verified or not.
+      if (changes.verified) refuseTakenEmail(store, email.email, user);
+      email.verified = changes.verified;
+    }
+    if (changes.primary) makePrimary(user, email);
+    email.updatedAt = user.updatedAt = Date.now();
+    return email;
+  });
+}
+
+/** Takes an address off the user's profile; the primary one is refused until another is made primary. */
+export function removeEmailAddress(store: Store, user: UserRecord, email: EmailRecord, by: EmailChanger): void {
+  if (email.id === user.emailId) {
+    throw new ApiError(
+      400,
+      "primary_identification_deletion_not_allowed",
+      by === "owner"
+        ? "You cannot delete your primary email address. Make another address primary first."
+        : "You cannot delete the primary email address. Make another address primary first.",
+    );
+  }
+  store.write(() => {
+    user.emails = user.emails.filter((e) => e !== email);
+    user.updatedAt = Date.now();
+  });
+}
+
+/**
+ * Every address the user had goes; `address` is the one left, primary, verified or not. An unverified
+ * address is not claimed: someone else may hold it too, as Clerk says.
+ */
+export function replaceEmailAddresses(store: Store, user: UserRecord, address: string, verified: boolean): EmailRecord {
+  const kept = user.emails.find((e) => e.email === address);
+  if (!kept && verified) refuseTakenEmail(store, address, user);
+  const t = Date.now();
+  return store.write(() => {
+    const email: EmailRecord = kept ?? {
+      id: newId("idn"),
+      email: address,
+      verified: false,
+      createdAt: t,
+      updatedAt: t,
+    };
+    email.verified = verified;
+    user.emails = [email];
+    user.email = email.email;
+    user.emailId = email.id;
+    email.updatedAt = user.updatedAt = Date.now();
+    return email;
+  });
+}
