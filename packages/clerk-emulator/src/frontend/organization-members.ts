@@ -2,9 +2,8 @@ import type { Request } from "express";
 import { createInvitation, parseEmail, pendingInvitations, revokeInvitation, ticketUrl } from "../domain/invitations";
 import { fullName } from "../domain/public-profile";
 import { frontendInvitationJSON, membershipJSON } from "../json";
-import { changeRole, membershipOf, removeMember } from "../domain/memberships";
+import { addMember, changeRole, membershipOf, removeMember } from "../domain/memberships";
 import { parseRoleKey } from "../domain/roles";
-import { ApiError } from "../domain/errors";
 import { paginate, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { orgAccess } from "./organizations";
@@ -42,11 +41,7 @@ export function registerMemberRoutes(route: Route, fapi: FrontendContext): void 
     const { org } = adminOrg(req);
     const userId = str(req.body?.user_id) ?? "";
     const role = parseRoleKey(store, req.body?.role);
-    if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
-    if (store.membership(org.id, userId)) {
-      throw new ApiError(400, "already_a_member_in_organization", "Already a member", "user_id");
-    }
-    return reply(req, res, membershipJSON(store, store.addMembership(org.id, userId, role), "fapi"));
+    return reply(req, res, membershipJSON(store, addMember(store, org, userId, role), "fapi"));
   });
 
   route("PATCH", "/v1/organizations/:id/memberships/:userId", (req, res) => {
