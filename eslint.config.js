@@ -195,21 +195,15 @@ export default tseslint.config(
           (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
         ),
         ...[
-          "clients",
-          "domains",
           "email-addresses",
-          "instance",
           "organization-domains",
           "organization-roles",
           "organizations",
           "phone-numbers",
-          "session-tokens",
           "user-access",
           "user-profile",
           "users",
-          "webhook-app",
         ].map((name) => `packages/clerk-emulator/src/backend/${name}.ts`),
-        "packages/clerk-emulator/src/index.ts",
       ],
       rules: {
         "no-restricted-syntax": [
