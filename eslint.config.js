@@ -192,10 +192,6 @@ export default tseslint.config(
         ...["session-verification", "sign-in-second-factor", "sign-ins", "sign-ups"].map(
           (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
         ),
-        ...["clients", "domains", "instance", "session-tokens", "webhook-app"].map(
-          (name) => `packages/clerk-emulator/src/backend/${name}.ts`,
-        ),
-        "packages/clerk-emulator/src/index.ts",
       ],
       rules: {
         "no-restricted-syntax": [

@@ -1,7 +1,8 @@
 import { backendClientJSON, signUpJSON } from "../json";
+import { changeSignUp, signUpOnClient } from "../domain/clients";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
-import type { ClientRecord } from "../state/store";
+import type { ClientRecord, SignUpRecord } from "../state/store";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer } from "./query-params";
 
@@ -28,26 +29,21 @@ export function registerClientRoutes(route: Route, { store }: BackendContext): v
     return backendClientJSON(store, clientOr404(store.client(token)));
   });
 
-  const signUpOr404 = (id: string) => {
-    const found = store.state.clients.find((c) => c.signUp?.id === id)?.signUp;
-    if (!found) throw new ApiError(404, "resource_not_found", "Sign-up not found");
-    return found;
-  };
-  route("GET", "/v1/sign_ups/:id", (req) => signUpJSON(signUpOr404(String(req.params.id)), store));
+  route("GET", "/v1/sign_ups/:id", (req) => signUpJSON(signUpOnClient(store, String(req.params.id)), store));
   route("PATCH", "/v1/sign_ups/:id", (req) => {
-    const signUp = signUpOr404(String(req.params.id));
+    const signUp = signUpOnClient(store, String(req.params.id));
     const body = (req.body ?? {}) as Record<string, unknown>;
+    const changes: Pick<SignUpRecord, "externalId" | "customAction"> = {};
     if ("external_id" in body) {
       const value = body.external_id;
       if (value !== null && typeof value !== "string") {
         throw new ApiError(422, "form_param_format_invalid", "external_id must be a string.", "external_id");
       }
-      signUp.externalId = value || null;
+      changes.externalId = value || null;
     }
     if ("custom_action" in body && body.custom_action !== null) {
-      signUp.customAction = body.custom_action === true || body.custom_action === "true";
+      changes.customAction = body.custom_action === true || body.custom_action === "true";
     }
-    store.changed();
-    return signUpJSON(signUp, store);
+    return signUpJSON(changeSignUp(store, signUp, changes), store);
   });
 }

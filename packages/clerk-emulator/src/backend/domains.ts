@@ -3,9 +3,22 @@ import { isIP } from "node:net";
 import type { Request } from "express";
 import { newId } from "../state/ids";
 import { deletedJSON } from "../json";
+import {
+  addRedirectUrl,
+  addSatelliteDomain,
+  changeSatelliteDomain,
+  PRIMARY_DOMAIN_ID,
+  PRIMARY_DOMAIN_NAME,
+  redirectUrl,
+  removeRedirectUrl,
+  removeSatelliteDomain,
+  satelliteDomain,
+  satelliteDomainName,
+  type SatelliteDomainChanges,
+} from "../domain/domains";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
-import type { RedirectUrlRecord, SatelliteDomainRecord, Store } from "../state/store";
+import type { RedirectUrlRecord, SatelliteDomainRecord } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 import { page } from "./query-params";
@@ -13,37 +26,8 @@ import { page } from "./query-params";
 /**
  * The instance's domains (`/v1/domains`: the primary one and satellites),
  * its redirect URLs (`/v1/redirect_urls`) and proxy checks
- * (`/v1/proxy_checks`). Satellites' origins and redirect URLs' origins are
- * origins the handshake may send a browser back to (domain/instance-origins.ts).
+ * (`/v1/proxy_checks`), kept by domain/domains.ts.
  */
-const PRIMARY_ID = "dmn_emulator";
-/** The host the emulator's publishable key names (emulator/instance-keys.ts): it never resolves. */
-const PRIMARY_NAME = "emulator.invalid";
-
-const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-
-function parseDomainName(value: unknown, store: Store, except?: SatelliteDomainRecord): string {
-  const name = (str(value) ?? "").trim().toLowerCase();
-  if (!DOMAIN.test(name)) {
-    throw new ApiError(
-      422,
-      "form_param_format_invalid",
-      "is invalid",
-      "name",
-      "name must be a domain name, e.g. example.com.",
-    );
-  }
-  if (name === PRIMARY_NAME || store.state.instance.satelliteDomains.some((d) => d !== except && d.name === name)) {
-    throw new ApiError(
-      422,
-      "form_identifier_exists",
-      "is taken",
-      "name",
-      `${name} is already a domain of this instance.`,
-    );
-  }
-  return name;
-}
 
 function parseProxyUrl(value: unknown): string | null {
   if (value === undefined || value === null || value === "") return null;
@@ -104,10 +88,10 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
 
   const primaryJSON = (req: Request) => ({
     object: "domain",
-    id: PRIMARY_ID,
-    name: store.state.instance.homeUrl ? new URL(store.state.instance.homeUrl).host : PRIMARY_NAME,
+    id: PRIMARY_DOMAIN_ID,
+    name: store.state.instance.homeUrl ? new URL(store.state.instance.homeUrl).host : PRIMARY_DOMAIN_NAME,
     is_satellite: false,
-    frontend_api_url: `https://clerk.${PRIMARY_NAME}`,
+    frontend_api_url: `https://clerk.${PRIMARY_DOMAIN_NAME}`,
     accounts_portal_url: null,
     proxy_url: frontendApiUrl(req),
     development_origin: "",
@@ -124,19 +108,7 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
     development_origin: "",
     cname_targets: null,
   });
-  const satelliteOf = (req: Request) => {
-    const id = String(req.params.id);
-    if (id === PRIMARY_ID) {
-      throw new ApiError(
-        400,
-        "operation_not_allowed_on_primary_domain",
-        "This operation is not allowed on the primary domain.",
-      );
-    }
-    const found = satellites().find((d) => d.id === id);
-    if (!found) throw new ApiError(404, "resource_not_found", "Domain not found");
-    return found;
-  };
+  const satelliteOf = (req: Request) => satelliteDomain(store, String(req.params.id));
 
   route("GET", "/v1/domains", (req) => {
     const data = [primaryJSON(req), ...satellites().map(satelliteJSON)];
@@ -153,30 +125,23 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
         "Only satellite domains can be added.",
       );
     }
-    const domain: SatelliteDomainRecord = {
-      id: newId("dmn"),
-      name: parseDomainName(body.name, store),
-      proxyUrl: parseProxyUrl(body.proxy_url),
-      isSecondary: false,
-      createdAt: Date.now(),
-    };
-    satellites().push(domain);
-    store.changed();
+    const name = satelliteDomainName(store, str(body.name) ?? "");
+    const domain = addSatelliteDomain(store, { name, proxyUrl: parseProxyUrl(body.proxy_url) });
     return satelliteJSON(domain);
   });
   route("PATCH", "/v1/domains/:id", (req) => {
     const domain = satelliteOf(req);
     const body = bodyOf(req.body);
-    if (body.name !== undefined && body.name !== null) domain.name = parseDomainName(body.name, store, domain);
-    if (body.proxy_url !== undefined) domain.proxyUrl = parseProxyUrl(body.proxy_url);
-    if (body.is_secondary !== undefined && body.is_secondary !== null) domain.isSecondary = isTrue(body.is_secondary);
-    store.changed();
-    return satelliteJSON(domain);
+    const changes: SatelliteDomainChanges = {};
+    if (body.name !== undefined && body.name !== null)
+      changes.name = satelliteDomainName(store, str(body.name) ?? "", domain);
+    if (body.proxy_url !== undefined) changes.proxyUrl = parseProxyUrl(body.proxy_url);
+    if (body.is_secondary !== undefined && body.is_secondary !== null) changes.isSecondary = isTrue(body.is_secondary);
+    return satelliteJSON(changeSatelliteDomain(store, domain, changes));
   });
   route("DELETE", "/v1/domains/:id", (req) => {
     const domain = satelliteOf(req);
-    store.state.instance.satelliteDomains = satellites().filter((d) => d !== domain);
-    store.changed();
+    removeSatelliteDomain(store, domain);
     return deletedJSON("domain", domain.id);
   });
 
@@ -188,42 +153,19 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
     created_at: r.createdAt,
     updated_at: r.updatedAt,
   });
-  const redirectOf = (req: Request) => {
-    const found = store.state.instance.redirectUrls.find((r) => r.id === req.params.id);
-    if (!found) throw new ApiError(404, "resource_not_found", "Redirect URL not found");
-    return found;
-  };
+  const redirectOf = (req: Request) => redirectUrl(store, String(req.params.id));
   route("GET", "/v1/redirect_urls", (req) => {
     // `paginated`: Clerk's description of version 2025-11-10 gives this list one shape, an array.
     return page(req, store.state.instance.redirectUrls).map(redirectJSON);
   });
   route("POST", "/v1/redirect_urls", (req) => {
     const url = (str(req.body?.url) ?? "").trim();
-    // `https://…` or a custom scheme (`my-app://callback`), as Clerk takes them; plain http for local origins only.
-    const parsed = URL.canParse(url) ? new URL(url) : null;
-    const local = parsed?.protocol === "http:" && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(parsed.hostname);
-    if (!parsed || (parsed.protocol === "http:" && !local) || !/^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol)) {
-      throw new ApiError(
-        422,
-        "invalid_redirect_url",
-        "is invalid",
-        "url",
-        "url must start with https:// or a custom scheme.",
-      );
-    }
-    const existing = store.state.instance.redirectUrls.find((r) => r.url === url);
-    if (existing) throw new ApiError(422, "duplicate_record", "is taken", "url", `${url} is already a redirect URL.`);
-    const t = Date.now();
-    const record: RedirectUrlRecord = { id: newId("ru"), url, createdAt: t, updatedAt: t };
-    store.state.instance.redirectUrls.push(record);
-    store.changed();
-    return redirectJSON(record);
+    return redirectJSON(addRedirectUrl(store, url));
   });
   route("GET", "/v1/redirect_urls/:id", (req) => redirectJSON(redirectOf(req)));
   route("DELETE", "/v1/redirect_urls/:id", (req) => {
     const found = redirectOf(req);
-    store.state.instance.redirectUrls = store.state.instance.redirectUrls.filter((r) => r !== found);
-    store.changed();
+    removeRedirectUrl(store, found);
     return deletedJSON("redirect_url", found.id);
   });
 
@@ -231,7 +173,7 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
   route("POST", "/v1/proxy_checks", async (req) => {
     const body = bodyOf(req.body);
     const domainId = str(body.domain_id) ?? "";
-    const domain = domainId === PRIMARY_ID ? null : satellites().find((d) => d.id === domainId);
+    const domain = domainId === PRIMARY_DOMAIN_ID ? null : satellites().find((d) => d.id === domainId);
     if (domain === undefined) throw new ApiError(404, "resource_not_found", "Domain not found", "domain_id");
     const proxyUrl = parseProxyUrl(body.proxy_url);
     if (!proxyUrl) throw new ApiError(422, "form_param_missing", "is missing", "proxy_url");
@@ -246,10 +188,7 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
       );
     }
     // A successful check sets the domain's proxy, as Clerk's does.
-    if (domain) {
-      domain.proxyUrl = proxyUrl;
-      store.changed();
-    }
+    if (domain) changeSatelliteDomain(store, domain, { proxyUrl });
     const t = Date.now();
     return {
       object: "proxy_check",

@@ -1,10 +1,19 @@
 import type { Response } from "express";
 import { ENROLLMENT_MODES } from "../domain/organization-domains";
 import { normaliseOrigin } from "../http/proxy";
-import { findRole, isCreatorEligible } from "../domain/roles";
+import {
+  blockCountryCodes,
+  changeHomeUrl,
+  changeInstanceSettings,
+  changeOAuthApplicationSettings,
+  changeOrganizationSettings,
+  changeProtectSettings,
+  creatorRole,
+  settingRole,
+} from "../domain/instance";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
-import type { DomainEnrollmentMode, InstanceRecord, RoleRecord, Store } from "../state/store";
+import type { DomainEnrollmentMode, InstanceRecord, Store } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
 
@@ -32,14 +41,6 @@ function stringList(value: unknown, param: string): string[] {
     throw new ApiError(422, "form_param_type_invalid", "must be a list of strings", param);
   }
   return value as string[];
-}
-
-/** Roles are named by id in these settings (`role_admin`…, as `GET /v1/organization_roles` lists them); a key is accepted too. */
-function roleOfId(store: Store, value: unknown, param: string): RoleRecord {
-  const text = str(value) ?? "";
-  const role = findRole(store, text);
-  if (!role) throw new ApiError(422, "resource_not_found", "Role not found", param, `No role ${text}.`);
-  return role;
 }
 
 export function organizationSettingsJSON(store: Store) {
@@ -71,7 +72,7 @@ function instanceJSON(store: Store, extraOrigins: readonly string[]) {
 }
 
 function updateInstance(store: Store, body: Record<string, unknown>): void {
-  const next = { ...store.state.instance.settings };
+  const next: Partial<InstanceRecord["settings"]> = {};
   if (given(body, "test_mode")) next.testMode = bool(body.test_mode, "test_mode");
   if (given(body, "hibp")) next.hibp = bool(body.hibp, "hibp");
   if (body.support_email !== undefined) next.supportEmail = str(body.support_email) || null;
@@ -95,12 +96,11 @@ function updateInstance(store: Store, body: Record<string, unknown>): void {
     }
     next.preferredSignInStrategy = strategy;
   }
-  store.state.instance.settings = next;
-  store.changed();
+  changeInstanceSettings(store, next);
 }
 
 function updateOrganizationSettings(store: Store, body: Record<string, unknown>): void {
-  const next = { ...store.state.instance.organizationSettings };
+  const next: Partial<InstanceRecord["organizationSettings"]> = {};
   if (given(body, "enabled")) next.enabled = bool(body.enabled, "enabled");
   if (given(body, "max_allowed_memberships")) {
     const max = Number(body.max_allowed_memberships);
@@ -118,26 +118,15 @@ function updateOrganizationSettings(store: Store, body: Record<string, unknown>)
     if (wrong) throw invalid("domains_enrollment_modes", `${wrong} is not one of ${allowed.join(", ")}.`);
     next.domainsEnrollmentModes = [...new Set(modes)] as DomainEnrollmentMode[];
   }
-  if (given(body, "creator_role_id")) {
-    const role = roleOfId(store, body.creator_role_id, "creator_role_id");
-    // Whoever creates an organization must be able to manage it (Clerk's creator role rule).
-    if (!isCreatorEligible(store, role)) {
-      throw new ApiError(
-        422,
-        "organization_missing_creator_role_permissions",
-        "The creator role lacks the permissions to manage the organization.",
-        "creator_role_id",
-      );
-    }
-    next.creatorRole = role.key;
-  }
+  // Roles are named by id in these settings (`role_admin`…); a key is accepted too.
+  if (given(body, "creator_role_id")) next.creatorRole = creatorRole(store, str(body.creator_role_id) ?? "").key;
   if (given(body, "domains_default_role_id")) {
-    next.domainsDefaultRole = roleOfId(store, body.domains_default_role_id, "domains_default_role_id").key;
+    const idOrKey = str(body.domains_default_role_id) ?? "";
+    next.domainsDefaultRole = settingRole(store, idOrKey, "domains_default_role_id").key;
   }
-  // Clerk's instance-wide slug switch; it holds for this process, as the `CLERK_EMULATOR_ORG_SLUGS` setting it overrides.
-  if (given(body, "slug_disabled")) store.settings.organizationSlugs = !bool(body.slug_disabled, "slug_disabled");
-  store.state.instance.organizationSettings = next;
-  store.changed();
+  // Clerk's instance-wide slug switch.
+  const slugs = given(body, "slug_disabled") ? !bool(body.slug_disabled, "slug_disabled") : undefined;
+  changeOrganizationSettings(store, next, slugs);
 }
 
 /** Clerk answers 202 with no body when a domain change is accepted (it takes effect after DNS and certificates). */
@@ -178,12 +167,7 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
     if (body.blocked_country_codes !== undefined) {
       const codes =
         body.blocked_country_codes === null ? [] : stringList(body.blocked_country_codes, "blocked_country_codes");
-      const wrong = codes.find((c) => !/^[A-Z]{2}$/.test(c));
-      if (wrong) throw invalid("blocked_country_codes", `${wrong} is not an uppercase ISO 3166-1 alpha-2 code.`);
-      if (new Set(codes).size !== codes.length) throw invalid("blocked_country_codes", "Codes must be unique.");
-      if (codes.length > 250) throw invalid("blocked_country_codes", "At most 250 codes.");
-      instance().blockedCountryCodes = codes;
-      store.changed();
+      blockCountryCodes(store, codes);
     }
     return communicationJSON();
   });
@@ -197,11 +181,10 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
   route("GET", "/v1/instance/protect", protectJSON);
   route("PATCH", "/v1/instance/protect", (req) => {
     const body = bodyOf(req.body);
-    const next = { ...instance().protect };
+    const next: Partial<InstanceRecord["protect"]> = {};
     if (given(body, "rules_enabled")) next.rulesEnabled = bool(body.rules_enabled, "rules_enabled");
     if (given(body, "specter_enabled")) next.specterEnabled = bool(body.specter_enabled, "specter_enabled");
-    instance().protect = next;
-    store.changed();
+    changeProtectSettings(store, next);
     return protectJSON();
   });
 
@@ -209,14 +192,13 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
   route("GET", "/v1/instance/oauth_application_settings", oauthJSON);
   route("PATCH", "/v1/instance/oauth_application_settings", (req) => {
     const body = bodyOf(req.body);
-    const next = { ...instance().oauthApplicationSettings };
+    const next: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(body)) {
       if (value === undefined) continue;
       if (name === "default_scopes") next[name] = value === null ? null : stringList(value, name);
       else if (value !== null) next[name] = bool(value, name);
     }
-    instance().oauthApplicationSettings = next;
-    store.changed();
+    changeOAuthApplicationSettings(store, next);
     return oauthJSON();
   });
 
@@ -231,8 +213,7 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
         url = null;
       }
       if (!url || !/^https?:$/.test(url.protocol)) throw invalid("home_url", "home_url must be a full URL.");
-      instance().homeUrl = url.origin;
-      store.changed();
+      changeHomeUrl(store, url.origin);
     }
     if (body.is_secondary !== undefined) isTrue(body.is_secondary);
     return accepted(res);
@@ -245,10 +226,9 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
   // The deprecated home of three instance settings; the emulator's allow-list lives with the restrictions.
   route("PATCH", "/v1/beta_features/instance_settings", (req) => {
     const body = bodyOf(req.body);
-    const settings = { ...instance().settings };
-    if (given(body, "test_mode")) settings.testMode = bool(body.test_mode, "test_mode");
-    instance().settings = settings;
-    store.changed();
+    const changes: Partial<InstanceRecord["settings"]> = {};
+    if (given(body, "test_mode")) changes.testMode = bool(body.test_mode, "test_mode");
+    changeInstanceSettings(store, changes);
     return {
       object: "instance_settings",
       id: "ins_emulator",

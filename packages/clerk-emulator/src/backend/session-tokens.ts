@@ -1,5 +1,6 @@
 import { createPublicKey, verify } from "node:crypto";
 import { backendSessionJSON } from "../json";
+import { startSessionOnNewClient } from "../domain/clients";
 import { integerIn, jwtTemplateNamed, mintTemplateToken } from "../domain/jwt-templates";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
@@ -56,15 +57,12 @@ export function registerSessionTokenRoutes(
   route("POST", "/v1/sessions", (req) => {
     const userId = str(req.body?.user_id) ?? "";
     if (!userId) throw new ApiError(422, "form_param_missing", "user_id is required.", "user_id");
-    if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
-    const orgId = str(req.body?.active_organization_id);
-    if (orgId && !store.membership(orgId, userId)) {
-      throw new ApiError(404, "resource_not_found", "Organization not found", "active_organization_id");
-    }
     // A session of its own client, as a sign-in on a new device would make (session.created is sent).
-    const session = store.createSession(store.createClient(), userId, options.sessionLifetimeMs);
-    if (orgId) session.lastActiveOrganizationId = orgId;
-    store.changed();
+    const session = startSessionOnNewClient(store, {
+      userId,
+      activeOrganizationId: str(req.body?.active_organization_id),
+      lifetimeMs: options.sessionLifetimeMs,
+    });
     return backendSessionJSON(session);
   });
 

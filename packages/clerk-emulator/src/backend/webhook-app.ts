@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { ApiError } from "../domain/errors";
+import { createSvixApp, deleteSvixApp, requireSvixApp } from "../domain/webhook-endpoints";
 import type { BackendContext, Route } from "./context";
 
 /**
@@ -15,25 +15,17 @@ export function registerWebhookAppRoutes(
   { store }: BackendContext,
   portalUrl: (req: Request) => string,
 ): void {
-  const requireApp = () => {
-    if (!store.state.instance.svixApp) throw new ApiError(400, "svix_app_missing", "This instance has no Svix app.");
-  };
   route("POST", "/v1/webhooks/svix", (req) => {
-    if (store.state.instance.svixApp)
-      throw new ApiError(400, "svix_app_exists", "This instance already has a Svix app.");
-    store.state.instance.svixApp = true;
-    store.changed();
+    createSvixApp(store);
     return { svix_url: portalUrl(req) };
   });
   route("DELETE", "/v1/webhooks/svix", (_req, res) => {
-    requireApp();
-    store.state.instance.svixApp = false;
-    store.changed();
+    deleteSvixApp(store);
     res.status(204).end();
     return null;
   });
   route("POST", "/v1/webhooks/svix_url", (req) => {
-    requireApp();
+    requireSvixApp(store);
     return { svix_url: portalUrl(req) };
   });
 }

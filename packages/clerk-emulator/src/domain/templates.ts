@@ -117,13 +117,15 @@ export function templateOverride(store: Store, type: TemplateType, slug: string)
 
 export function setTemplateOverride(store: Store, type: TemplateType, slug: string, change: Partial<TemplateOverride>) {
   const key = keyOf(type, slug);
-  store.state.instance.templates[key] = { ...store.state.instance.templates[key], ...change, updatedAt: Date.now() };
-  store.changed();
+  store.write((state) => {
+    state.instance.templates[key] = { ...state.instance.templates[key], ...change, updatedAt: Date.now() };
+  });
 }
 
 export function revertTemplate(store: Store, type: TemplateType, slug: string): void {
-  delete store.state.instance.templates[keyOf(type, slug)];
-  store.changed();
+  store.write((state) => {
+    delete state.instance.templates[keyOf(type, slug)];
+  });
 }
 
 /** `{{name}}` and `{{a.b}}` filled from `data`; an unknown variable is left empty. */

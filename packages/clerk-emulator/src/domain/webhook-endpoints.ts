@@ -1,0 +1,27 @@
+import { ApiError } from "./errors";
+import type { Store } from "../state/store";
+
+/**
+ * The instance's Svix app, through which Clerk's webhooks reach their
+ * endpoints: without one, the emulator sends none.
+ */
+
+/** Clerk's 400 when the instance has no Svix app. */
+export function requireSvixApp(store: Store): void {
+  if (!store.state.instance.svixApp) throw new ApiError(400, "svix_app_missing", "This instance has no Svix app.");
+}
+
+export function createSvixApp(store: Store): void {
+  if (store.state.instance.svixApp) throw new ApiError(400, "svix_app_exists", "This instance already has a Svix app.");
+  store.write((state) => {
+    state.instance.svixApp = true;
+  });
+}
+
+/** Stops every webhook until the app is created again. */
+export function deleteSvixApp(store: Store): void {
+  requireSvixApp(store);
+  store.write((state) => {
+    state.instance.svixApp = false;
+  });
+}
