@@ -188,10 +188,7 @@ export default tseslint.config(
         "packages/clerk-emulator/src/index.ts",
       ],
       ignores: [
-        ...["client", "email-links", "me-emails", "me-mfa", "me-phones", "me", "organizations"].map(
-          (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
-        ),
-        ...["session-verification", "sign-in-second-factor", "sign-ins", "sign-ups"].map(
+        ...["me-emails", "me-phones", "me", "organizations"].map(
           (name) => `packages/clerk-emulator/src/frontend/${name}.ts`,
         ),
         ...[
