@@ -27,8 +27,7 @@ export function createActorToken(
     createdAt: t,
     updatedAt: t,
   };
-  actorTokens(store).push(record);
-  store.changed();
+  store.write((state) => state.actorTokens.push(record));
   return record;
 }
 
@@ -42,10 +41,7 @@ export function revokeActorToken(store: Store, id: string): ActorTokenRecord {
       `Actor token cannot be revoked because its status is ${record.status}. Only pending tokens can be revoked.`,
     );
   }
-  record.status = "revoked";
-  record.updatedAt = Date.now();
-  store.changed();
-  return record;
+  return store.write(() => Object.assign(record, { status: "revoked" as const, updatedAt: Date.now() }));
 }
 
 /**
@@ -74,11 +70,12 @@ export function usableActorToken(store: Store, ticket: string | null): ActorToke
  * than the token's `session_max_duration_in_seconds`. The token is spent.
  */
 export function startImpersonation(store: Store, session: SessionRecord, record: ActorTokenRecord): void {
-  session.actor = record.actor;
-  session.expireAt = Math.min(session.expireAt, session.createdAt + record.sessionMaxDurationMs);
-  record.status = "accepted";
-  record.updatedAt = Date.now();
-  store.changed();
+  store.write(() => {
+    session.actor = record.actor;
+    session.expireAt = Math.min(session.expireAt, session.createdAt + record.sessionMaxDurationMs);
+    record.status = "accepted";
+    record.updatedAt = Date.now();
+  });
 }
 
 export function actorTokenJSON(record: ActorTokenRecord, frontendApiUrl: string) {

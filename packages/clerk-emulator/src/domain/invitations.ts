@@ -82,8 +82,7 @@ export function createInvitation(
     createdAt: t,
     updatedAt: t,
   };
-  store.state.invitations.push(invitation);
-  store.changed();
+  store.write((state) => state.invitations.push(invitation));
   if (input.link) {
     store.send(organizationInvitationEmail(store, { ...invitation, orgId: org.id }, input.link(invitation.ticket)));
   }
@@ -133,8 +132,7 @@ export function createInstanceInvitation(
     createdAt: t,
     updatedAt: t,
   };
-  store.state.invitations.push(invitation);
-  store.changed();
+  store.write((state) => state.invitations.push(invitation));
   if (input.link) store.send(invitationEmail(store, invitation, input.link(invitation.ticket)));
   return invitation;
 }
@@ -173,10 +171,7 @@ export function revokeInvitation(store: Store, org: OrgRecord, invitationId: str
       "The organization invitation is not in the 'pending' status.",
     );
   }
-  invitation.status = "revoked";
-  invitation.updatedAt = Date.now();
-  store.changed();
-  return invitation;
+  return store.write(() => Object.assign(invitation, { status: "revoked" as const, updatedAt: Date.now() }));
 }
 
 export function createSignInToken(store: Store, userId: string, expiresInSeconds: number): SignInTokenRecord {
@@ -190,8 +185,7 @@ export function createSignInToken(store: Store, userId: string, expiresInSeconds
     createdAt: t,
     updatedAt: t,
   };
-  store.state.signInTokens.push(record);
-  store.changed();
+  store.write((state) => state.signInTokens.push(record));
   return record;
 }
 
@@ -205,10 +199,7 @@ export function revokeSignInToken(store: Store, id: string): SignInTokenRecord {
       `Sign in token cannot be revoked because its status is ${record.status}. Only pending tokens can be revoked.`,
     );
   }
-  record.status = "revoked";
-  record.updatedAt = Date.now();
-  store.changed();
-  return record;
+  return store.write(() => Object.assign(record, { status: "revoked" as const, updatedAt: Date.now() }));
 }
 
 export type Ticket =
@@ -260,19 +251,20 @@ export function usableTicket(store: Store, ticket: string | null): Ticket {
 /** Uses a ticket for a user: an invitation makes them a member with its role. */
 export function redeemTicket(store: Store, ticket: Ticket, userId: string): void {
   const t = Date.now();
-  if (ticket.kind === "sign_in_token") {
-    ticket.record.status = "accepted";
-    ticket.record.updatedAt = t;
-  } else {
-    const { invitation } = ticket;
-    // An invitation to the application only lets its person sign up; one to an organization makes them a member.
-    if (invitation.orgId && !store.membership(invitation.orgId, userId)) {
-      store.addMembership(invitation.orgId, userId, invitation.role);
+  store.write(() => {
+    if (ticket.kind === "sign_in_token") {
+      ticket.record.status = "accepted";
+      ticket.record.updatedAt = t;
+    } else {
+      const { invitation } = ticket;
+      // An invitation to the application only lets its person sign up; one to an organization makes them a member.
+      if (invitation.orgId && !store.membership(invitation.orgId, userId)) {
+        store.addMembership(invitation.orgId, userId, invitation.role);
+      }
+      invitation.status = "accepted";
+      invitation.updatedAt = t;
     }
-    invitation.status = "accepted";
-    invitation.updatedAt = t;
-  }
-  store.changed();
+  });
 }
 
 /** The user a sign-in ticket is for: the token's user, or the account with the invited address. */

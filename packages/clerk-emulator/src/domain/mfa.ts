@@ -1,7 +1,14 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import { newId } from "../state/ids";
 import { ApiError } from "./errors";
-import type { MfaSecretsRecord, SessionRecord, Store, UserMfaFlags, UserRecord } from "../state/store";
+import {
+  verifyPassword,
+  type MfaSecretsRecord,
+  type SessionRecord,
+  type Store,
+  type UserMfaFlags,
+  type UserRecord,
+} from "../state/store";
 
 /**
  * Multi-factor authentication: a TOTP authenticator (RFC 6238: SHA-1, six
@@ -90,6 +97,8 @@ const newBackupCode = () => Array.from({ length: 8 }, () => CODE_ALPHABET[random
 
 // Records ---------------------------------------------------------------------
 
+export type Totp = NonNullable<MfaSecretsRecord["totp"]>;
+
 /** The user's MFA flags, off for a user from a state file older than MFA. */
 export function mfaFlagsOf(user: UserRecord): UserMfaFlags {
   return (
@@ -108,12 +117,10 @@ const storedSecrets = (store: Store, userId: string) => store.state.mfaSecrets.f
 
 /** The user's secrets, a record made for them if they had none (for a change). */
 export function mfaSecretsOf(store: Store, userId: string): MfaSecretsRecord {
-  const all = store.state.mfaSecrets;
-  let secrets = all.find((s) => s.userId === userId);
-  if (!secrets) {
-    secrets = { userId, totp: null, backupCodes: null };
-    all.push(secrets);
-  }
+  const found = storedSecrets(store, userId);
+  if (found) return found;
+  const secrets: MfaSecretsRecord = { userId, totp: null, backupCodes: null };
+  store.write((state) => state.mfaSecrets.push(secrets));
   return secrets;
 }
 
@@ -237,31 +244,62 @@ export function syncMfaFlags(store: Store, user: UserRecord): void {
     disabledAt: !on && before.twoFactorEnabled ? now : before.disabledAt,
   };
   if (JSON.stringify(after) === JSON.stringify(before)) return;
-  user.mfa = after;
-  user.updatedAt = now;
-  store.changed();
+  store.write(() => {
+    user.mfa = after;
+    user.updatedAt = now;
+  });
 }
 
 /** A new, unverified TOTP secret; refused while a verified one exists (Clerk's one TOTP per user). */
 export function createTotp(store: Store, user: UserRecord) {
-  const secrets = mfaSecretsOf(store, user.id);
-  if (secrets.totp?.verified) {
+  if (storedSecrets(store, user.id)?.totp?.verified) {
     throw new ApiError(400, "totp_already_enabled", "TOTP is already enabled on your account.");
   }
   const now = Date.now();
-  secrets.totp = { id: newId("totp"), secret: newTotpSecret(), verified: false, createdAt: now, updatedAt: now };
-  store.changed();
-  return secrets.totp;
+  const totp = { id: newId("totp"), secret: newTotpSecret(), verified: false, createdAt: now, updatedAt: now };
+  store.write(() => {
+    mfaSecretsOf(store, user.id).totp = totp;
+  });
+  return totp;
+}
+
+/** The user's TOTP, being set up or on, or Clerk's 404. */
+export function totpOf(store: Store, user: UserRecord): Totp {
+  const totp = mfaSecretsOf(store, user.id).totp;
+  if (!totp) throw new ApiError(404, "resource_not_found", "No authenticator app is being set up.");
+  return totp;
+}
+
+/**
+ * The first code from the authenticator app turns the TOTP being set up on
+ * (Clerk's 400 if it is on already, 422 for a wrong code). Clerk hands out
+ * backup codes with it when the person has none: those come back with it.
+ */
+export function verifyTotp(store: Store, user: UserRecord, code: string | null): { totp: Totp; codes?: string[] } {
+  const totp = totpOf(store, user);
+  if (totp.verified) throw new ApiError(400, "totp_already_enabled", "TOTP is already enabled on your account.");
+  if (!code || !totpMatches(totp.secret, code)) {
+    throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
+  }
+  return store.write(() => {
+    totp.verified = true;
+    totp.updatedAt = Date.now();
+    const codes = mfaSecretsOf(store, user.id).backupCodes ? undefined : replaceBackupCodes(store, user).codes;
+    syncMfaFlags(store, user);
+    return { totp, codes };
+  });
 }
 
 /** New backup codes, replacing any left. */
 export function replaceBackupCodes(store: Store, user: UserRecord, codes = newBackupCodesList()) {
-  const secrets = mfaSecretsOf(store, user.id);
-  const now = Date.now();
-  secrets.backupCodes = { id: secrets.backupCodes?.id ?? newId("bcode"), codes, createdAt: now, updatedAt: now };
-  syncMfaFlags(store, user);
-  store.changed();
-  return secrets.backupCodes;
+  return store.write(() => {
+    const secrets = mfaSecretsOf(store, user.id);
+    const now = Date.now();
+    const backup = { id: secrets.backupCodes?.id ?? newId("bcode"), codes, createdAt: now, updatedAt: now };
+    secrets.backupCodes = backup;
+    syncMfaFlags(store, user);
+    return backup;
+  });
 }
 
 export const newBackupCodesList = () => Array.from({ length: BACKUP_CODE_COUNT }, newBackupCode);
@@ -270,35 +308,39 @@ function spendBackupCode(store: Store, user: UserRecord, code: string): boolean 
   const backup = storedSecrets(store, user.id)?.backupCodes;
   const wanted = code.trim().toLowerCase();
   if (!backup?.codes.includes(wanted)) return false;
-  backup.codes = backup.codes.filter((c) => c !== wanted);
-  backup.updatedAt = Date.now();
-  syncMfaFlags(store, user);
-  store.changed();
+  store.write(() => {
+    backup.codes = backup.codes.filter((c) => c !== wanted);
+    backup.updatedAt = Date.now();
+    syncMfaFlags(store, user);
+  });
   return true;
 }
 
 /** Removes the TOTP; with no two-factor method left, the backup codes go too (they would back up nothing). */
 export function removeTotp(store: Store, user: UserRecord): void {
-  const secrets = mfaSecretsOf(store, user.id);
-  secrets.totp = null;
-  if (!twoFactorEnabled(store, user)) secrets.backupCodes = null;
-  syncMfaFlags(store, user);
-  store.changed();
+  store.write(() => {
+    const secrets = mfaSecretsOf(store, user.id);
+    secrets.totp = null;
+    if (!twoFactorEnabled(store, user)) secrets.backupCodes = null;
+    syncMfaFlags(store, user);
+  });
 }
 
 /** Every second factor of the user's gone at once. */
 export function disableMfa(store: Store, user: UserRecord): void {
-  for (const source of SECOND_FACTOR_SOURCES) source.remove(store, user);
-  syncMfaFlags(store, user);
-  store.changed();
+  store.write(() => {
+    for (const source of SECOND_FACTOR_SOURCES) source.remove(store, user);
+    syncMfaFlags(store, user);
+  });
 }
 
 /** A TOTP secret set from outside (the Backend API's `totp_secret`): verified at once, as Clerk takes it. */
 export function importTotp(store: Store, user: UserRecord, secret: string): void {
   const now = Date.now();
-  mfaSecretsOf(store, user.id).totp = { id: newId("totp"), secret, verified: true, createdAt: now, updatedAt: now };
-  syncMfaFlags(store, user);
-  store.changed();
+  store.write(() => {
+    mfaSecretsOf(store, user.id).totp = { id: newId("totp"), secret, verified: true, createdAt: now, updatedAt: now };
+    syncMfaFlags(store, user);
+  });
 }
 
 /** Whether `text` is a usable base32 TOTP secret (at least 80 bits, as RFC 4226 requires at the least). */
@@ -307,9 +349,29 @@ export function isTotpSecret(text: string): boolean {
 }
 
 export function removeBackupCodes(store: Store, user: UserRecord): void {
-  mfaSecretsOf(store, user.id).backupCodes = null;
-  syncMfaFlags(store, user);
-  store.changed();
+  store.write(() => {
+    mfaSecretsOf(store, user.id).backupCodes = null;
+    syncMfaFlags(store, user);
+  });
+}
+
+/**
+ * Removing the password (clerk-js's `user.removePassword`, on <UserProfile/>'s
+ * Security page beside the second factors): Clerk's 400 when there is none,
+ * 422 when the current one given is wrong.
+ */
+export function removePassword(store: Store, user: UserRecord, currentPassword: string | null): void {
+  if (!user.passwordHash) {
+    throw new ApiError(400, "no_password_set", "You have no password to remove.");
+  }
+  if (!currentPassword || !verifyPassword(currentPassword, user.passwordHash)) {
+    throw new ApiError(422, "form_password_incorrect", "Password is incorrect. Try again.", "current_password");
+  }
+  store.write(() => {
+    user.passwordHash = null;
+    user.passwordUpdatedAt = null;
+    user.updatedAt = Date.now();
+  });
 }
 
 // Factor ages (`fva`) -----------------------------------------------------------

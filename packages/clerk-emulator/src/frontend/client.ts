@@ -1,11 +1,11 @@
 import type { Request, Response } from "express";
 import { instanceOrigins } from "../domain/instance-origins";
 import { environmentJSON } from "../json/environment";
-import { newId } from "../state/ids";
 import { sessionJSON } from "../json";
 import { redirectAllowed } from "../http/proxy";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
+import { endClientSessions, endSession, removeClient, saveHandshake, touchSession } from "../domain/sessions";
 import type { FrontendContext, Route } from "./context";
 import { templateTokenForRequest } from "./template-tokens";
 
@@ -29,18 +29,14 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
 
   route("DELETE", "/v1/client", (req, res) => {
     const client = currentClient(req);
-    if (client) {
-      for (const s of store.activeSessions(client)) store.endSession(s, "ended");
-      store.state.clients = store.state.clients.filter((c) => c !== client);
-      store.changed();
-    }
+    if (client) removeClient(store, client);
     setClientCookies(req, res, null);
     return { response: null, client: null };
   });
 
   route("DELETE", "/v1/client/sessions", (req, res) => {
     const client = ensureClient(req, res);
-    for (const s of store.activeSessions(client)) store.endSession(s, "removed");
+    endClientSessions(store, client, "removed");
     return envelope(req, res, client, clientPayload(req, client));
   });
 
@@ -76,9 +72,7 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
           `__session=; Path=/; SameSite=Lax; Max-Age=0${secure}`,
           `__client_uat=0; Path=/; SameSite=Lax; Max-Age=31536000${secure}`,
         ];
-    const nonce = newId("hsn", 32);
-    store.state.handshakes = store.state.handshakes.filter((h) => h.expiresAt > Date.now());
-    store.state.handshakes.push({ nonce, directives, expiresAt: Date.now() + 60_000 });
+    const nonce = saveHandshake(store, directives);
     target.searchParams.set("__clerk_handshake_nonce", nonce);
     res.setHeader("Cache-Control", "no-store");
     res.redirect(307, target.toString());
@@ -121,31 +115,17 @@ export function registerSessionRoutes(route: Route, fapi: FrontendContext): void
   route("POST", "/v1/client/sessions/:id/touch", (req, res) => {
     const client = currentClient(req);
     const session = sessionOfClient(client, req.params.id);
-    if (session.status !== "active") throw new ApiError(401, "signed_out", "You are signed out");
     const requested = req.body?.active_organization_id;
-    if (requested !== undefined) {
-      const orgId = str(requested) || null;
-      if (orgId && !store.membership(orgId, session.userId)) {
-        throw new ApiError(404, "resource_not_found", "Organization not found", "active_organization_id");
-      }
-      session.lastActiveOrganizationId = orgId;
-    }
-    session.lastActiveAt = Date.now();
-    session.updatedAt = session.lastActiveAt;
-    if (client) {
-      client.lastActiveSessionId = session.id;
-      client.updatedAt = session.updatedAt;
-    }
-    store.changed();
+    touchSession(store, client, session, requested === undefined ? undefined : str(requested) || null);
     return envelope(req, res, client, sessionJSON(store, session, mintToken(req, session)));
   });
 
-  const endSession = (status: "ended" | "removed") => (req: Request, res: Response) => {
+  const signOut = (status: "ended" | "removed") => (req: Request, res: Response) => {
     const client = currentClient(req);
     const session = sessionOfClient(client, req.params.id);
-    if (session.status === "active") store.endSession(session, status);
+    endSession(store, session, status);
     return envelope(req, res, client, sessionJSON(store, session, null));
   };
-  route("POST", "/v1/client/sessions/:id/end", endSession("ended"));
-  route("POST", "/v1/client/sessions/:id/remove", endSession("removed"));
+  route("POST", "/v1/client/sessions/:id/end", signOut("ended"));
+  route("POST", "/v1/client/sessions/:id/remove", signOut("removed"));
 }

@@ -1,6 +1,4 @@
 import type { Request, Response } from "express";
-import { newId } from "../state/ids";
-import { emailLinkEmail, type EmailLinkFlow } from "../domain/messages";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type {
@@ -11,16 +9,26 @@ import type {
   SignUpRecord,
   UserRecord,
 } from "../state/store";
+import {
+  emailLinkByToken,
+  openEmailLink,
+  refuseUnlessLinkVerification,
+  sendEmailAddressLink,
+  sendSignInEmailLink,
+  sendSignUpEmailLink,
+  signInAwaitingLink,
+  signUpAwaitingLink,
+  verifyEmailAddressByLink,
+  type LinkSending,
+} from "../domain/email-links";
+import { touchClient } from "../domain/sessions";
+import { completeSignIn, signInUser } from "../domain/sign-ins";
+import { requireSignUpEmail, setSignUpEmailVerification } from "../domain/sign-ups";
 import type { FrontendContext, Route } from "./context";
 import { allowedRedirect } from "./redirects";
 
-/** How long an emailed link works: Clerk's email links last ten minutes. */
-export const EMAIL_LINK_TTL_MINUTES = 10;
-
 /** What opening a link did, as clerk-js's `handleEmailLinkVerification` reads `__clerk_status`. */
 type LinkOutcome = { status: "verified" | "expired" | "failed"; createdSessionId: string | null };
-
-const linksOf = (fapi: FrontendContext) => fapi.store.state.emailLinks;
 
 /** The `redirect_url` a link lands on: an allowed origin's, checked now (before anything is sent), or none. */
 function landingOf(fapi: FrontendContext, req: Request): string | null {
@@ -28,42 +36,12 @@ function landingOf(fapi: FrontendContext, req: Request): string | null {
   return wanted ? allowedRedirect(req, fapi, wanted).toString() : null;
 }
 
-/** Makes a link for `fields` and emails it (`email.created`): `<Frontend API>/v1/verify?token=…`. */
-function sendLink(
-  fapi: FrontendContext,
-  req: Request,
-  flow: EmailLinkFlow,
-  fields: Pick<EmailLinkRecord, "clientId" | "attemptId" | "userId" | "emailAddressId" | "address" | "redirectUrl">,
-) {
-  const now = Date.now();
-  const links = linksOf(fapi);
-  // Links long dead are forgotten; a day's worth stay to answer `expired` rather than "unknown".
-  fapi.store.state.emailLinks = links.filter((l) => l.expiresAt > now - 86_400_000);
-  const token = newId("elt", 40);
-  fapi.store.state.emailLinks.push({
-    token,
-    flow,
-    ...fields,
-    expiresAt: now + EMAIL_LINK_TTL_MINUTES * 60_000,
-    usedAt: null,
-  });
-  const url = `${fapi.frontendApiUrl(req)}/v1/verify?token=${token}`;
-  const to = { address: fields.address, emailAddressId: fields.emailAddressId, userId: fields.userId };
-  fapi.store.send(emailLinkEmail(fapi.store, req.get("user-agent") ?? null, to, flow, url, EMAIL_LINK_TTL_MINUTES));
-  fapi.store.changed();
-}
-
-/** A link strategy the instance does not offer for verifying addresses: Clerk's 422 for a strategy not allowed. */
-function refuseUnlessLinkVerification(fapi: FrontendContext) {
-  if (fapi.store.settings.emailLinkVerification) return;
-  throw new ApiError(
-    422,
-    "form_param_value_invalid",
-    "is invalid",
-    "strategy",
-    "email_link does not match one of the allowed values for parameter strategy",
-  );
-}
+/** How this request's link is sent: from the Frontend API's URL as the browser reaches it, landing on `redirectUrl`. */
+const sendingOf = (fapi: FrontendContext, req: Request, redirectUrl: string | null): LinkSending => ({
+  frontendApiUrl: fapi.frontendApiUrl(req),
+  userAgent: req.get("user-agent") ?? null,
+  redirectUrl,
+});
 
 /** Sign-in, first factor `email_link`: the link goes to the address asked for (one of the user's verified ones), else the primary. */
 export function prepareSignInEmailLink(
@@ -72,21 +50,10 @@ export function prepareSignInEmailLink(
   client: ClientRecord,
   signIn: SignInRecord,
 ) {
-  const user = signIn.userId ? fapi.store.user(signIn.userId) : null;
-  if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
+  const user = signInUser(fapi.store, signIn);
   const redirectUrl = landingOf(fapi, req);
   const wanted = str(req.body?.email_address_id);
-  const email = user.emails.find((e) => e.id === wanted && e.verified) ?? { id: user.emailId, email: user.email };
-  signIn.firstFactorStrategy = "email_link";
-  signIn.firstFactorStatus = "unverified";
-  sendLink(fapi, req, "sign_in", {
-    clientId: client.id,
-    attemptId: signIn.id,
-    userId: user.id,
-    emailAddressId: email.id,
-    address: email.email,
-    redirectUrl,
-  });
+  sendSignInEmailLink(fapi.store, client, signIn, user, wanted, sendingOf(fapi, req, redirectUrl));
 }
 
 /** Sign-up, verifying its address by link (when the instance verifies addresses by link). */
@@ -96,35 +63,17 @@ export function prepareSignUpEmailLink(
   client: ClientRecord,
   signUp: SignUpRecord,
 ) {
-  refuseUnlessLinkVerification(fapi);
-  if (!signUp.email) throw new ApiError(422, "form_param_missing", "Enter your email address.", "email_address");
+  refuseUnlessLinkVerification(fapi.store);
+  requireSignUpEmail(signUp);
   const redirectUrl = landingOf(fapi, req);
-  if (signUp.emailVerification === "verified") return;
-  signUp.emailVerification = "unverified";
-  signUp.emailVerificationStrategy = "email_link";
-  sendLink(fapi, req, "sign_up", {
-    clientId: client.id,
-    attemptId: signUp.id,
-    userId: null,
-    emailAddressId: null,
-    address: signUp.email,
-    redirectUrl,
-  });
+  sendSignUpEmailLink(fapi.store, client, signUp, sendingOf(fapi, req, redirectUrl));
 }
 
 /** An address the signed-in person added, verified by link (when the instance verifies addresses by link). */
 export function prepareEmailAddressLink(fapi: FrontendContext, req: Request, user: UserRecord, email: EmailRecord) {
-  refuseUnlessLinkVerification(fapi);
+  refuseUnlessLinkVerification(fapi.store);
   const redirectUrl = landingOf(fapi, req);
-  if (email.verified) return;
-  sendLink(fapi, req, "email_address", {
-    clientId: null,
-    attemptId: email.id,
-    userId: user.id,
-    emailAddressId: email.id,
-    address: email.email,
-    redirectUrl,
-  });
+  sendEmailAddressLink(fapi.store, user, email, sendingOf(fapi, req, redirectUrl));
 }
 
 export type CompleteSignUp = (req: Request, client: ClientRecord, signUp: SignUpRecord) => void;
@@ -142,81 +91,46 @@ export function registerEmailLinkRoutes(route: Route, fapi: FrontendContext, com
   const failed: LinkOutcome = { status: "failed", createdSessionId: null };
 
   const verifySignIn = (req: Request, link: EmailLinkRecord): LinkOutcome => {
-    const client = link.clientId ? store.client(link.clientId) : null;
-    const signIn = client?.signIn;
-    const user = link.userId ? store.user(link.userId) : null;
-    const stillTheirs = user?.emails.some(
-      (e) => e.id === link.emailAddressId && e.email === link.address && e.verified,
-    );
-    if (!client || !signIn || signIn.id !== link.attemptId || !user || !stillTheirs) return failed;
-    if (signIn.status !== "needs_first_factor" || signIn.firstFactorStrategy !== "email_link") return failed;
+    const awaiting = signInAwaitingLink(store, link);
+    if (!awaiting) return failed;
+    const { client, signIn, user } = awaiting;
     const session = fapi.finishSignIn(req, client, user.id);
-    signIn.status = "complete";
-    signIn.firstFactorStatus = "verified";
-    signIn.createdSessionId = session.id;
-    client.updatedAt = Date.now();
+    completeSignIn(store, signIn, session.id, { firstFactorStatus: "verified" });
+    touchClient(store, client);
     return { status: "verified", createdSessionId: session.id };
   };
 
   const verifySignUp = (req: Request, link: EmailLinkRecord): LinkOutcome => {
-    const client = link.clientId ? store.client(link.clientId) : null;
-    const signUp = client?.signUp;
-    if (!client || !signUp || signUp.id !== link.attemptId || signUp.email !== link.address) return failed;
-    if (signUp.emailVerification !== "unverified" || signUp.emailVerificationStrategy !== "email_link") return failed;
-    signUp.emailVerification = "verified";
+    const awaiting = signUpAwaitingLink(store, link);
+    if (!awaiting) return failed;
+    const { client, signUp } = awaiting;
+    setSignUpEmailVerification(store, signUp, "verified");
     try {
       completeSignUp(req, client, signUp);
     } catch (error) {
       // The address was taken, or the invitation revoked, meanwhile: the link cannot finish this sign-up.
       if (!(error instanceof ApiError)) throw error;
-      signUp.emailVerification = "unverified";
+      setSignUpEmailVerification(store, signUp, "unverified");
       return failed;
     }
-    client.updatedAt = Date.now();
+    touchClient(store, client);
     return { status: "verified", createdSessionId: signUp.createdSessionId };
   };
 
-  const verifyEmailAddress = (link: EmailLinkRecord): LinkOutcome => {
-    const user = link.userId ? store.user(link.userId) : null;
-    const email = user?.emails.find((e) => e.id === link.attemptId && e.email === link.address);
-    if (!user || !email) return failed;
-    if (!email.verified) {
-      if (store.userByEmail(email.email)) return failed;
-      email.verified = true;
-      email.updatedAt = Date.now();
-      user.updatedAt = email.updatedAt;
-    }
-    return { status: "verified", createdSessionId: null };
-  };
-
   const open = (req: Request, link: EmailLinkRecord): LinkOutcome => {
-    if (link.usedAt !== null) return failed;
-    link.usedAt = Date.now();
-    if (link.expiresAt <= link.usedAt) {
-      markExpired(link);
-      return { status: "expired", createdSessionId: null };
-    }
+    const opened = openEmailLink(store, link);
+    if (opened === "used") return failed;
+    if (opened === "expired") return { status: "expired", createdSessionId: null };
     if (link.flow === "sign_in") return verifySignIn(req, link);
     if (link.flow === "sign_up") return verifySignUp(req, link);
-    return verifyEmailAddress(link);
-  };
-
-  /** The sign-in or sign-up waiting for a link that lapsed reads `expired`, which ends clerk-js's polling. */
-  const markExpired = (link: EmailLinkRecord) => {
-    const client = link.clientId ? store.client(link.clientId) : null;
-    if (link.flow === "sign_in" && client?.signIn?.id === link.attemptId && client.signIn.status !== "complete")
-      client.signIn.firstFactorStatus = "expired";
-    if (link.flow === "sign_up" && client?.signUp?.id === link.attemptId && client.signUp.status !== "complete")
-      client.signUp.emailVerification = "expired";
+    return verifyEmailAddressByLink(store, link) ? { status: "verified", createdSessionId: null } : failed;
   };
 
   route("GET", "/v1/verify", (req, res) => {
     const token = str(req.query.token);
     if (!token) throw new ApiError(400, "form_param_missing", "token is missing", "token");
-    const link = linksOf(fapi).find((l) => l.token === token);
-    if (!link) throw new ApiError(400, "form_param_value_invalid", "This link is invalid", "token");
+    const link = emailLinkByToken(store, token);
     const outcome = open(req, link);
-    store.changed();
     res.setHeader("Cache-Control", "no-store");
     if (link.redirectUrl) return landOn(res, link.redirectUrl, outcome);
     return showOutcome(res, outcome);

@@ -1,19 +1,18 @@
 import type { Request, Response } from "express";
-import { newId } from "../state/ids";
 import { sessionJSON, verificationJSON } from "../json";
-import { verificationCodeEmail } from "../domain/messages";
-import {
-  checkSecondFactor,
-  markFactorVerified,
-  prepareSecondFactor,
-  secondFactorsOf,
-  twoFactorEnabled,
-} from "../domain/mfa";
+import { secondFactorsOf } from "../domain/mfa";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
-import { verifyPassword, type SessionRecord, type SessionVerificationRecord, type UserRecord } from "../state/store";
+import type { SessionRecord, SessionVerificationRecord, UserRecord } from "../state/store";
+import {
+  attemptVerificationFirstFactor,
+  attemptVerificationSecondFactor,
+  prepareVerificationEmailCode,
+  prepareVerificationSecondFactor,
+  sessionVerificationAt,
+  startSessionVerification,
+} from "../domain/session-verifications";
 import type { FrontendContext, Route } from "./context";
-import { TEST_EMAIL_CODE, isSentCode } from "../domain/verification-codes";
 
 const LEVELS: SessionVerificationRecord["level"][] = ["first_factor", "second_factor", "multi_factor"];
 
@@ -63,20 +62,6 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
     });
   };
 
-  const pending = (session: SessionRecord, status: SessionVerificationRecord["status"]) => {
-    const v = session.verification;
-    if (!v || v.status !== status) {
-      throw new ApiError(
-        400,
-        "session_verification_status_invalid",
-        "This reverification is not at that step.",
-        undefined,
-        `The reverification's status is ${v?.status ?? "(not started)"}; this request needs ${status}.`,
-      );
-    }
-    return v;
-  };
-
   // Reading one session (`GET /v1/client/sessions/:id`) is in client.ts.
   // A person with no second factor is asked for the first, whatever the level (Clerk's fallback).
   route("POST", "/v1/client/sessions/:id/verify", (req, res) => {
@@ -92,98 +77,44 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
         `${asked} does not match one of the allowed values for parameter level`,
       );
     }
-    const level = twoFactorEnabled(store, user) ? (asked as SessionVerificationRecord["level"]) : "first_factor";
-    session.verification = {
-      id: newId("sessver"),
-      level,
-      status: level === "second_factor" ? "needs_second_factor" : "needs_first_factor",
-      firstFactor: null,
-      secondFactor: null,
-      createdAt: Date.now(),
-    };
-    store.changed();
+    startSessionVerification(store, session, user, asked as SessionVerificationRecord["level"]);
     return verificationReply(req, res, session, user);
   });
 
   route("POST", "/v1/client/sessions/:id/verify/prepare_first_factor", (req, res) => {
     const { session, user } = sessionAndUser(req);
-    const v = pending(session, "needs_first_factor");
-    const strategy = str(req.body?.strategy);
-    if (strategy !== "email_code") {
+    const v = sessionVerificationAt(session, "needs_first_factor");
+    if (str(req.body?.strategy) !== "email_code") {
       throw new ApiError(422, "form_param_value_invalid", "is invalid", "strategy", "Only email codes are prepared.");
     }
-    const wanted = str(req.body?.email_address_id) ?? user.emailId;
-    const email = user.emails.find((e) => e.id === wanted && e.verified);
-    if (!email) throw new ApiError(422, "form_param_value_invalid", "No such email address.", "email_address_id");
-    store.send(
-      verificationCodeEmail(
-        store,
-        req.get("user-agent") ?? null,
-        { address: email.email, emailAddressId: email.id, userId: user.id },
-        TEST_EMAIL_CODE,
-      ),
-    );
-    v.firstFactor = { strategy, status: "unverified" };
-    store.changed();
+    const emailAddressId = str(req.body?.email_address_id);
+    prepareVerificationEmailCode(store, v, user, emailAddressId, req.get("user-agent") ?? null);
     return verificationReply(req, res, session, user);
   });
 
   route("POST", "/v1/client/sessions/:id/verify/attempt_first_factor", (req, res) => {
     const { session, user } = sessionAndUser(req);
-    const v = pending(session, "needs_first_factor");
-    const strategy = str(req.body?.strategy);
-    if (strategy === "password") {
-      const password = str(req.body?.password);
-      if (!password || !verifyPassword(password, user.passwordHash)) {
-        v.firstFactor = { strategy, status: "failed" };
-        store.changed();
-        throw new ApiError(
-          422,
-          "form_password_incorrect",
-          "Password is incorrect. Try again, or use another method.",
-          "password",
-        );
-      }
-    } else if (strategy === "email_code") {
-      if (v.firstFactor?.strategy !== "email_code") {
-        throw new ApiError(400, "verification_missing", "Prepare the email code first.", "strategy");
-      }
-      if (!isSentCode(req.body?.code)) throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
-    } else {
-      throw new ApiError(
-        422,
-        "strategy_for_user_invalid",
-        "That verification strategy is not valid for this account.",
-        "strategy",
-      );
-    }
-    v.firstFactor = { strategy, status: "verified" };
-    v.status = v.level === "multi_factor" ? "needs_second_factor" : "complete";
-    markFactorVerified(session, "first");
-    store.changed();
+    const v = sessionVerificationAt(session, "needs_first_factor");
+    attemptVerificationFirstFactor(store, session, v, user, {
+      strategy: str(req.body?.strategy),
+      password: str(req.body?.password),
+      code: req.body?.code,
+    });
     return verificationReply(req, res, session, user);
   });
 
   // As at sign-in, TOTP and backup codes need no preparing; only a kind that sends its code (SMS) can be.
   route("POST", "/v1/client/sessions/:id/verify/prepare_second_factor", (req, res) => {
     const { session, user } = sessionAndUser(req);
-    const v = pending(session, "needs_second_factor");
-    const strategy = str(req.body?.strategy);
-    prepareSecondFactor(store, user, strategy, req.get("user-agent") ?? null);
-    v.secondFactor = { strategy: strategy!, status: "unverified" };
-    store.changed();
+    const v = sessionVerificationAt(session, "needs_second_factor");
+    prepareVerificationSecondFactor(store, v, user, str(req.body?.strategy), req.get("user-agent") ?? null);
     return verificationReply(req, res, session, user);
   });
 
   route("POST", "/v1/client/sessions/:id/verify/attempt_second_factor", (req, res) => {
     const { session, user } = sessionAndUser(req);
-    const v = pending(session, "needs_second_factor");
-    const strategy = str(req.body?.strategy);
-    checkSecondFactor(store, user, strategy, str(req.body?.code));
-    v.secondFactor = { strategy: strategy!, status: "verified" };
-    v.status = "complete";
-    markFactorVerified(session, "second");
-    store.changed();
+    const v = sessionVerificationAt(session, "needs_second_factor");
+    attemptVerificationSecondFactor(store, session, v, user, str(req.body?.strategy), str(req.body?.code));
     return verificationReply(req, res, session, user);
   });
 }

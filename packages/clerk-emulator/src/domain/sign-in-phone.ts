@@ -1,17 +1,14 @@
-import type { Request } from "express";
-import { ApiError } from "../domain/errors";
-import { str } from "../http/routing";
+import { ApiError } from "./errors";
 import type { PhoneRecord, SignInRecord, Store, UserRecord } from "../state/store";
-import { textCode } from "../domain/verification-codes";
+import { textCode } from "./verification-codes";
 
 /**
  * Signing in with an SMS code (`phone_code`, a first factor only): the code
  * goes to the number asked for (`phone_number_id`), else the one the
  * identifier named, else the primary one; it is always the test code.
  */
-function signInPhone(req: Request, signIn: SignInRecord, user: UserRecord): PhoneRecord {
+function signInPhone(signIn: SignInRecord, user: UserRecord, wanted: string | null): PhoneRecord {
   const verified = user.phones.filter((p) => p.verified);
-  const wanted = str(req.body?.phone_number_id);
   const typed = signIn.identifier?.replace(/[\s().-]/g, "");
   const phone =
     (wanted !== null ? verified.find((p) => p.id === wanted) : undefined) ??
@@ -24,11 +21,21 @@ function signInPhone(req: Request, signIn: SignInRecord, user: UserRecord): Phon
   return phone;
 }
 
-/** `phone_code` prepared, at the sign-in's creation or by `prepare_first_factor`: the code is texted. */
-export function preparePhoneCode(store: Store, req: Request, signIn: SignInRecord, user: UserRecord): void {
-  const phone = signInPhone(req, signIn, user);
-  signIn.firstFactorStrategy = "phone_code";
-  signIn.firstFactorStatus = "unverified";
+/**
+ * `phone_code` prepared, at the sign-in's creation or by `prepare_first_factor`, for the number
+ * `phoneNumberId` names (or the identifier's, or the primary one): the code is texted.
+ */
+export function preparePhoneCode(
+  store: Store,
+  signIn: SignInRecord,
+  user: UserRecord,
+  phoneNumberId: string | null,
+): void {
+  const phone = signInPhone(signIn, user, phoneNumberId);
+  store.write(() => {
+    signIn.firstFactorStrategy = "phone_code";
+    signIn.firstFactorStatus = "unverified";
+  });
   textCode(store, phone.phone, phone.id, user.id);
 }
 

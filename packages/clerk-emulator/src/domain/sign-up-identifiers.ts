@@ -1,40 +1,50 @@
-import type { Request } from "express";
-import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "../domain/identifiers";
-import { ApiError } from "../domain/errors";
+import { addPhone, parsePhone, parseUsername, refuseTakenPhone, refuseTakenUsername } from "./identifiers";
+import { ApiError } from "./errors";
 import type { SignUpRecord, Store, UserRecord } from "../state/store";
-import { refuseWrongCode, textCode } from "../domain/verification-codes";
+import { refuseWrongCode, textCode } from "./verification-codes";
 
 /**
  * A sign-up's optional username and phone number: checked as Clerk checks
  * them when given, the phone verified by a texted code (`phone_code`) before
  * the user is made, and both carried onto the new user.
  */
-export function applySignUpIdentifiers(store: Store, signUp: SignUpRecord, body: Record<string, unknown>): void {
-  if (body.username !== undefined && body.username !== null && body.username !== "") {
-    const username = parseUsername(body.username);
+export function applySignUpIdentifiers(
+  store: Store,
+  signUp: SignUpRecord,
+  given: { username: unknown; phoneNumber: unknown },
+): void {
+  if (given.username !== undefined && given.username !== null && given.username !== "") {
+    const username = parseUsername(given.username);
     refuseTakenUsername(store, username);
-    signUp.username = username;
+    store.write(() => {
+      signUp.username = username;
+    });
   }
-  if (body.phone_number !== undefined && body.phone_number !== null && body.phone_number !== "") {
-    const phone = parsePhone(body.phone_number);
+  if (given.phoneNumber !== undefined && given.phoneNumber !== null && given.phoneNumber !== "") {
+    const phone = parsePhone(given.phoneNumber);
     if (phone !== signUp.phone) {
       refuseTakenPhone(store, phone);
-      signUp.phone = phone;
-      signUp.phoneVerification = "none";
+      store.write(() => {
+        signUp.phone = phone;
+        signUp.phoneVerification = "none";
+      });
     }
   }
 }
 
 /** `prepare_verification` with `phone_code`: the code is texted to the sign-up's number. */
 export function preparePhoneVerification(store: Store, signUp: SignUpRecord): void {
-  if (!signUp.phone) throw new ApiError(422, "form_param_missing", "Enter your phone number.", "phone_number");
+  const phone = signUp.phone;
+  if (!phone) throw new ApiError(422, "form_param_missing", "Enter your phone number.", "phone_number");
   if (signUp.phoneVerification === "verified") return;
-  signUp.phoneVerification = "unverified";
-  textCode(store, signUp.phone, null, null);
+  store.write(() => {
+    signUp.phoneVerification = "unverified";
+  });
+  textCode(store, phone, null, null);
 }
 
 /** `attempt_verification` with `phone_code`. */
-export function attemptPhoneVerification(req: Request, signUp: SignUpRecord): void {
+export function attemptPhoneVerification(store: Store, signUp: SignUpRecord, code: unknown): void {
   if (!signUp.phone || signUp.phoneVerification === "none" || !signUp.phoneVerification) {
     throw new ApiError(
       422,
@@ -43,17 +53,21 @@ export function attemptPhoneVerification(req: Request, signUp: SignUpRecord): vo
       "strategy",
     );
   }
-  refuseWrongCode(req.body?.code);
-  signUp.phoneVerification = "verified";
+  refuseWrongCode(code);
+  store.write(() => {
+    signUp.phoneVerification = "verified";
+  });
 }
 
 /** A number given at sign-up must be verified before the user is made. */
 export const signUpPhoneReady = (signUp: SignUpRecord) => !signUp.phone || signUp.phoneVerification === "verified";
 
 /** The new user's username and (verified, primary) phone number; taken since the sign-up began is Clerk's 422. */
-export function carrySignUpIdentifiers(signUp: SignUpRecord, user: UserRecord): void {
-  if (signUp.username) user.username = signUp.username;
-  if (signUp.phone) addPhone(user, signUp.phone, "phone_code");
+export function carrySignUpIdentifiers(store: Store, signUp: SignUpRecord, user: UserRecord): void {
+  store.write(() => {
+    if (signUp.username) user.username = signUp.username;
+    if (signUp.phone) addPhone(user, signUp.phone, "phone_code");
+  });
 }
 
 /** Checked again when the user is about to be made: someone may have taken them since. */
