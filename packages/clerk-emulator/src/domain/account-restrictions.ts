@@ -1,5 +1,5 @@
 import { ApiError } from "./errors";
-import { revokeSessionsOfUser } from "./user-sessions";
+import { revokeSessionsOfUser } from "./sessions";
 import { newId } from "../state/ids";
 import type { IdentifierRecord, RestrictionsRecord, Store, UserRecord } from "../state/store";
 

@@ -1,5 +1,5 @@
 import { newId } from "../state/ids";
-import type { PasskeyRecord, Store, UserRecord } from "../state/store";
+import type { PasskeyRecord, SignInRecord, Store, UserRecord } from "../state/store";
 import { ApiError } from "./errors";
 import type { verifyRegistration } from "./webauthn";
 
@@ -79,4 +79,36 @@ export function recordPasskeyUse(store: Store, passkey: PasskeyRecord, signCount
     passkey.signCount = signCount;
     passkey.lastUsedAt = Date.now();
   });
+}
+
+/** A sign-in's `passkey` first factor prepared: `requestOptions` (WebAuthn's, with the challenge) kept as its nonce. */
+export function preparePasskeyFactor(store: Store, signIn: SignInRecord, requestOptions: string): void {
+  store.write(() =>
+    Object.assign(signIn, {
+      firstFactorStrategy: "passkey",
+      firstFactorStatus: "unverified",
+      passkeyNonce: requestOptions,
+    }),
+  );
+}
+
+/** The browser's assertion did not verify: the factor is failed (another prepare starts over). */
+export function failPasskeyFactor(store: Store, signIn: SignInRecord): void {
+  store.write(() => {
+    signIn.firstFactorStatus = "failed";
+  });
+}
+
+/** The passkey's user is signed in: the sign-in is complete with the session made for it. */
+export function completePasskeySignIn(store: Store, signIn: SignInRecord, user: UserRecord, sessionId: string): void {
+  store.write(() =>
+    Object.assign(signIn, {
+      identifier: signIn.identifier ?? user.email,
+      userId: user.id,
+      status: "complete",
+      firstFactorStatus: "verified",
+      passkeyNonce: null,
+      createdSessionId: sessionId,
+    }),
+  );
 }

@@ -1,5 +1,5 @@
 import { ApiError } from "./errors";
-import { revokeSessionsOfUser } from "./user-sessions";
+import { revokeSessionsOfUser } from "./sessions";
 import { hashPassword, verifyPassword, type Store, type UserRecord } from "../state/store";
 
 /** The instance's password rules (its environment says 8 to 72 characters). */

@@ -1,6 +1,7 @@
 import { newId } from "../state/ids";
 import { ApiError } from "./errors";
-import type { ClientRecord, SessionRecord, SessionStatus, Store } from "../state/store";
+import { markFactorVerified } from "./mfa";
+import type { ClientRecord, SessionActivity, SessionRecord, SessionStatus, Store, UserRecord } from "../state/store";
 
 /**
  * A browser's client and its sessions as the Frontend API changes them:
@@ -39,12 +40,38 @@ export function removeClient(store: Store, client: ClientRecord): void {
   });
 }
 
-/** Every active session of the user is revoked (a new password signs them out everywhere, when asked). */
-export function revokeUserSessions(store: Store, userId: string): void {
+/** Revokes every active session of the user but the one `exceptSessionId` names (the device asking): a ban, a new password. */
+export function revokeSessionsOfUser(store: Store, user: UserRecord, exceptSessionId: string | null = null): void {
   store.write((state) => {
     for (const s of state.sessions) {
-      if (s.userId === userId && s.status === "active") store.endSession(s, "revoked");
+      if (s.userId === user.id && s.id !== exceptSessionId && s.status === "active") store.endSession(s, "revoked");
     }
+  });
+}
+
+/** One of the person's own sessions, signed out from their devices list; Clerk's 404 for anyone else's. */
+export function revokeOwnSession(store: Store, user: UserRecord, sessionId: string): SessionRecord {
+  const target = store.session(sessionId);
+  if (!target || target.userId !== user.id) throw new ApiError(404, "resource_not_found", "Session not found");
+  if (target.status === "active") store.write(() => store.endSession(target, "revoked"));
+  return target;
+}
+
+/**
+ * A sign-in's end: the user's new session on the client, which replaces any earlier one (single-session
+ * mode), its second factor verified now when the sign-in took one.
+ */
+export function startSession(
+  store: Store,
+  client: ClientRecord,
+  userId: string,
+  { lifetimeMs, activity, secondFactor }: { lifetimeMs: number; activity: SessionActivity; secondFactor: boolean },
+): SessionRecord {
+  return store.write(() => {
+    for (const s of store.activeSessions(client)) store.endSession(s, "removed");
+    const session = store.createSession(client, userId, lifetimeMs, activity);
+    if (secondFactor) markFactorVerified(session, "second", session.createdAt);
+    return session;
   });
 }
 

@@ -21,7 +21,7 @@ import { ticketUser, usableTicket, type Ticket } from "./invitations";
 import { verificationCodeEmail } from "./messages";
 import { checkSecondFactor, prepareSecondFactor, twoFactorEnabled } from "./mfa";
 import { validateNewPassword } from "./passwords";
-import { revokeUserSessions } from "./sessions";
+import { revokeSessionsOfUser } from "./sessions";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
 import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
 
@@ -290,6 +290,6 @@ export function resetForgottenPassword(
     user.passwordHash = hashPassword(chosen);
     user.passwordUpdatedAt = Date.now();
     user.updatedAt = user.passwordUpdatedAt;
-    if (signOutOthers) revokeUserSessions(store, user.id);
+    if (signOutOthers) revokeSessionsOfUser(store, user);
   });
 }

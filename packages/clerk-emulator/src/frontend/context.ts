@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import type { Faults } from "../http/faults";
 import { clientJSON } from "../json";
-import { markFactorVerified } from "../domain/mfa";
+import { startSession } from "../domain/sessions";
 import { frontendApiPath } from "../http/proxy";
 import { ApiError } from "../domain/errors";
 import { activityOf } from "../http/activity";
@@ -145,13 +145,12 @@ export function createFrontendContext(options: FrontendApiOptions) {
   };
 
   /** `secondFactor`: the sign-in verified one too (the session's `fva` counts from now for both). */
-  const finishSignIn = (req: Request, client: ClientRecord, userId: string, secondFactor = false) => {
-    // Single-session mode: a new sign-in replaces any earlier session of this client.
-    for (const s of store.activeSessions(client)) store.endSession(s, "removed");
-    const session = store.createSession(client, userId, options.sessionLifetimeMs, activityOf(req));
-    if (secondFactor) markFactorVerified(session, "second", session.createdAt);
-    return session;
-  };
+  const finishSignIn = (req: Request, client: ClientRecord, userId: string, secondFactor = false) =>
+    startSession(store, client, userId, {
+      lifetimeMs: options.sessionLifetimeMs,
+      activity: activityOf(req),
+      secondFactor,
+    });
 
   return {
     ...options,

@@ -1,7 +1,7 @@
 import { activeSessionJSON, deletedJSON, sessionJSON, userJSON } from "../json";
 import { removeAccount } from "../domain/accounts";
 import { mergeUserMetadata, removeProfileImage, setProfileImage, updateProfile } from "../domain/user-profile";
-import { revokeOwnSession } from "../domain/user-sessions";
+import { revokeOwnSession } from "../domain/sessions";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import { readImageUpload } from "../http/uploads";

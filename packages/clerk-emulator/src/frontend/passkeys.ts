@@ -9,6 +9,9 @@ import type { ClientRecord, PasskeyRecord, SignInRecord, UserRecord } from "../s
 import {
   finishPasskeyRegistration,
   recordPasskeyUse,
+  completePasskeySignIn,
+  failPasskeyFactor,
+  preparePasskeyFactor,
   removePasskey,
   renamePasskey,
   startPasskeyRegistration,
@@ -152,15 +155,14 @@ export function preparePasskeySignIn(fapi: FrontendContext, req: Request, signIn
   refuseUnlessPasskeys(fapi);
   const { rpId } = relyingParty(req, fapi);
   const allow = signIn.userId ? passkeysOf(fapi.store, signIn.userId) : [];
-  signIn.firstFactorStrategy = "passkey";
-  signIn.firstFactorStatus = "unverified";
-  signIn.passkeyNonce = JSON.stringify({
+  const requestOptions = JSON.stringify({
     challenge: challenge(),
     rpId,
     allowCredentials: allow.map((p) => ({ type: "public-key", id: p.credentialId })),
     userVerification: "required",
     timeout: PASSKEY_TIMEOUT_MS,
   });
+  preparePasskeyFactor(fapi.store, signIn, requestOptions);
 }
 
 /** The browser's assertion for a prepared `passkey` factor, verified against the credential's stored key. */
@@ -188,7 +190,7 @@ export function attemptPasskeySignIn(fapi: FrontendContext, req: Request, client
       signCount: passkey.signCount,
     });
   } catch (error) {
-    signIn.firstFactorStatus = "failed";
+    failPasskeyFactor(store, signIn);
     return refused(error);
   }
   if (result.userHandle !== null && result.userHandle !== Buffer.from(passkey.userId).toString("base64url"))
@@ -197,12 +199,5 @@ export function attemptPasskeySignIn(fapi: FrontendContext, req: Request, client
   if (!user) throw new ApiError(422, "passkey_not_found", "This passkey is not registered for this account.");
   recordPasskeyUse(store, passkey, result.signCount);
   const session = fapi.finishSignIn(req, client, user.id);
-  Object.assign(signIn, {
-    identifier: signIn.identifier ?? user.email,
-    userId: user.id,
-    status: "complete",
-    firstFactorStatus: "verified",
-    passkeyNonce: null,
-    createdSessionId: session.id,
-  });
+  completePasskeySignIn(store, signIn, user, session.id);
 }
