@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startInProcessEmulator, type InProcessEmulator } from "../../../../tests/support/emulator-api";
+import { startInProcessEmulator, type InProcessEmulator } from "../../testing";
 
 // Issue 55: the control API's ready-made sessions mint their tokens through the
 // Frontend API's minter, so a test signed in that way holds the token clerk-js
