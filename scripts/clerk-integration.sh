@@ -3,7 +3,7 @@
 # as an outside check of the emulator (issue 49). Nothing of Clerk's is copied into this project:
 # the suite is extracted from a snapshot of clerk/javascript into a work directory, and Clerk's
 # react-router-node template is installed there from the npm registry as the app, behind the one
-# proxy rule docs/emulator.md prescribes. The specs run through the suite's standalone-app entry
+# proxy rule packages/clerk-emulator/GUIDE.md prescribes. The specs run through the suite's standalone-app entry
 # (E2E_APP_URL, E2E_APP_PK, E2E_APP_SK, E2E_CLERK_API_URL) in Debian's Chromium, one worker.
 #
 #   scripts/clerk-integration.sh <clerk/javascript git dir (bare or not)> [work dir]
@@ -89,7 +89,7 @@ EOF
 
 log "The app: Clerk's react-router-node template, with @clerk/react-router $CLERK_REACT_ROUTER"
 [ "$reuse" = 1 ] || cp -r "$WORK/integration/templates/react-router-node" "$WORK/app"
-# The one rule docs/emulator.md gives for Vite: /__clerk/* to the emulator, the prefix removed.
+# The one rule packages/clerk-emulator/GUIDE.md gives for Vite: /__clerk/* to the emulator, the prefix removed.
 cat >"$WORK/app/vite.config.ts" <<'EOF'
 import { reactRouter } from '@react-router/dev/vite';
 import { defineConfig } from 'vite';

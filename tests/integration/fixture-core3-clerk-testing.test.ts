@@ -113,7 +113,7 @@ describe("@clerk/testing 2 (Core 3) on the Core 3 fixture against the standalone
     });
     await page.reload();
     expect(await loaderUser(page)).toBe(people.password.id);
-    // clerk-js 6.40 names Frontend API version 2026-08-20 in every call (docs/emulator.md, API versions).
+    // clerk-js 6.40 names Frontend API version 2026-08-20 in every call (packages/clerk-emulator/GUIDE.md, API versions).
     expect(versions.length).toBeGreaterThan(2);
     expect(new Set(versions)).toEqual(new Set(["2026-08-20"]));
 

@@ -15,7 +15,7 @@ type Api = "fapi" | "bapi";
 type Operation = { api: Api; method: string; path: string; tag: string };
 
 /**
- * What the emulator leaves out on purpose (docs/emulator.md, "Coverage"):
+ * What the emulator leaves out on purpose (GUIDE.md, "Coverage"):
  * billing, enterprise SSO (SAML, OIDC), SCIM, Web3, Clerk as an OAuth identity
  * provider, and the machine-to-machine products. Counted in the totals all the same.
  */

@@ -26,9 +26,9 @@ import { unknownParameter } from "./query-params";
 export type FieldRule = "kept" | "flag" | { refused: string };
 
 const NO_SMS_SECOND_FACTOR = {
-  refused: "The emulator's phone numbers are never a second factor (docs/emulator.md); `false` passes.",
+  refused: "The emulator's phone numbers are never a second factor (its GUIDE.md); `false` passes.",
 };
-const NO_WALLETS = { refused: "The emulator's instance has no web3 wallets (docs/emulator.md)." };
+const NO_WALLETS = { refused: "The emulator's instance has no web3 wallets (its GUIDE.md)." };
 const NO_DIGESTS = { refused: "The emulator cannot verify imported password digests: send password instead." };
 const NO_PERMISSIONS = {
   refused: "The emulator keeps no per-user permissions: every user may delete themselves and create organizations.",
@@ -95,7 +95,7 @@ export const USER_METADATA_FIELDS: Readonly<Record<string, FieldRule>> = {
 };
 
 const NO_ROLE_SETS = {
-  refused: "The emulator has no role sets: every organization offers every role of the instance (docs/emulator.md).",
+  refused: "The emulator has no role sets: every organization offers every role of the instance (its GUIDE.md).",
 };
 /** Bans, locks, passwords, the profile image, email addresses and the instance's restrictions (this slice's modules). */
 const USER_ACCESS_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = {
@@ -169,7 +169,7 @@ const SESSION_TOKEN_FIELDS: Record<string, Readonly<Record<string, FieldRule>>> 
   "POST /v1/sessions/:id/tokens/:template": { expires_in_seconds: "kept" },
   "POST /v1/sessions/:id/refresh": {
     expired_token: "kept",
-    // Required, but the emulator issues no `__refresh` cookie to compare it with (docs/emulator.md).
+    // Required, but the emulator issues no `__refresh` cookie to compare it with (GUIDE.md).
     refresh_token: "kept",
     request_origin: "kept",
     format: "kept",

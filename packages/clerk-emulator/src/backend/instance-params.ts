@@ -7,7 +7,7 @@ import type { FieldRule } from "./body-params";
  * body-params.ts and query-params.ts: each field Clerk's OpenAPI description
  * lists, kept, followed, or refused with the reason.
  */
-const NO_OAUTH_APPS = { refused: "The emulator is not an OAuth identity provider (docs/emulator.md)." };
+const NO_OAUTH_APPS = { refused: "The emulator is not an OAuth identity provider (its GUIDE.md)." };
 
 export const INSTANCE_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = {
   "POST /v1/organizations/:id/domains": { name: "kept", enrollment_mode: "kept", verified: "kept" },

@@ -29,7 +29,7 @@ export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl 
         "form_param_format_invalid",
         "identifier must be an email address or an email domain (*@example.com).",
         "identifier",
-        "The emulator's instance has no phone numbers or web3 wallets (docs/emulator.md).",
+        "The emulator's instance has no phone numbers or web3 wallets (its GUIDE.md).",
       );
     }
     if (store.state[list].some((e) => e.identifier === value)) {

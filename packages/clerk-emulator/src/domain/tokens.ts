@@ -32,7 +32,7 @@ export function signJwt(key: SigningKey, claims: Record<string, unknown>): strin
  * Clerk's two session token formats. Version 2 (`v: 2`, the organization in
  * `o`) is what Clerk issues since API version 2025-04-10 and the default
  * here; version 1 (`org_id`, `org_slug`, `org_role`, `org_permissions`) is
- * for instances not yet moved over. docs/emulator.md, "Session tokens".
+ * for instances not yet moved over. GUIDE.md, "Session tokens".
  */
 export type SessionTokenVersion = 1 | 2;
 

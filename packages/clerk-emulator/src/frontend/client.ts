@@ -80,7 +80,7 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
 
   // The handshake is a GET only: Clerk's OpenAPI lists no other method, and Clerk's Frontend API
   // answers a POST with 405 (clerk/javascript PR #8045: @clerk/backend 2.x sends an expired-token
-  // form POST there with a 307, "resulting in a 405 Method Not Allowed error"). See docs/emulator.md.
+  // form POST there with a 307, "resulting in a 405 Method Not Allowed error"). See GUIDE.md.
   route("POST", "/v1/client/handshake", (_req, res) => {
     res.setHeader("Allow", "GET");
     throw new ApiError(405, "method_not_allowed", "The handshake accepts GET requests only.");

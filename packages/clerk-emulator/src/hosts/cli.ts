@@ -56,7 +56,7 @@ Options (environment variable in brackets):
 
 Browsers reach the Frontend API through your app's origin: proxy <app>/__clerk/* to
 <emulator>/* (the /__clerk prefix removed) and give Clerk proxyUrl "/__clerk".
-See docs/emulator.md.`;
+See the emulator's GUIDE.md (packages/clerk-emulator).`;
 
 /** A flag or variable given a value it does not take (the settings' one line). */
 export { SettingsError as UsageError } from "../settings";
@@ -104,7 +104,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       "# Your app's .env:",
       ...Object.entries(running.env).map(([name, value]) => `${name}=${value}`),
       "",
-      `# Proxy <app origin>${options.proxyUrl ? new URL(options.proxyUrl).pathname.replace(/\/+$/, "") : "/__clerk"}/* to ${running.url}/*, the prefix removed (docs/emulator.md).`,
+      `# Proxy <app origin>${options.proxyUrl ? new URL(options.proxyUrl).pathname.replace(/\/+$/, "") : "/__clerk"}/* to ${running.url}/*, the prefix removed (the emulator's GUIDE.md).`,
       "",
     ].join("\n"),
   );

@@ -34,7 +34,7 @@ const ID = "[^/]+";
 /**
  * Per-endpoint Backend API limits, checked before the instance-wide one (both count the call).
  * The 50 per hour for bulk organization invitations is as Clerk's reference states it; the
- * other hourly numbers are the system-limits page's as last read, not re-checked (docs/emulator.md).
+ * other hourly numbers are the system-limits page's as last read, not re-checked (GUIDE.md).
  */
 export const BACKEND_ENDPOINT_RULES: readonly Rule[] = [
   { name: "Create invitations", method: "POST", path: /^\/v1\/invitations\/?$/, limit: 100, windowMs: HOUR },
@@ -59,7 +59,7 @@ export const BACKEND_ENDPOINT_RULES: readonly Rule[] = [
  * Clerk's limit on updates to one object: 10 per 10 s to any one user,
  * organization or organization membership, whichever endpoint makes them (a
  * user's PATCH and its metadata PATCH share one window). As issue 49 gives it;
- * see docs/emulator.md.
+ * see GUIDE.md.
  */
 const PER_OBJECT = { limit: 10, windowMs: 10 * SECOND, perObject: true } as const;
 export const OBJECT_UPDATE_RULES: readonly Rule[] = [

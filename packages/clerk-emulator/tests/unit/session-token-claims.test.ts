@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { encodePermissions, parseSessionTokenVersion, sessionClaims } from "../../src/domain/tokens";
 
 // The emulator's session tokens, claim for claim, in both of Clerk's formats
-// (docs/emulator.md, "Session tokens"): version 2 by default, version 1 when asked.
+// (GUIDE.md, "Session tokens"): version 2 by default, version 1 when asked.
 const input = {
   issuer: "https://clerk.emulator.invalid",
   sessionId: "sess_1",
