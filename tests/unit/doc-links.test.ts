@@ -3,13 +3,18 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// Every relative link in the README and docs/ leads somewhere: the file
-// exists, and a `#fragment` into a Markdown file names one of its headings.
+// Every relative link in the README, docs/ (its decision records too) and the emulator package's pages
+// (its README, CONTRIBUTING and GUIDE) leads somewhere: the file exists, and a
+// `#fragment` into a Markdown file names one of its headings.
+const markdownIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join(dir, f));
 const pages = [
   "README.md",
-  ...readdirSync("docs")
-    .filter((f) => f.endsWith(".md"))
-    .map((f) => join("docs", f)),
+  ...markdownIn("docs"),
+  ...markdownIn("docs/decisions"),
+  ...markdownIn("packages/clerk-emulator"),
 ];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
@@ -26,7 +31,10 @@ function anchorsOf(file: string): Set<string> {
 }
 
 function relativeLinks(file: string): string[] {
-  const text = readFileSync(file, "utf8").replace(/```[\s\S]*?```/g, "");
+  // Code blocks and inline code spans show links; they are not links.
+  const text = readFileSync(file, "utf8")
+    .replace(/```[\s\S]*?```/g, "")
+    .replace(/`[^`\n]*`/g, "");
   return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/i.test(target));
 }
 
@@ -39,7 +47,7 @@ function brokenLinks(page: string): string[] {
   });
 }
 
-describe("links in the README and docs/", () => {
+describe("links in the README, docs/ and the emulator package", () => {
   it.each(pages)("%s: every relative link resolves", (page) => {
     expect(brokenLinks(page)).toEqual([]);
   });
@@ -48,7 +56,7 @@ describe("links in the README and docs/", () => {
     const page = join(mkdtempSync(join(tmpdir(), "doc-links-")), "page.md");
     writeFileSync(
       page,
-      "# A page\n\n## Upstream calls: the retry policy\n\n[ok](#upstream-calls-the-retry-policy) [web](https://example.com) [gone](missing.md) [no heading](#nowhere) [self](page.md#a-page)\n",
+      "# A page\n\n## Upstream calls: the retry policy\n\n[ok](#upstream-calls-the-retry-policy) [web](https://example.com) [gone](missing.md) [no heading](#nowhere) [self](page.md#a-page) `[shown](shown.md)`\n",
     );
     expect(brokenLinks(page)).toEqual(["missing.md", "#nowhere"]);
   });
