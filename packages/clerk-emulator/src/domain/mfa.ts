@@ -3,6 +3,7 @@ import { newId } from "../state/ids";
 import { ApiError } from "./errors";
 import {
   verifyPassword,
+  type FactorStatus,
   type MfaSecretsRecord,
   type SessionRecord,
   type Store,
@@ -202,17 +203,19 @@ export function checkSecondFactor(store: Store, user: UserRecord, strategy: stri
 }
 
 /**
- * Prepares a second factor (`prepare_second_factor`): sends its code. A kind
- * with nothing to send, or one the user has not set up, is Clerk's 422.
+ * Prepares a second factor (`prepare_second_factor`) for a step that asks for one (a sign-in, a
+ * reverification): sends its code, and the step waits for it, unverified. A kind with nothing to send,
+ * or one the user has not set up, is Clerk's 422.
  */
 export function prepareSecondFactor(
   store: Store,
+  step: { secondFactor?: { strategy: string; status: FactorStatus } | null },
   user: UserRecord,
   strategy: string | null,
   userAgent: string | null,
 ): void {
   const source = SECOND_FACTOR_SOURCES.find((s) => s.strategy === strategy);
-  if (!source?.prepare || source.factors(store, user).length === 0) {
+  if (!strategy || !source?.prepare || source.factors(store, user).length === 0) {
     throw new ApiError(
       422,
       "form_param_value_invalid",
@@ -222,6 +225,9 @@ export function prepareSecondFactor(
     );
   }
   source.prepare(store, user, userAgent);
+  store.write(() => {
+    step.secondFactor = { strategy, status: "unverified" };
+  });
 }
 
 // Changes ---------------------------------------------------------------------

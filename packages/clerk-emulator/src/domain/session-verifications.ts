@@ -8,7 +8,7 @@ import {
 } from "../state/store";
 import { ApiError } from "./errors";
 import { verificationCodeEmail } from "./messages";
-import { checkSecondFactor, markFactorVerified, prepareSecondFactor, twoFactorEnabled } from "./mfa";
+import { checkSecondFactor, markFactorVerified, twoFactorEnabled } from "./mfa";
 import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
 
 /**
@@ -126,20 +126,6 @@ export function attemptVerificationFirstFactor(
     v.firstFactor = { strategy, status: "verified" };
     v.status = v.level === "multi_factor" ? "needs_second_factor" : "complete";
     markFactorVerified(session, "first");
-  });
-}
-
-/** A second factor prepared (one that sends its code: a text message): the step waits for it, unverified. */
-export function prepareVerificationSecondFactor(
-  store: Store,
-  v: SessionVerificationRecord,
-  user: UserRecord,
-  strategy: string | null,
-  userAgent: string | null,
-): void {
-  prepareSecondFactor(store, user, strategy, userAgent);
-  store.write(() => {
-    v.secondFactor = { strategy: strategy!, status: "unverified" };
   });
 }
 

@@ -19,7 +19,7 @@ import { ApiError } from "./errors";
 import { userByIdentifier } from "./identifiers";
 import { ticketUser, usableTicket, type Ticket } from "./invitations";
 import { verificationCodeEmail } from "./messages";
-import { checkSecondFactor, prepareSecondFactor, twoFactorEnabled } from "./mfa";
+import { checkSecondFactor, twoFactorEnabled } from "./mfa";
 import { validateNewPassword } from "./passwords";
 import { revokeSessionsOfUser } from "./sessions";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
@@ -233,20 +233,6 @@ export function requireSignInStatus(signIn: SignInRecord, status: SignInRecord["
       `The sign-in's status is ${signIn.status}; this request needs ${status}.`,
     );
   }
-}
-
-/** A second factor prepared (one that sends its code: a text message): the sign-in waits for it, unverified. */
-export function prepareSignInSecondFactor(
-  store: Store,
-  signIn: SignInRecord,
-  user: UserRecord,
-  strategy: string | null,
-  userAgent: string | null,
-): void {
-  prepareSecondFactor(store, user, strategy, userAgent);
-  store.write(() => {
-    signIn.secondFactor = { strategy: strategy!, status: "unverified" };
-  });
 }
 
 /**

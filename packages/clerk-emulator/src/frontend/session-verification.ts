@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { sessionJSON, verificationJSON } from "../json";
-import { secondFactorsOf } from "../domain/mfa";
+import { prepareSecondFactor, secondFactorsOf } from "../domain/mfa";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { SessionRecord, SessionVerificationRecord, UserRecord } from "../state/store";
@@ -8,7 +8,6 @@ import {
   attemptVerificationFirstFactor,
   attemptVerificationSecondFactor,
   prepareVerificationEmailCode,
-  prepareVerificationSecondFactor,
   sessionVerificationAt,
   startSessionVerification,
 } from "../domain/session-verifications";
@@ -107,7 +106,7 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
   route("POST", "/v1/client/sessions/:id/verify/prepare_second_factor", (req, res) => {
     const { session, user } = sessionAndUser(req);
     const v = sessionVerificationAt(session, "needs_second_factor");
-    prepareVerificationSecondFactor(store, v, user, str(req.body?.strategy), req.get("user-agent") ?? null);
+    prepareSecondFactor(store, v, user, str(req.body?.strategy), req.get("user-agent") ?? null);
     return verificationReply(req, res, session, user);
   });
 

@@ -6,11 +6,11 @@ import {
   askForSecondFactor,
   attemptSignInSecondFactor,
   completeSignIn,
-  prepareSignInSecondFactor,
   requireSignInStatus,
   resetForgottenPassword,
   signInUser,
 } from "../domain/sign-ins";
+import { prepareSecondFactor } from "../domain/mfa";
 import type { FrontendContext, Route } from "./context";
 
 type CurrentSignIn = (req: Request, res: Response) => { client: ClientRecord; signIn: SignInRecord };
@@ -25,7 +25,7 @@ export function registerSecondFactorRoutes(route: Route, fapi: FrontendContext, 
     const { client, signIn } = currentSignIn(req, res);
     requireSignInStatus(signIn, "needs_second_factor");
     const strategy = str(req.body?.strategy);
-    prepareSignInSecondFactor(store, signIn, signInUser(store, signIn), strategy, req.get("user-agent") ?? null);
+    prepareSecondFactor(store, signIn, signInUser(store, signIn), strategy, req.get("user-agent") ?? null);
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 
