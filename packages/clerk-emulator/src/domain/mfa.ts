@@ -2,7 +2,6 @@ import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto
 import { newId } from "../state/ids";
 import { ApiError } from "./errors";
 import {
-  verifyPassword,
   type FactorStatus,
   type MfaSecretsRecord,
   type SessionRecord,
@@ -358,25 +357,6 @@ export function removeBackupCodes(store: Store, user: UserRecord): void {
   store.write(() => {
     mfaSecretsOf(store, user.id).backupCodes = null;
     syncMfaFlags(store, user);
-  });
-}
-
-/**
- * Removing the password (clerk-js's `user.removePassword`, on <UserProfile/>'s
- * Security page beside the second factors): Clerk's 400 when there is none,
- * 422 when the current one given is wrong.
- */
-export function removePassword(store: Store, user: UserRecord, currentPassword: string | null): void {
-  if (!user.passwordHash) {
-    throw new ApiError(400, "no_password_set", "You have no password to remove.");
-  }
-  if (!currentPassword || !verifyPassword(currentPassword, user.passwordHash)) {
-    throw new ApiError(422, "form_password_incorrect", "Password is incorrect. Try again.", "current_password");
-  }
-  store.write(() => {
-    user.passwordHash = null;
-    user.passwordUpdatedAt = null;
-    user.updatedAt = Date.now();
   });
 }
 

@@ -62,7 +62,7 @@ export function setPassword(
   });
 }
 
-/** Takes the user's password away (with `signOut`, their sessions too); without one, nothing changes. */
+/** An admin takes the user's password away (Backend API; with `signOut`, their sessions too); without one, nothing changes. */
 export function removePassword(store: Store, user: UserRecord, { signOut = false } = {}): UserRecord {
   if (!user.passwordHash) return user;
   return store.write(() => {
@@ -72,6 +72,25 @@ export function removePassword(store: Store, user: UserRecord, { signOut = false
     if (signOut) revokeSessionsOfUser(store, user);
     user.updatedAt = Date.now();
     return user;
+  });
+}
+
+/**
+ * Removing the password (clerk-js's `user.removePassword`, on <UserProfile/>'s
+ * Security page beside the second factors): Clerk's 400 when there is none,
+ * 422 when the current one given is wrong.
+ */
+export function removeOwnPassword(store: Store, user: UserRecord, currentPassword: string | null): void {
+  if (!user.passwordHash) {
+    throw new ApiError(400, "no_password_set", "You have no password to remove.");
+  }
+  if (!currentPassword || !verifyPassword(currentPassword, user.passwordHash)) {
+    throw new ApiError(422, "form_password_incorrect", "Password is incorrect. Try again.", "current_password");
+  }
+  store.write(() => {
+    user.passwordHash = null;
+    user.passwordUpdatedAt = null;
+    user.updatedAt = Date.now();
   });
 }
 

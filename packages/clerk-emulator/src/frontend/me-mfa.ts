@@ -1,14 +1,6 @@
 import { deletedJSON, userJSON } from "../json";
-import {
-  createTotp,
-  removePassword,
-  removeTotp,
-  replaceBackupCodes,
-  totpOf,
-  totpUri,
-  verifyTotp,
-  type Totp,
-} from "../domain/mfa";
+import { createTotp, removeTotp, replaceBackupCodes, totpOf, totpUri, verifyTotp, type Totp } from "../domain/mfa";
+import { removeOwnPassword } from "../domain/passwords";
 import { str } from "../http/routing";
 import type { UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
@@ -63,7 +55,7 @@ export function registerMeMfaRoutes(route: Route, fapi: FrontendContext): void {
 
   route("POST", "/v1/me/remove_password", (req, res) => {
     const { user } = me(req);
-    removePassword(store, user, str(req.body?.current_password));
+    removeOwnPassword(store, user, str(req.body?.current_password));
     return reply(req, res, userJSON(store, user, "fapi"));
   });
 }
