@@ -191,7 +191,8 @@ export default tseslint.config(
         "no-restricted-syntax": [
           "error",
           ...[
-            "CallExpression[callee.property.name='changed']",
+            // The store's `changed()` (as `store.changed()` or `ctx.store.changed()`), not another object's.
+            "CallExpression[callee.property.name='changed']:matches([callee.object.name='store'], [callee.object.property.name='store'])",
             "AssignmentExpression > MemberExpression.left:has(MemberExpression[property.name='state'])",
             "CallExpression > MemberExpression.callee[property.name=/^(push|splice|unshift|pop|shift)$/]:has(MemberExpression[property.name='state'])",
           ].map((selector) => ({

@@ -109,9 +109,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const sessionTokenVersion = options.sessionTokenVersion ?? DEFAULT_SESSION_TOKEN_VERSION;
   const webhooks = options.webhooks ? createWebhookSender(store, options.webhooks) : null;
   if (webhooks) {
-    // Passed as they are: the sender's methods use no `this`.
-    store.onChange(webhooks.changed);
-    store.onMessage(webhooks.sent);
+    store.onChange((reset) => webhooks.changed(reset));
+    store.onMessage((message) => webhooks.sent(message));
   }
   // Verified domains hand out invitations and suggestions to whoever has an address on them, however they got it.
   // The changes it makes come back here; the pass already under way covers them.
