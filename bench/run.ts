@@ -25,6 +25,7 @@ import { buildApp, buildApps, MEMBERS, ORG_HOME, startFleet, type Fleet } from "
 import { CONNECTIONS, loadPhase, printLoad } from "./load";
 import { memoryRows, memoryRuns } from "./memory";
 import { pageRows, pagesPhase } from "./pages";
+import { profilePhase, profileRows } from "./profile";
 import { stackServers, stopAll, url } from "./servers";
 import { stopStacks } from "./stack";
 import { coldPhase, latencyPhase, printCold, printLatency } from "./ttfb";
@@ -101,6 +102,25 @@ async function main() {
     const pages = await pagesPhase();
     stopAll();
     for (const row of pageRows(pages)) console.log(row);
+    return;
+  }
+  // `npm run bench -- --only profile [path]`: where a page's CPU time goes under load (the organization home by default).
+  if (process.argv[2] === "--only" && process.argv[3] === "profile") {
+    buildApps();
+    console.log(
+      "Where the CPU time goes: this app's page and a bare Remix page under load, V8's sampling profiler on…",
+    );
+    const results = await profilePhase(process.argv[4]);
+    stopAll();
+    for (const row of profileRows(results)) console.log(row);
+    return;
+  }
+  // `npm run bench -- --only load`: the load table and its ratios alone (the organization home against a bare page).
+  if (process.argv.slice(2).join(" ") === "--only load") {
+    buildApps();
+    const load = await loadPhase(await startFleet());
+    stopAll();
+    printLoad(load);
     return;
   }
   buildApps();

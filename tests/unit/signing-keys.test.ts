@@ -90,6 +90,21 @@ describe("Clerk's signing keys", () => {
     expect(reads()).toBe(3);
   });
 
+  it("a token remembered as signed stops counting once a read of the JWKS no longer has its key", async () => {
+    const served = [clerkKey];
+    const { keys, reads, pass } = withJwks(served);
+    const remembered = token(clerkKey);
+    expect(await keys.signedByClerk(remembered)).toBe(true);
+    expect(await keys.signedByClerk(remembered)).toBe(true);
+    expect(reads()).toBe(1);
+    // Clerk rotates: the old key leaves the JWKS, read again for the new key's first token.
+    served.splice(0, 1, otherKey);
+    pass(UNKNOWN_KEY_ID_MS);
+    expect(await keys.signedByClerk(token(otherKey))).toBe(true);
+    expect(reads()).toBe(2);
+    expect(await keys.signedByClerk(remembered)).toBe(false);
+  });
+
   it("with CLERK_JWT_KEY, that key alone, and never a read", async () => {
     let reads = 0;
     const keys = createSigningKeys({

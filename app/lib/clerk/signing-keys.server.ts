@@ -36,7 +36,9 @@ export type ClerkJwk = { kid?: string; kty?: string; n?: string; e?: string };
  * good: a request carrying made-up key ids would cost Clerk calls, or
  * memory, each time. Here a token counts only if its signature verifies
  * with one of Clerk's keys; a key id not among them fetches the JWKS at
- * most once a minute per instance.
+ * most once a minute per instance. A token that verified is remembered (up
+ * to KEPT_SIGNED_TOKENS of them), so each is verified here once, not once a
+ * request; Clerk's SDK still verifies it on every request.
  */
 export type SigningKeys = {
   /**
@@ -60,6 +62,12 @@ export const UNKNOWN_KEY_ID_MS = 60_000;
 const FAILED_READ_MS = 5_000;
 /** More keys than Clerk ever publishes at once (one, two while it rotates). */
 const MAX_KEYS = 20;
+/**
+ * Tokens whose signature verified, kept so that the next request with the
+ * same token (a browser sends one for up to a minute) is not verified again:
+ * about 1 KB each, the oldest dropped first.
+ */
+export const KEPT_SIGNED_TOKENS = 4_096;
 
 type Parsed = { kid: string | null; signed: Buffer; signature: Buffer };
 
@@ -100,6 +108,9 @@ export function createSigningKeys({
 }): SigningKeys {
   const only = jwtKey ? createPublicKey(jwtKey) : null;
   let keys = new Map<string, KeyObject>();
+  // Only "signed" is kept: a verdict no client can bring about without a token Clerk made. Emptied when
+  // the keys are read again, so a key Clerk stopped publishing signs nothing from then on.
+  const signed = new Set<string>();
   let readAt = Number.NEGATIVE_INFINITY;
   let failed: { at: number; error: unknown } | null = null;
   // One read at a time, whatever the number of requests waiting on it.
@@ -114,6 +125,7 @@ export function createSigningKeys({
           if (kid && kty === "RSA" && n && e) fresh.set(kid, createPublicKey({ key: { kty, n, e }, format: "jwk" }));
         }
         keys = fresh;
+        signed.clear();
         readAt = now();
         failed = null;
       },
@@ -151,10 +163,14 @@ export function createSigningKeys({
       );
     },
     async signedByClerk(token) {
+      if (signed.has(token)) return true;
       const jwt = parseJwt(token);
       if (!jwt) return false;
       const key = await keyFor(jwt.kid);
-      return key !== null && verify("RSA-SHA256", jwt.signed, key, jwt.signature);
+      if (key === null || !verify("RSA-SHA256", jwt.signed, key, jwt.signature)) return false;
+      if (signed.size >= KEPT_SIGNED_TOKENS) signed.delete(signed.values().next().value!);
+      signed.add(token);
+      return true;
     },
   };
 }
