@@ -191,8 +191,8 @@ export default tseslint.config(
         "no-restricted-syntax": [
           "error",
           ...[
-            // The store's `changed()` (as `store.changed()` or `ctx.store.changed()`), not another object's.
-            "CallExpression[callee.property.name='changed']:matches([callee.object.name='store'], [callee.object.property.name='store'])",
+            // The store's write and its own changes (as `store.write(…)` or `ctx.store.createClient()`).
+            "CallExpression[callee.property.name=/^(write|createUser|createOrganization|addMembership|removeMembership|deleteUser|deleteOrganization|createClient|createSession|endSession|saveImage|deleteImage)$/]:matches([callee.object.name='store'], [callee.object.property.name='store'])",
             "AssignmentExpression > MemberExpression.left:has(MemberExpression[property.name='state'])",
             "CallExpression > MemberExpression.callee[property.name=/^(push|splice|unshift|pop|shift)$/]:has(MemberExpression[property.name='state'])",
           ].map((selector) => ({

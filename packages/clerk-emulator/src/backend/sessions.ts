@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createSignInToken, revokeSignInToken, ticketUrl } from "../domain/invitations";
 import { backendSessionJSON, signInTokenJSON } from "../json";
 import { ApiError } from "../domain/errors";
+import { endSession } from "../domain/sessions";
 import { clampInt, str } from "../http/routing";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer, SESSION_LIST, filterList } from "./query-params";
@@ -48,7 +49,7 @@ export function registerSessionRoutes(route: Route, { store, frontendApiUrl }: B
   route("POST", "/v1/sessions/:id/revoke", (req) => {
     const session = store.session(String(req.params.id));
     if (!session) throw new ApiError(404, "resource_not_found", "Session not found");
-    if (session.status === "active") store.endSession(session, "revoked");
+    endSession(store, session, "revoked");
     return backendSessionJSON(session);
   });
   route("GET", "/v1/clients/handshake_payload", (req) => {

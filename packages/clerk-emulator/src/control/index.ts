@@ -1,4 +1,6 @@
 import express, { type Router } from "express";
+import { startSessionOnNewClient } from "../domain/clients";
+import { expireInvitationNow } from "../domain/invitations";
 import { createMembershipRequest } from "../domain/membership-requests";
 import { mintSessionToken, type SessionTokenSettings } from "../domain/session-tokens";
 import { activityOf } from "../http/activity";
@@ -69,9 +71,7 @@ export function createControlApi(options: ControlApiOptions): Router {
   control.post("/invitations/:id/expire", (req, res) => {
     const invitation = store.state.invitations.find((i) => i.id === req.params.id);
     if (!invitation) return notFound(res, "invitation");
-    store.write(() => {
-      invitation.expiresAt = Date.now() - 1;
-    });
+    expireInvitationNow(store, invitation);
     sendJson(res, 200, { ok: true });
   });
   // Someone asking to join an organization, as Clerk makes it from a verified domain: for tests of accepting and rejecting.
@@ -106,18 +106,19 @@ function readySession(options: ControlApiOptions): express.RequestHandler {
       (typeof actor !== "object" || actor === null || typeof (actor as Metadata).sub !== "string")
     )
       return sendJson(res, 400, new ApiError(400, "invalid", "actor: an object with at least sub").toJSON());
-    const client = store.createClient();
     // The device the session is on, as the devices list shows it: the browser's user agent if the test gives one.
     const userAgent = str(req.body?.userAgent);
     if (userAgent) req.headers["user-agent"] = userAgent;
+    // An organization the user is not a member of is left out, not refused.
     const orgId = str(req.body?.organizationId);
-    const session = store.write(() => {
-      const made = store.createSession(client, user.id, options.tokens.sessionLifetimeMs, activityOf(req));
-      // An impersonation, as an actor token's sign-in makes one.
-      if (actor) made.actor = actor as Metadata;
-      if (orgId && store.membership(orgId, user.id)) made.lastActiveOrganizationId = orgId;
-      return made;
+    const session = startSessionOnNewClient(store, {
+      userId: user.id,
+      activeOrganizationId: orgId && store.membership(orgId, user.id) ? orgId : null,
+      lifetimeMs: options.tokens.sessionLifetimeMs,
+      activity: activityOf(req),
+      actor: actor as Metadata | undefined,
     });
+    const client = store.client(session.clientId)!;
     const jwt = mintSessionToken(options.tokens, session);
     const clientUat = Math.floor(client.updatedAt / 1000);
     sendJson(res, 200, {

@@ -1,5 +1,5 @@
 import { ApiError } from "./errors";
-import type { SessionRecord, SignUpRecord, Store } from "../state/store";
+import type { ClientRecord, Metadata, SessionActivity, SessionRecord, SignUpRecord, Store } from "../state/store";
 
 /**
  * Browsers' clients as the Backend API reaches them: the sign-up under way on
@@ -22,6 +22,11 @@ export function changeSignUp(
   return store.write(() => Object.assign(signUp, changes));
 }
 
+/** A browser's first call: a client of its own, with no session yet. */
+export function newClient(store: Store): ClientRecord {
+  return store.write(() => store.createClient());
+}
+
 /**
  * A session for a user without signing in (`POST /v1/sessions`, Clerk's
  * testing helper), on a new client of its own as a sign-in on a new device
@@ -29,7 +34,15 @@ export function changeSignUp(
  */
 export function startSessionOnNewClient(
   store: Store,
-  input: { userId: string; activeOrganizationId: string | null; lifetimeMs: number },
+  input: {
+    userId: string;
+    activeOrganizationId: string | null;
+    lifetimeMs: number;
+    /** The device, as the devices list shows it. */
+    activity?: SessionActivity;
+    /** An impersonation, as an actor token's sign-in makes one. */
+    actor?: Metadata;
+  },
 ): SessionRecord {
   const { userId, activeOrganizationId: orgId } = input;
   if (!store.user(userId)) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
@@ -37,7 +50,8 @@ export function startSessionOnNewClient(
     throw new ApiError(404, "resource_not_found", "Organization not found", "active_organization_id");
   }
   return store.write(() => {
-    const session = store.createSession(store.createClient(), userId, input.lifetimeMs);
+    const session = store.createSession(store.createClient(), userId, input.lifetimeMs, input.activity);
+    if (input.actor) session.actor = input.actor;
     if (orgId) session.lastActiveOrganizationId = orgId;
     return session;
   });

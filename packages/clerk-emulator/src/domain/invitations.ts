@@ -159,6 +159,13 @@ export function pendingInvitations(store: Store, orgId: string): InvitationRecor
   return store.state.invitations.filter((i) => i.orgId === orgId && i.status === "pending" && i.expiresAt > t);
 }
 
+/** An invitation whose 30 days are over now (the control API's, for tests of an expired invitation). */
+export function expireInvitationNow(store: Store, invitation: InvitationRecord): void {
+  store.write(() => {
+    invitation.expiresAt = Date.now() - 1;
+  });
+}
+
 export function revokeInvitation(store: Store, org: OrgRecord, invitationId: string): InvitationRecord {
   const invitation = store.state.invitations.find((i) => i.id === invitationId && i.orgId === org.id);
   if (!invitation) {

@@ -195,13 +195,14 @@ export function createSignUpUser(store: Store, signUp: SignUpRecord): UserRecord
   }
   // Checked again now: the invitation may have been revoked since the sign-up began.
   const ticket = signUp.ticket ? signUpInvitation(store, signUp.ticket) : null;
-  // The store's own write, told at once: what verified domains hand out sees the user before the ticket's membership.
-  const user = store.createUser({
+  // A write of its own, told at once: what verified domains hand out sees the user before the ticket's membership.
+  const account = {
     email: signUp.email,
     passwordHash: signUp.passwordHash,
     firstName: signUp.firstName,
     lastName: signUp.lastName,
-  });
+  };
+  const user = store.write(() => store.createUser(account));
   carrySignUpIdentifiers(store, signUp, user);
   if (ticket) redeemTicket(store, ticket, user.id);
   // An external id the Backend API set on the sign-up (`PATCH /v1/sign_ups/:id`) is the user's.

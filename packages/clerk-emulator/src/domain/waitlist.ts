@@ -31,8 +31,7 @@ export function joinWaitlist(store: Store, email: string, notify: boolean): Wait
     createdAt: t,
     updatedAt: t,
   };
-  store.state.waitlistEntries.push(entry);
-  store.changed();
+  store.write((state) => state.waitlistEntries.push(entry));
   if (notify) store.send(waitlistConfirmationEmail(store, email));
   return entry;
 }
@@ -52,17 +51,17 @@ export function inviteFromWaitlist(
       "Only a pending or rejected entry can be invited.",
     );
   }
-  const invitation = createInstanceInvitation(store, {
-    email: entry.email,
-    redirectUrl: null,
-    ignoreExisting,
-    link: null,
+  const invitation = store.write(() => {
+    const made = createInstanceInvitation(store, {
+      email: entry.email,
+      redirectUrl: null,
+      ignoreExisting,
+      link: null,
+    });
+    Object.assign(entry, { status: "invited", invitationId: made.id, updatedAt: Date.now() });
+    return made;
   });
   store.send(waitlistInvitationEmail(store, entry.email, ticketUrl(frontendApiUrl, invitation.ticket)));
-  entry.status = "invited";
-  entry.invitationId = invitation.id;
-  entry.updatedAt = Date.now();
-  store.changed();
 }
 
 export function rejectFromWaitlist(store: Store, entry: WaitlistEntryRecord): void {
@@ -78,10 +77,10 @@ export function rejectFromWaitlist(store: Store, entry: WaitlistEntryRecord): vo
   const t = Date.now();
   // Its invitation, if one is still pending, no longer lets the address sign up.
   const invitation = store.state.invitations.find((i) => i.id === entry.invitationId && i.status === "pending");
-  if (invitation) Object.assign(invitation, { status: "revoked", updatedAt: t });
-  entry.status = "rejected";
-  entry.updatedAt = t;
-  store.changed();
+  store.write(() => {
+    if (invitation) Object.assign(invitation, { status: "revoked", updatedAt: t });
+    Object.assign(entry, { status: "rejected", updatedAt: t });
+  });
 }
 
 /** Deletes an entry; only a pending one can be (an invited or rejected one is history). */

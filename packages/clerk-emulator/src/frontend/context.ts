@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import type { Faults } from "../http/faults";
 import { clientJSON } from "../json";
+import { newClient } from "../domain/clients";
 import { startSession } from "../domain/sessions";
 import { frontendApiPath } from "../http/proxy";
 import { ApiError } from "../domain/errors";
@@ -74,7 +75,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
   const ensureClient = (req: Request, res: Response): ClientRecord => {
     const existing = currentClient(req);
     if (existing) return existing;
-    const client = store.createClient();
+    const client = newClient(store);
     res.append("Set-Cookie", `${CLIENT_COOKIE}=${client.id}; ${clientCookieOptions(req)}`);
     return client;
   };

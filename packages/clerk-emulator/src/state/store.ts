@@ -72,10 +72,11 @@ export class Store {
   }
 
   reset(): void {
-    for (const image of this.state.images) this.deleteImage(image.id);
-    this.state = seedState(this.settings.demoPassword);
-    this.testingTokens.clear();
-    this.changed(true);
+    this.apply(() => {
+      for (const image of this.state.images) this.deleteImage(image.id);
+      this.state = seedState(this.settings.demoPassword);
+      this.testingTokens.clear();
+    }, true);
   }
 
   onChange(listener: (reset: boolean) => void): void {
@@ -98,6 +99,10 @@ export class Store {
    * (a refused request) tells no one, as before.
    */
   write<T>(change: (state: State) => T): T {
+    return this.apply(change, false);
+  }
+
+  private apply<T>(change: (state: State) => T, reset: boolean): T {
     this.writeDepth++;
     let result: T;
     try {
@@ -105,15 +110,23 @@ export class Store {
     } finally {
       this.writeDepth--;
     }
-    if (this.writeDepth === 0) this.changed();
+    if (this.writeDepth === 0) this.changed(reset);
     return result;
   }
 
   /**
-   * Tells the listeners and schedules the save; the domain calls it through `write`. Inside a write it
-   * does nothing: the write tells them once when it ends (and no one if it throws).
+   * The store's own changes (below) are made inside a `write`: this refuses
+   * one made outside, which would change the state without telling anyone.
    */
-  changed(reset = false): void {
+  private writing(change: string): void {
+    if (this.writeDepth === 0) throw new Error(`Store.${change} changes the state: call it inside store.write`);
+  }
+
+  /**
+   * Tells the listeners and schedules the save. `write` calls it when the outermost write ends; inside a
+   * write it does nothing (the write tells them once when it ends, and no one if it throws).
+   */
+  private changed(reset = false): void {
     if (this.writeDepth > 0) return;
     for (const listener of this.listeners) listener(reset);
     if (!this.file || this.saveTimer) return;
@@ -137,6 +150,7 @@ export class Store {
   }
 
   saveImage(input: { name: string; contentType: string; bytes: Buffer }): ImageRecord {
+    this.writing("saveImage");
     const image: ImageRecord = {
       id: newId("img"),
       name: input.name,
@@ -152,7 +166,6 @@ export class Store {
       this.imageBytes.set(image.id, input.bytes);
     }
     this.state.images.push(image);
-    this.changed();
     return image;
   }
 
@@ -166,11 +179,11 @@ export class Store {
 
   deleteImage(id: string | null): void {
     if (!id) return;
+    this.writing("deleteImage");
     this.state.images = this.state.images.filter((i) => i.id !== id);
     const file = this.imageFile(id);
     if (file) rmSync(file, { force: true });
     this.imageBytes.delete(id);
-    this.changed();
   }
 
   // Look-ups ---------------------------------------------------------------
@@ -208,6 +221,7 @@ export class Store {
 
   // Changes ----------------------------------------------------------------
   createUser(input: { email: string; passwordHash: string | null; firstName: string | null; lastName: string | null }) {
+    this.writing("createUser");
     const t = nowMs();
     const email = input.email.trim().toLowerCase();
     const emailId = newId("idn");
@@ -225,11 +239,11 @@ export class Store {
       updatedAt: t,
     };
     this.state.users.push(user);
-    this.changed();
     return user;
   }
 
   createOrganization(input: { name: string; slug: string | null; createdBy: string | null; creatorRole: Role }) {
+    this.writing("createOrganization");
     const t = nowMs();
     const org: OrgRecord = {
       id: newId("org"),
@@ -244,29 +258,29 @@ export class Store {
     };
     this.state.organizations.push(org);
     if (input.createdBy) this.addMembership(org.id, input.createdBy, input.creatorRole);
-    this.changed();
     return org;
   }
 
   addMembership(orgId: string, userId: string, role: Role) {
+    this.writing("addMembership");
     const t = nowMs();
     const m: MembershipRecord = { id: newId("orgmem"), orgId, userId, role, createdAt: t, updatedAt: t };
     this.state.memberships.push(m);
-    this.changed();
     return m;
   }
 
   removeMembership(m: MembershipRecord) {
+    this.writing("removeMembership");
     this.state.memberships = this.state.memberships.filter((other) => other !== m);
     // A session whose active organization this was has none now, as in Clerk.
     for (const s of this.state.sessions) {
       if (s.userId === m.userId && s.lastActiveOrganizationId === m.orgId) s.lastActiveOrganizationId = null;
     }
-    this.changed();
   }
 
   /** A user and everything that is theirs: sessions (revoked), memberships, image. Rules are the caller's. */
   deleteUser(user: UserRecord): void {
+    this.writing("deleteUser");
     for (const s of this.state.sessions)
       if (s.userId === user.id && s.status === "active") this.endSession(s, "revoked");
     this.state.memberships = this.state.memberships.filter((m) => m.userId !== user.id);
@@ -274,21 +288,21 @@ export class Store {
     this.state.mfaSecrets = this.state.mfaSecrets.filter((s) => s.userId !== user.id);
     this.state.users = this.state.users.filter((u) => u !== user);
     this.deleteImage(user.imageId);
-    this.changed();
   }
 
   /** An organization with its memberships, invitations and logo; sessions whose active organization it was have none. */
   deleteOrganization(org: OrgRecord): void {
+    this.writing("deleteOrganization");
     this.state.memberships = this.state.memberships.filter((m) => m.orgId !== org.id);
     this.state.invitations = this.state.invitations.filter((i) => i.orgId !== org.id);
     this.state.membershipRequests = this.state.membershipRequests.filter((r) => r.orgId !== org.id);
     for (const s of this.state.sessions) if (s.lastActiveOrganizationId === org.id) s.lastActiveOrganizationId = null;
     this.state.organizations = this.state.organizations.filter((o) => o !== org);
     this.deleteImage(org.imageId);
-    this.changed();
   }
 
   createClient() {
+    this.writing("createClient");
     const t = nowMs();
     const client: ClientRecord = {
       id: newId("client", 32),
@@ -300,11 +314,11 @@ export class Store {
       updatedAt: t,
     };
     this.state.clients.push(client);
-    this.changed();
     return client;
   }
 
   createSession(client: ClientRecord, userId: string, lifetimeMs: number, activity?: SessionActivity) {
+    this.writing("createSession");
     const t = nowMs();
     const session: SessionRecord = {
       id: newId("sess"),
@@ -324,27 +338,23 @@ export class Store {
     client.updatedAt = t;
     const user = this.user(userId);
     if (user) user.lastSignInAt = t;
-    this.changed();
     return session;
   }
 
   /** Active sessions of a client, expiring any whose time has passed. */
   activeSessions(client: ClientRecord): SessionRecord[] {
     const t = nowMs();
-    const out: SessionRecord[] = [];
-    for (const id of client.sessionIds) {
-      const s = this.session(id);
-      if (!s) continue;
-      if (s.status === "active" && s.expireAt <= t) {
-        s.status = "expired";
-        this.changed();
-      }
-      if (s.status === "active") out.push(s);
-    }
-    return out;
+    const sessions = client.sessionIds.map((id) => this.session(id)).filter((s) => s !== null);
+    const expired = sessions.filter((s) => s.status === "active" && s.expireAt <= t);
+    if (expired.length > 0)
+      this.write(() => {
+        for (const s of expired) s.status = "expired";
+      });
+    return sessions.filter((s) => s.status === "active");
   }
 
   endSession(session: SessionRecord, status: Exclude<SessionStatus, "active">) {
+    this.writing("endSession");
     session.status = status;
     session.updatedAt = nowMs();
     const client = this.client(session.clientId);
@@ -352,6 +362,5 @@ export class Store {
       client.updatedAt = session.updatedAt;
       if (client.lastActiveSessionId === session.id) client.lastActiveSessionId = null;
     }
-    this.changed();
   }
 }

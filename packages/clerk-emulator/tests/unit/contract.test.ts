@@ -39,7 +39,11 @@ describe("the contract check", () => {
   const user = store.state.users[0]!;
   const orgPath = `/v1/organizations/${org.id}`;
   // The Frontend API wraps every answer with the browser's client.
-  const client = clientJSON(store, store.createClient(), () => null);
+  const client = clientJSON(
+    store,
+    store.write(() => store.createClient()),
+    () => null,
+  );
 
   it("passes the emulator's organization as each API describes it", () => {
     for (const api of ["fapi", "bapi"] as const) {

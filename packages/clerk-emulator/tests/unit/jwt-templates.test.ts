@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function claimsFor(store: Store, claims: Record<string, unknown>, actor: Record<string, unknown> | null = null) {
   const template = templateFromBody(store, { name: `t${Math.random()}`, claims }, null);
-  const session = store.createSession(store.createClient(), "user_seed_ada", 60_000);
+  const session = store.write(() => store.createSession(store.createClient(), "user_seed_ada", 60_000));
   session.actor = actor;
   session.lastActiveOrganizationId = store.membershipsOfUser("user_seed_ada")[0]?.orgId ?? null;
   const jwt = mintTemplateToken(store, key, { template, session, issuer: "https://issuer.invalid" });

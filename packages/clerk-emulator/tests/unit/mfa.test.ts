@@ -43,7 +43,7 @@ describe("the emulator's TOTP check", () => {
 describe("factor verification ages (fva)", () => {
   it("counts whole minutes since each factor, -1 for a second factor never verified", () => {
     const store = new Store(null);
-    const session = store.createSession(store.createClient(), "user_seed_ada", 3_600_000);
+    const session = store.write(() => store.createSession(store.createClient(), "user_seed_ada", 3_600_000));
     const t = session.createdAt;
     expect(factorVerificationAge(session, t + 59_000)).toEqual([0, -1]);
     markFactorVerified(session, "second", t + 5 * 60_000);
