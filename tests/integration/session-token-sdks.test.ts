@@ -2,9 +2,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { describe, expect, it } from "vitest";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "clerk-emulator";
 import {
-  EMULATOR_ISSUER,
-  emulatorPublishableKey,
   generateSigningKey,
   sessionClaims,
   signJwt,

@@ -35,4 +35,3 @@ export {
   type SessionTokenVersion,
   type SigningKey,
 } from "../src/domain/tokens";
-export { EMULATOR_ISSUER, emulatorPublishableKey } from "../src/domain/instance-keys";
