@@ -1,9 +1,10 @@
-// `npm test`: type check, lint, build, vitest (unit, then integration against
-// the built server on the production image's Node, then Firefox), Playwright
-// (Chromium, JavaScript on and off); beside all of them, from the start, the
-// emulator package's own tests, which need no build. Ends with the time of each
-// phase and one line, "N passed, N failed, N skipped", summing every check and
-// test that ran.
+// `npm test`: the Core 3 fixture's install, the type check and the lint side
+// by side, then build, vitest (unit, then integration against the built server
+// on the production image's Node, then Firefox), Playwright (Chromium,
+// JavaScript on and off); beside all of them, from the fixture's install on,
+// the emulator package's own tests, which need no build. Ends with the time of
+// each phase and one line, "N passed, N failed, N skipped", summing every check
+// and test that ran.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -40,19 +41,48 @@ mkdirSync("test-results", { recursive: true });
 const contractDir = resolve("test-results/contract");
 process.env.CLERK_CONTRACT_DIR = contractDir;
 
+/**
+ * A command run beside others: its output kept and printed whole when it
+ * ends (so that outputs do not interleave), with whether it passed and how
+ * long it took.
+ */
+function beside(cmd, args) {
+  const started = Date.now();
+  return new Promise((done) => {
+    let output = "";
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.once("error", (error) => (output += `${error}\n`));
+    child.once("close", (code) => done({ ok: code === 0, output, seconds: (Date.now() - started) / 1000 }));
+  });
+}
+
 // tests/fixtures/core3 is an app of its own (Clerk's Core 3 SDK, driven by
 // tests/integration/fixture-core3.test.ts): its packages from its own lock,
 // installed again only when the lock changed since the last install.
-function installFixture(dir) {
+async function installFixture(dir) {
   const lock = readFileSync(join(dir, "package-lock.json"));
   const digest = createHash("sha256").update(lock).digest("hex");
   const mark = join(dir, "node_modules", ".installed-lock-sha256");
-  if (existsSync(mark) && readFileSync(mark, "utf8") === digest) return true;
-  if (!run("npm", ["ci", "--prefix", dir, "--no-audit", "--no-fund"])) return false;
-  writeFileSync(mark, digest);
-  return true;
+  if (existsSync(mark) && readFileSync(mark, "utf8") === digest) return { ok: true, output: "", seconds: 0 };
+  const install = await beside("npm", ["ci", "--prefix", dir, "--no-audit", "--no-fund"]);
+  if (install.ok) writeFileSync(mark, digest);
+  return install;
 }
-timed("fixtures", () => check("tests/fixtures/core3 installed (npm ci)", installFixture("tests/fixtures/core3")));
+
+// The fixture's install, the type check and the lint need nothing of each other: they run side by side
+// (on two cores, about a minute less than one after another). Their outputs are printed as each ends.
+const checksStarted = Date.now();
+const fixture = installFixture("tests/fixtures/core3");
+const typeCheck = beside("npx", ["tsc", "--noEmit"]);
+const lint = beside("npm", ["run", "lint"]);
+function report(name, what, result) {
+  process.stdout.write(result.output);
+  phases.push([name, result.seconds]);
+  return check(what, result.ok);
+}
+report("fixtures", "tests/fixtures/core3 installed (npm ci)", await fixture);
 
 /**
  * The emulator package's tests (vitest projects emulator-unit and emulator-api),
@@ -95,10 +125,12 @@ function startEmulatorTests() {
   });
   return { report, log, exited };
 }
+// The emulator's tests read Clerk's Core 3 SDKs from the fixture: they start once it is installed.
 const emulatorTests = startEmulatorTests();
 
-timed("type check", () => check("type check (tsc --noEmit)", run("npx", ["tsc", "--noEmit"])));
-timed("lint", () => check("lint (eslint, prettier --check)", run("npm", ["run", "lint"])));
+report("type check", "type check (tsc --noEmit)", await typeCheck);
+report("lint", "lint (eslint, prettier --check)", await lint);
+const checksSeconds = (Date.now() - checksStarted) / 1000;
 const built = timed("build", () => check("build (remix build + server bundle)", run("npm", ["run", "build"])));
 
 /** The Playwright tests that failed and then passed on their retry, by file, project and title. */
@@ -184,7 +216,10 @@ const exitSeconds = await emulatorTests.exited;
 const emulatorSeconds = reportSeconds(emulatorTests.report) ?? exitSeconds;
 process.stdout.write(`\n${readFileSync(emulatorTests.log, "utf8")}`);
 countVitestReport(emulatorTests.report, "emulator-unit, emulator-api");
-const beside = [["emulator (beside the rest)", emulatorSeconds]];
+const alongside = [
+  ["fixtures, type check and lint side by side", checksSeconds],
+  ["emulator (beside the rest)", emulatorSeconds],
+];
 
 if (built) {
   const contract = timed("contract", () =>
@@ -202,7 +237,7 @@ if (flaky.length > 0)
 if (summary) console.log(summary);
 const total = (Date.now() - suiteStarted) / 1000;
 console.log(
-  `phases: ${[...phases, ...beside].map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(", ")}; ${total.toFixed(0)} s in all`,
+  `phases: ${[...phases, ...alongside].map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(", ")}; ${total.toFixed(0)} s in all`,
 );
 
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
