@@ -7,7 +7,7 @@ import { contractBreaches, readAnswers, type Answer } from "./openapi";
 // Every server a test file starts (startServer, the production stack) records
 // the emulator's answers here; after each test, the new ones are checked
 // against Clerk's spec, so a mismatch fails the test that caused it.
-const root = process.env.CLERK_CONTRACT_DIR ?? join(tmpdir(), "teamwork-contract");
+const root = process.env.CLERK_CONTRACT_DIR ?? join(tmpdir(), "clerk-emulator-contract");
 mkdirSync(root, { recursive: true });
 const dir = mkdtempSync(join(root, "vitest-"));
 process.env.CLERK_EMULATOR_RECORD_DIR = dir;

@@ -185,10 +185,10 @@ describe("the instance", () => {
   });
 
   it("a production domain change is accepted (202) and names the primary domain", async () => {
-    const changed = await emu.bapi("POST", "/v1/instance/change_domain", { home_url: "https://teamwork.example.com" });
+    const changed = await emu.bapi("POST", "/v1/instance/change_domain", { home_url: "https://app.example.com" });
     expect(changed.status).toBe(202);
     const domains = await sdks[0]![1].domains.list();
-    expect(domains.data.find((d) => !d.isSatellite)?.name).toBe("teamwork.example.com");
+    expect(domains.data.find((d) => !d.isSatellite)?.name).toBe("app.example.com");
     // What both SDKs' betaFeatures.changeDomain() send (a path Clerk's description does not list).
     for (const [i, [name, clerk]] of sdks.entries()) {
       await clerk.betaFeatures.changeDomain({ homeUrl: `https://core${i + 2}.example.com` });

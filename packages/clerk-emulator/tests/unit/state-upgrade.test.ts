@@ -31,7 +31,7 @@ describe("an older emulator state file", () => {
       lockout_expires_in_seconds: null,
       verification_attempts_remaining: 100,
     });
-    const env = environmentJSON("Teamwork", store.settings, store.state.instance, store.state.restrictions);
+    const env = environmentJSON("Example app", store.settings, store.state.instance, store.state.restrictions);
     expect(env.user_settings.restrictions.allowlist).toEqual({ enabled: false });
   });
 });
