@@ -122,12 +122,8 @@ export class Store {
     if (this.writeDepth === 0) throw new Error(`Store.${change} changes the state: call it inside store.write`);
   }
 
-  /**
-   * Tells the listeners and schedules the save. `write` calls it when the outermost write ends; inside a
-   * write it does nothing (the write tells them once when it ends, and no one if it throws).
-   */
-  private changed(reset = false): void {
-    if (this.writeDepth > 0) return;
+  /** Tells the listeners and schedules the save: when the outermost write ends (not when it throws). */
+  private changed(reset: boolean): void {
     for (const listener of this.listeners) listener(reset);
     if (!this.file || this.saveTimer) return;
     this.saveTimer = setTimeout(() => this.flush(), 50);
