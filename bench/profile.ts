@@ -16,7 +16,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { ORG_HOME } from "./fleet";
 import { DOCUMENTED_MEMORY_ENV } from "./memory";
-import { BROWSER_HEADERS, COMMON_ENV, ROOT, start, startClerk, url, waitFor } from "./servers";
+import { BROWSER_HEADERS, ROOT, start, startApp, startClerk, url, waitFor } from "./servers";
 import { fmt } from "./stats";
 
 const WARM_UP_S = 3;
@@ -68,7 +68,7 @@ const PARTS: { name: string; test: (frame: CallFrame) => boolean }[] = [
 const OTHER = "other (V8's program, Node's internals)";
 
 /** Each part's CPU ms over the profile's samples between `from` and `to` (ms after the profile started). */
-export function parts(profile: CpuProfile, from: number, to: number): Map<string, number> {
+function parts(profile: CpuProfile, from: number, to: number): Map<string, number> {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -140,14 +140,7 @@ export async function profilePhase(path = ORG_HOME, port = 4792, clerkPort = 479
   const clerk = await startClerk(clerkPort);
   const app = await profiled({
     name: `${path}, signed in`,
-    start: (nodeArgs) =>
-      start("app", [...nodeArgs, "build/server.js"], {
-        ...COMMON_ENV,
-        ...clerk.keys,
-        ...DOCUMENTED_MEMORY_ENV,
-        PORT: String(port),
-        PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
-      }),
+    start: (nodeArgs) => startApp(port, { ...clerk.keys, ...DOCUMENTED_MEMORY_ENV }, undefined, nodeArgs),
     ready: url(port, "/healthz"),
     url: url(port, path),
     headers: { Cookie: clerk.cookie },
@@ -169,7 +162,7 @@ export function profileRows(results: readonly Profiled[]): string[] {
   const total = (r: Profiled) => [...r.parts.values()].reduce((sum, ms) => sum + ms, 0);
   const cell = (r: Profiled, ms: number) => `${fmt(ms, 3)} (${fmt((ms / total(r)) * 100, 0)}%)`;
   return [
-    `Main-thread CPU ms per request (share), from V8's samples; ${DURATION_S} s of load, ${CONNECTIONS} connections, profiler on (it slows every server alike):`,
+    `Main-thread CPU ms per request (share), from V8's samples; ${DURATION_S} s of load, ${CONNECTIONS} connections, profiler on (it slows code made of many small calls most: read the shares):`,
     "",
     `| part (what the sample's stack holds, most specific first) | ${results.map((r) => `${r.name}: ${fmt(r.rps)} req/s`).join(" | ")} |`,
     `| --- | ${results.map(() => "---:").join(" | ")} |`,

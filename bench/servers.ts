@@ -127,11 +127,14 @@ export const COMMON_ENV = {
   TRUST_PROXY: "loopback",
 };
 
-/** The built app on `port`, on the Node running the bench unless `node` names another. */
-export function startApp(port: number, keys: Record<string, string>, node?: string) {
+/**
+ * The built app on `port`, on the Node running the bench unless `node` names another, with `nodeArgs`
+ * (V8's profiler's flags, say) before the script.
+ */
+export function startApp(port: number, keys: Record<string, string>, node?: string, nodeArgs: string[] = []) {
   return start(
     "app",
-    ["build/server.js"],
+    [...nodeArgs, "build/server.js"],
     { ...COMMON_ENV, ...keys, PORT: String(port), PUBLIC_ORIGIN: `http://127.0.0.1:${port}` },
     ROOT,
     node,

@@ -77,12 +77,12 @@ const checksStarted = Date.now();
 const fixture = installFixture("tests/fixtures/core3");
 const typeCheck = beside("npx", ["tsc", "--noEmit"]);
 const lint = beside("npm", ["run", "lint"]);
-function report(name, what, result) {
+function collect(name, what, result) {
   process.stdout.write(result.output);
   phases.push([name, result.seconds]);
   return check(what, result.ok);
 }
-report("fixtures", "tests/fixtures/core3 installed (npm ci)", await fixture);
+collect("fixtures", "tests/fixtures/core3 installed (npm ci)", await fixture);
 
 /**
  * The emulator package's tests (vitest projects emulator-unit and emulator-api),
@@ -128,8 +128,8 @@ function startEmulatorTests() {
 // The emulator's tests read Clerk's Core 3 SDKs from the fixture: they start once it is installed.
 const emulatorTests = startEmulatorTests();
 
-report("type check", "type check (tsc --noEmit)", await typeCheck);
-report("lint", "lint (eslint, prettier --check)", await lint);
+collect("type check", "type check (tsc --noEmit)", await typeCheck);
+collect("lint", "lint (eslint, prettier --check)", await lint);
 const checksSeconds = (Date.now() - checksStarted) / 1000;
 const built = timed("build", () => check("build (remix build + server bundle)", run("npm", ["run", "build"])));
 
