@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,7 +13,7 @@ import {
   newWebhookSecret,
 } from "../../testing";
 import { webhookBreaches } from "../../contract";
-import { CORE3_FIXTURE } from "../support/paths";
+import { loadCore3Backend } from "../support/clerk-sdks";
 
 // Issue 49: the instance-level Backend API (its settings, domains, redirect
 // URLs, proxy checks, email templates, the waitlist, the Svix app) answered
@@ -25,7 +23,6 @@ import { CORE3_FIXTURE } from "../support/paths";
 // webhooks are sent at all. Through @clerk/backend 2 and 3 where they have a
 // method, over HTTP with the secret key otherwise; every answer and webhook is
 // checked against Clerk's specs.
-const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 type Client = ReturnType<typeof createCore2Client>;
 const SECRET = newWebhookSecret();
 type Received = { type: string; data: Record<string, any>; body: Record<string, unknown> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
@@ -43,9 +40,7 @@ beforeAll(async () => {
     webhooks: { url: sink.url, secret: SECRET },
   });
   const apiUrl = `${emu.origin}/__clerk/api`;
-  const core3 = (await import(core3Require.resolve("@clerk/backend"))) as {
-    createClerkClient: typeof createCore2Client;
-  };
+  const core3 = await loadCore3Backend<{ createClerkClient: typeof createCore2Client }>();
   sdks = [
     ["@clerk/backend 2", createCore2Client({ secretKey, apiUrl })],
     ["@clerk/backend 3", core3.createClerkClient({ secretKey, apiUrl })],

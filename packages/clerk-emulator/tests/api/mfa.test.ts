@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,7 +13,7 @@ import {
   freshAuthenticatorCode,
   newWebhookSecret,
 } from "../../testing";
-import { CORE3_FIXTURE } from "../support/paths";
+import { loadCore3Backend } from "../support/clerk-sdks";
 import { webhookBreaches } from "../../contract";
 
 // Multi-factor authentication, reverification and the forgotten password, as clerk-js
@@ -360,17 +358,12 @@ describe("removing a password", () => {
   });
 });
 
-const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 type BackendClient = ReturnType<typeof createCore2Client>;
 const sdks: [string, () => Promise<typeof createCore2Client>][] = [
   ["@clerk/backend 2", async () => createCore2Client],
   [
     "@clerk/backend 3",
-    async () => {
-      expect((core3Require("@clerk/backend/package.json") as { version: string }).version).toMatch(/^3\./);
-      return ((await import(core3Require.resolve("@clerk/backend"))) as { createClerkClient: typeof createCore2Client })
-        .createClerkClient;
-    },
+    async () => (await loadCore3Backend<{ createClerkClient: typeof createCore2Client }>()).createClerkClient,
   ],
 ];
 

@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,7 +11,7 @@ import {
   uniqueEmail,
   type InProcessEmulator,
 } from "../../testing";
-import { CORE3_FIXTURE } from "../support/paths";
+import { loadCore3Backend } from "../support/clerk-sdks";
 
 // Issue 49: the organization operations the emulator did not answer — a
 // membership's metadata, the instance-wide membership and invitation lists,
@@ -23,7 +21,6 @@ import { CORE3_FIXTURE } from "../support/paths";
 // method, each answer checked against Clerk's spec by the contract check.
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the SDKs' resources and Clerk's JSON, read by each test */
-const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 /** A 1×1 PNG. */
 const PNG = Buffer.from(
@@ -36,8 +33,7 @@ let sdks: [string, any][];
 beforeAll(async () => {
   emu = await startInProcessEmulator({ secretKey: SECRET_KEY });
   const apiUrl = `${emu.origin}/__clerk/api`;
-  const core3 = ((await import(core3Require.resolve("@clerk/backend"))) as { createClerkClient: any })
-    .createClerkClient;
+  const core3 = (await loadCore3Backend<{ createClerkClient: any }>()).createClerkClient;
   sdks = [
     ["@clerk/backend 2", createCore2Client({ secretKey: SECRET_KEY, apiUrl })],
     ["@clerk/backend 3", core3({ secretKey: SECRET_KEY, apiUrl })],

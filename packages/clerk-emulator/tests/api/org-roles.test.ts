@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,7 +13,7 @@ import {
   newWebhookSecret,
 } from "../../testing";
 import { emulatorPublishableKey } from "../../src/domain/instance-keys";
-import { CORE3_FIXTURE } from "../support/paths";
+import { loadCore3Backend } from "../support/clerk-sdks";
 import { webhookBreaches } from "../../contract";
 
 // Issue 49: the emulator knew only org:admin and org:member and refused any
@@ -27,7 +25,6 @@ import { webhookBreaches } from "../../contract";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the SDKs' resources and Clerk's JSON, read by each test */
 type Sdk = any;
-const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 const SECRET = newWebhookSecret();
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 const received: { type: string; data: Record<string, any>; body: { type: string } }[] = [];
@@ -46,10 +43,7 @@ beforeAll(async () => {
   const secretKey = SECRET_KEY;
   const apiUrl = `${emu.origin}/__clerk/api`;
   core2 = createCore2Client({ secretKey, apiUrl });
-  const version = (core3Require("@clerk/backend/package.json") as { version: string }).version;
-  expect(version).toMatch(/^3\./);
-  createCore3Client = ((await import(core3Require.resolve("@clerk/backend"))) as { createClerkClient: any })
-    .createClerkClient;
+  createCore3Client = (await loadCore3Backend<{ createClerkClient: any }>()).createClerkClient;
   core3 = createCore3Client({ secretKey, apiUrl });
 });
 

@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,7 +13,7 @@ import {
   newWebhookSecret,
 } from "../../testing";
 import { webhookBreaches } from "../../contract";
-import { CORE3_FIXTURE } from "../support/paths";
+import { loadCore3Backend } from "../support/clerk-sdks";
 
 // Issue 49: organizations' verified domains were always empty. They are now
 // kept and verified (by the Backend API, or an admin's email code), and an
@@ -23,7 +21,6 @@ import { CORE3_FIXTURE } from "../support/paths";
 // invitation, or a suggestion that becomes a membership request. Each call
 // goes through the real @clerk/backend 2 and 3 where they have a method, and
 // every answer and webhook is checked against Clerk's published specs.
-const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 type Client = ReturnType<typeof createCore2Client>;
 const SECRET = newWebhookSecret();
 type Received = { type: string; data: Record<string, any>; body: Record<string, unknown> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
@@ -43,9 +40,7 @@ beforeAll(async () => {
     webhooks: { url: sink.url, secret: SECRET },
   });
   const apiUrl = `${emu.origin}/__clerk/api`;
-  const core3 = (await import(core3Require.resolve("@clerk/backend"))) as {
-    createClerkClient: typeof createCore2Client;
-  };
+  const core3 = await loadCore3Backend<{ createClerkClient: typeof createCore2Client }>();
   sdks = [
     ["@clerk/backend 2", createCore2Client({ secretKey, apiUrl })],
     ["@clerk/backend 3", core3.createClerkClient({ secretKey, apiUrl })],

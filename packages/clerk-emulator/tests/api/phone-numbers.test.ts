@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -14,7 +12,7 @@ import {
   type InProcessEmulator,
   newWebhookSecret,
 } from "../../testing";
-import { CORE3_FIXTURE } from "../support/paths";
+import { loadCore3Backend } from "../support/clerk-sdks";
 import { webhookBreaches } from "../../contract";
 
 // Issue 49: phone numbers and usernames. Every phone number operation of both
@@ -87,16 +85,11 @@ async function signedIn(identifier: string) {
 }
 
 type BackendClient = ReturnType<typeof createCore2Client>;
-const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 const sdks: [string, () => Promise<typeof createCore2Client>][] = [
   ["@clerk/backend 2 (Core 2)", async () => createCore2Client],
   [
     "@clerk/backend 3 (Core 3)",
-    async () => {
-      expect((core3Require("@clerk/backend/package.json") as { version: string }).version).toMatch(/^3\./);
-      const entry = core3Require.resolve("@clerk/backend");
-      return ((await import(entry)) as { createClerkClient: typeof createCore2Client }).createClerkClient;
-    },
+    async () => (await loadCore3Backend<{ createClerkClient: typeof createCore2Client }>()).createClerkClient,
   ],
 ];
 

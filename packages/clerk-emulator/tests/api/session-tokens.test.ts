@@ -1,6 +1,4 @@
 import { createHmac, createPublicKey, randomBytes, verify, type JsonWebKey } from "node:crypto";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import * as core2 from "@clerk/backend";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,7 +13,7 @@ import {
 import { DEMO_PASSWORD } from "../../src";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
 import { webhookBreaches } from "../../contract";
-import { CORE3_FIXTURE } from "../support/paths";
+import { loadCore3Backend } from "../support/clerk-sdks";
 
 // Issue 49: the Backend API behind @clerk/backend's sessions, jwtTemplates,
 // actorTokens, clients and signUps, called through the real SDKs of both of
@@ -27,16 +25,9 @@ import { CORE3_FIXTURE } from "../support/paths";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- each SDK's resources, read by each test */
 type Sdk = typeof core2;
-const core3Require = createRequire(join(CORE3_FIXTURE, "package.json"));
 const sdks: [string, () => Promise<Sdk>][] = [
   ["@clerk/backend 2", async () => core2],
-  [
-    "@clerk/backend 3",
-    async () => {
-      expect((core3Require("@clerk/backend/package.json") as { version: string }).version).toMatch(/^3\./);
-      return (await import(core3Require.resolve("@clerk/backend"))) as Sdk;
-    },
-  ],
+  ["@clerk/backend 3", () => loadCore3Backend<Sdk>()],
 ];
 
 const SECRET = newWebhookSecret();
