@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   errorCode,
@@ -13,7 +12,7 @@ import {
   freshAuthenticatorCode,
   newWebhookSecret,
 } from "../../testing";
-import { loadCore3Backend } from "../support/clerk-sdks";
+import { backendSdks, type BackendClient } from "../support/clerk-sdks";
 import { webhookBreaches } from "../../contract";
 
 // Multi-factor authentication, reverification and the forgotten password, as clerk-js
@@ -358,16 +357,7 @@ describe("removing a password", () => {
   });
 });
 
-type BackendClient = ReturnType<typeof createCore2Client>;
-const sdks: [string, () => Promise<typeof createCore2Client>][] = [
-  ["@clerk/backend 2", async () => createCore2Client],
-  [
-    "@clerk/backend 3",
-    async () => (await loadCore3Backend<{ createClerkClient: typeof createCore2Client }>()).createClerkClient,
-  ],
-];
-
-describe.each(sdks)("a user's second factors through the Backend API with %s", (_name, load) => {
+describe.each(backendSdks)("a user's second factors through the Backend API with %s", (_name, load) => {
   let clerk: BackendClient;
   beforeAll(async () => {
     clerk = (await load())({ secretKey: SECRET_KEY, apiUrl: `${emulator.origin}/__clerk/api` });

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createClerkClient as createCore2Client } from "@clerk/backend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   startWebhookSink,
@@ -12,7 +11,7 @@ import {
   type InProcessEmulator,
   newWebhookSecret,
 } from "../../testing";
-import { loadCore3Backend } from "../support/clerk-sdks";
+import { backendSdks, type BackendClient } from "../support/clerk-sdks";
 import { webhookBreaches } from "../../contract";
 
 // Issue 49: phone numbers and usernames. Every phone number operation of both
@@ -84,15 +83,6 @@ async function signedIn(identifier: string) {
   return browser;
 }
 
-type BackendClient = ReturnType<typeof createCore2Client>;
-const sdks: [string, () => Promise<typeof createCore2Client>][] = [
-  ["@clerk/backend 2 (Core 2)", async () => createCore2Client],
-  [
-    "@clerk/backend 3 (Core 3)",
-    async () => (await loadCore3Backend<{ createClerkClient: typeof createCore2Client }>()).createClerkClient,
-  ],
-];
-
 /** What an SDK's call threw: Clerk's status and first error code. */
 async function refusal(call: Promise<unknown>) {
   const error = (await call.then(
@@ -102,7 +92,7 @@ async function refusal(call: Promise<unknown>) {
   return [error?.status, error?.errors?.[0]?.code];
 }
 
-describe.each(sdks)("the Backend API's phone numbers through %s", (_name, load) => {
+describe.each(backendSdks)("the Backend API's phone numbers through %s", (_name, load) => {
   let clerk: BackendClient;
   beforeAll(async () => {
     clerk = (await load())({ secretKey: SECRET_KEY, apiUrl: `${emu.origin}/__clerk/api` });
