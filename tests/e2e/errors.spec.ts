@@ -77,8 +77,8 @@ test("a form too large to accept shows the 413 page, not a reset connection, how
     [900_000, "larger than this address accepts (16 KB)"],
     [2_000_000, "larger than this site accepts"],
   ] as const) {
-    // A page of the site with no scripts: on the home page, React's hydration could still be under way
-    // and, finding its document replaced, render the home page over the form (seen under CI's load).
+    // A page of the site with no scripts: on the home page the app's scripts, still starting, could
+    // render the home page over the form (once under CI's load; 1 in 5 with the CPU slowed 10×).
     await page.goto("/healthz");
     await page.setContent(
       `<form method="post" action="/resources/analytics"><textarea name="note"></textarea><button>Send</button></form>`,
