@@ -8,10 +8,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { PINNED_NODE, pinnedNode } from "./pinned-node.mjs";
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+// What failed, by name, printed above the totals: the end of the output may be all a reader of CI gets.
+const failures = [];
 let summary = "";
 const run = (cmd, args, env = {}) =>
   spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } }).status === 0;
@@ -30,6 +32,7 @@ function timed(name, work) {
 
 function check(name, ok) {
   totals[ok ? "passed" : "failed"] += 1;
+  if (!ok) failures.push(`check: ${name}`);
   console.log(`\n[${ok ? "ok" : "FAILED"}] ${name}\n`);
   return ok;
 }
@@ -133,14 +136,14 @@ collect("lint", "lint (eslint, prettier --check)", await lint);
 const checksSeconds = (Date.now() - checksStarted) / 1000;
 const built = timed("build", () => check("build (remix build + server bundle)", run("npm", ["run", "build"])));
 
-/** The Playwright tests that failed and then passed on their retry, by file, project and title. */
-function flakyTests(report) {
+/** A Playwright report's tests of one status ("flaky": failed, then passed on its retry), by file, project and title. */
+function playwrightTests(report, status) {
   const found = [];
   const walk = (suite) => {
     for (const child of suite.suites ?? []) walk(child);
     for (const spec of suite.specs ?? [])
       for (const test of spec.tests)
-        if (test.status === "flaky") found.push(`${spec.file} [${test.projectName}] ${spec.title}`);
+        if (test.status === status) found.push(`${spec.file} [${test.projectName}] ${spec.title}`);
   };
   walk(report);
   return found;
@@ -165,6 +168,8 @@ function reportSeconds(file) {
   return ends.length > 0 && Number.isFinite(report.startTime) ? (Math.max(...ends) - report.startTime) / 1000 : null;
 }
 
+const firstLine = (text) => (text ?? "").trim().split("\n")[0] || "no message";
+
 /** A vitest JSON report's results, added to the totals (a missing report is one failure). */
 function countVitestReport(file, project) {
   if (existsSync(file)) {
@@ -173,8 +178,14 @@ function countVitestReport(file, project) {
     // A file that failed without a failing test (an import or hook error) counts once; one whose tests failed, by its tests.
     const brokenFiles = (report.testResults ?? []).filter(
       (file) => file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed"),
-    ).length;
-    totals.failed += report.numFailedTests + brokenFiles;
+    );
+    totals.failed += report.numFailedTests + brokenFiles.length;
+    for (const result of report.testResults ?? []) {
+      const path = relative(process.cwd(), result.name);
+      const failed = (result.assertionResults ?? []).filter((t) => t.status === "failed");
+      for (const test of failed) failures.push(`${path} ${test.fullName}`);
+      if (brokenFiles.includes(result)) failures.push(`${path} (the file itself: ${firstLine(result.message)})`);
+    }
     totals.skipped += report.numPendingTests + report.numTodoTests;
   } else {
     check(`vitest report (${project})`, false);
@@ -203,7 +214,8 @@ if (built) {
     totals.passed += stats.expected + stats.flaky;
     totals.failed += stats.unexpected;
     totals.skipped += stats.skipped;
-    flaky = flakyTests(report);
+    flaky = playwrightTests(report, "flaky");
+    failures.push(...playwrightTests(report, "unexpected"));
   } else {
     check("playwright report", false);
   }
@@ -235,6 +247,7 @@ if (built) {
 if (flaky.length > 0)
   console.log(`flaky (failed once, passed when run again): ${flaky.length}\n${flaky.map((t) => `  ${t}`).join("\n")}`);
 if (summary) console.log(summary);
+if (failures.length > 0) console.log(`failed: ${failures.length}\n${failures.map((f) => `  ${f}`).join("\n")}`);
 const total = (Date.now() - suiteStarted) / 1000;
 console.log(
   `phases: ${[...phases, ...alongside].map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(", ")}; ${total.toFixed(0)} s in all`,
