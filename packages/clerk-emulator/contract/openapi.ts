@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { parse } from "yaml";
 import type { Exchange } from "../src/http/recorder";
 import { allowlist, type Excuse } from "./allowlist";
+import { readClerkSpec } from "./clerk-specs";
 
 /**
  * Clerk's contract: every answer the emulator gives, checked against Clerk's
@@ -17,7 +16,6 @@ export type Answer = Exchange;
 export type Api = Answer["api"];
 
 const SPECS: Record<Api, string> = { fapi: "fapi-2025-11-10.yml", bapi: "bapi-2025-11-10.yml" };
-const SPEC_DIR = resolve(import.meta.dirname, "clerk-openapi");
 const JSON_TYPE = "application/json";
 
 type Json = Record<string, unknown>;
@@ -112,7 +110,7 @@ export function loadContract(): Contract {
   const routes = {} as Record<Api, Route[]>;
   const docs = {} as Record<Api, Json>;
   for (const api of ["fapi", "bapi"] as const) {
-    const doc = parse(readFileSync(join(SPEC_DIR, SPECS[api]), "utf8")) as Json;
+    const doc = readClerkSpec(SPECS[api]);
     applyExcuses(api, doc, allowlist);
     docs[api] = doc;
     routes[api] = routesOf(doc);

@@ -1,7 +1,5 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
-import { parse } from "yaml";
+import { readClerkSpec } from "./clerk-specs";
 import { toJsonSchema } from "./openapi";
 
 /**
@@ -10,7 +8,7 @@ import { toJsonSchema } from "./openapi";
  * each event type's request body, envelope and `data`, checked with Ajv as
  * contract/openapi.ts checks the APIs' answers.
  */
-const SPEC = resolve(import.meta.dirname, "clerk-openapi/webhooks-2025-04-15.yml");
+const SPEC = "webhooks-2025-04-15.yml";
 const SPEC_ID = "webhooks";
 
 type Json = Record<string, unknown>;
@@ -43,7 +41,7 @@ let validators: Map<string, ValidateFunction> | undefined;
 
 function load(): Map<string, ValidateFunction> {
   if (validators) return validators;
-  const doc = parse(readFileSync(SPEC, "utf8")) as Json;
+  const doc = readClerkSpec(SPEC);
   correct(doc);
   const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, validateFormats: false });
   ajv.addSchema({ components: toJsonSchema(doc.components, SPEC_ID) }, SPEC_ID);

@@ -7,7 +7,7 @@
 //   npx vite-node packages/clerk-emulator/scripts/coverage.ts [--missing] [--json]
 //   (npm run emulator:coverage from the repository's root)
 import { existsSync, readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { readClerkSpec } from "../contract/clerk-specs";
 import { createClerkEmulator } from "../src";
 import { registeredOperations } from "../src/http/routing";
 
@@ -56,8 +56,7 @@ const SPECS: Record<Api, string> = { fapi: "fapi-2025-11-10.yml", bapi: "bapi-20
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 function specOperations(api: Api): Operation[] {
-  const file = new URL(`../contract/clerk-openapi/${SPECS[api]}`, import.meta.url);
-  const spec = parse(readFileSync(file, "utf8")) as { paths: Record<string, Record<string, { tags?: string[] }>> };
+  const spec = readClerkSpec(SPECS[api]) as { paths: Record<string, Record<string, { tags?: string[] }>> };
   return Object.entries(spec.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => METHODS.includes(method))

@@ -1,7 +1,5 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { readClerkSpec } from "../../contract/clerk-specs";
 import { createClerkEmulator } from "../../src";
 import { BACKEND_BODY_FIELDS, withDeclaredBodyFields } from "../../src/backend/body-params";
 
@@ -12,9 +10,7 @@ import { BACKEND_BODY_FIELDS, withDeclaredBodyFields } from "../../src/backend/b
 type Schema = { properties?: Record<string, unknown>; $ref?: string };
 type Operation = { requestBody?: { content: Record<string, { schema: Schema }> } };
 type Spec = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
-const spec = parse(
-  readFileSync(resolve(import.meta.dirname, "../../contract/clerk-openapi/bapi-2025-11-10.yml"), "utf8"),
-) as Spec;
+const spec = readClerkSpec("bapi-2025-11-10.yml") as Spec;
 
 function documentedFields(method: string, pattern: string): string[] | null {
   const shape = pattern.replace(/^\/v1/, "").replace(/:[A-Za-z]+/g, "{}");

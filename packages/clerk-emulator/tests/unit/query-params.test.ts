@@ -1,7 +1,5 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { readClerkSpec } from "../../contract/clerk-specs";
 import { createClerkEmulator } from "../../src";
 import { BACKEND_QUERY_PARAMS, withDeclaredQueryParams } from "../../src/backend/query-params";
 
@@ -13,9 +11,7 @@ type Spec = {
   paths: Record<string, Record<string, { parameters?: Parameter[] }> & { parameters?: Parameter[] }>;
   components: { parameters: Record<string, { name: string; in: string }> };
 };
-const spec = parse(
-  readFileSync(resolve(import.meta.dirname, "../../contract/clerk-openapi/bapi-2025-11-10.yml"), "utf8"),
-) as Spec;
+const spec = readClerkSpec("bapi-2025-11-10.yml") as Spec;
 
 function documentedQueryParams(pattern: string): string[] | null {
   // `/v1/users/:id` in the emulator is `/users/{user_id}` in Clerk's description.
