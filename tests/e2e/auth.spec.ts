@@ -1,5 +1,5 @@
 import type { BrowserContext } from "@playwright/test";
-import { expect, signInAs, test } from "./fixtures";
+import { confirmInClerkForm, expect, signInAs, test } from "./fixtures";
 import { useShortTokenServer } from "./short-token-server";
 
 const PASSWORD = "correct-horse-battery";
@@ -16,8 +16,13 @@ test.describe("signing up, out and in with the real clerk-js @js", () => {
     await page.getByLabel("First name").fill("Nova");
     await page.getByLabel("Last name").fill("Tester");
     await page.getByLabel("Email address").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    // Once in CI, Clerk's form took the click on Continue and sent nothing: clicked again until it does.
+    await confirmInClerkForm(page, {
+      field: page.getByLabel("Password", { exact: true }),
+      text: PASSWORD,
+      submit: page.getByRole("button", { name: "Continue", exact: true }),
+      isRequest: (r) => r.method() === "POST" && new URL(r.url()).pathname.endsWith("/v1/client/sign_ups"),
+    });
     await expect(page).toHaveURL(/\/sign-up\/verify-email-address/);
     await page.getByLabel(/Enter verification code/i).pressSequentially("424242");
     await expect(page.getByTestId("user-menu-trigger")).toBeVisible({ timeout: 15_000 });

@@ -152,8 +152,9 @@ export async function signInAs(context: BrowserContext, baseURL: string, email: 
 }
 
 /**
- * Types the confirmation text of one of Clerk's "type … to continue" forms
- * and submits it, until clerk-js sends the request it guards (`isRequest`).
+ * Fills a field of one of Clerk's forms (the text a "type … to continue"
+ * form asks for, a sign-up's password) and submits it, until clerk-js sends
+ * the request it guards (`isRequest`).
  * Under load a click can land before Clerk's form has taken the typed text,
  * and the form then ignores it without a word; a person would click again.
  */
