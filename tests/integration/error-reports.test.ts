@@ -180,7 +180,10 @@ describe("PostHog away", () => {
       }
       times.sort((a, b) => a - b);
       expect(times[Math.floor(times.length / 2)]).toBeLessThan(250);
-      expect(times.at(-1)).toBeLessThan(1_000);
+      // A page that waited for PostHog would take its request timeout, 5 s (analytics.server.ts), each
+      // time; the slowest of 30 is held below that, with room for a busy machine (1.1 s seen beside
+      // another suite).
+      expect(times.at(-1)).toBeLessThan(3_000);
       const stopping = Date.now();
       expect(await away.stop("SIGTERM")).toBe(0);
       expect(Date.now() - stopping).toBeLessThan(9_000);
