@@ -42,7 +42,7 @@
 // Radix's parts give each other (a Dialog's title is a Heading with `mb="3"`)
 // are read the same way from its modules. Kept whatever the app writes: every
 // prop's default, and the bare classes (`rt-r-w`) an arbitrary value uses with
-// a CSS variable, for the props someone writes. tests/e2e/stylesheet-coverage.spec.ts
+// a CSS variable, for the props someone writes. tests/e2e/page-sweep.spec.ts
 // checks that every Radix rule an element of any page matches is loaded, in
 // the first paint's sheet until a menu opens.
 // Radix's part of a light page's one blocking stylesheet (`npm run build`):

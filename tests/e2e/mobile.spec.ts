@@ -1,6 +1,5 @@
 import type { Page } from "@playwright/test";
 import { expect, signInAs, test } from "./fixtures";
-import { CLERK_PAGES, ROUTES } from "../support/routes";
 
 // A phone: 390 × 844, touch, a mobile user agent. Runs with JavaScript on and off.
 const PHONE_UA =
@@ -95,31 +94,3 @@ test.describe("on a phone", () => {
     await expect(menu).toBeHidden();
   });
 });
-
-// No page scrolls sideways at these widths, signed in or out, light or dark.
-
-for (const width of [320, 390, 768]) {
-  for (const theme of width === 320 ? (["light", "dark"] as const) : (["light"] as const)) {
-    test(`nothing scrolls sideways at ${width} px (${theme})`, async ({ page, context, baseURL }, info) => {
-      await page.setViewportSize({ width, height: 800 });
-      await context.request.post("/resources/theme", { form: { theme, redirectTo: "/" }, maxRedirects: 0 });
-      const overflowing: string[] = [];
-      const check = async (path: string) => {
-        await page.goto(path);
-        // Clerk's widgets render once clerk-js has loaded (with JavaScript).
-        if (info.project.name === "javascript-on" && CLERK_PAGES.test(path)) {
-          await expect(page.locator(".cl-rootBox").first()).toBeVisible({ timeout: 15_000 });
-        }
-        const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-          scrollWidth: document.documentElement.scrollWidth,
-          innerWidth: window.innerWidth,
-        }));
-        if (scrollWidth > innerWidth) overflowing.push(`${path}: ${scrollWidth} > ${innerWidth}`);
-      };
-      for (const path of ROUTES.signedOut) await check(path);
-      await signInAs(context, baseURL!, "ada@example.com");
-      for (const path of ROUTES.signedIn) await check(path);
-      expect(overflowing).toEqual([]);
-    });
-  }
-}
