@@ -24,6 +24,11 @@ export const SINK_PORT = PORT + 1;
 process.env.E2E_SINK_ORIGIN = `http://127.0.0.1:${SINK_PORT}`;
 process.env.E2E_ANALYTICS_ORIGIN = `http://localhost:${ANALYTICS_PORT}`;
 
+// Playwright stops its webServers (each in a process group of its own) when its runner ends or gets
+// SIGINT, but a SIGTERM (a CI timeout, `kill`) ended the runner and left them running: it is taken
+// as SIGINT. Workers load this file too; they are stopped by the runner.
+if (!process.env.TEST_WORKER_INDEX) process.once("SIGTERM", () => process.kill(process.pid, "SIGINT"));
+
 const serverEnv = (port: number, dir: string) => ({
   NODE_ENV: "production",
   PORT: String(port),
