@@ -26,7 +26,8 @@ export {
   emulatorWebhookSecret,
   persistentSecret,
 } from "./domain/instance-keys";
-export { newWebhookSecret, type WebhookSettings } from "./webhooks/delivery";
+export { type WebhookSettings } from "./webhooks/delivery";
+export { newWebhookSecret } from "./webhooks/signing";
 export { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type EmulatorSettings } from "./settings";
 
 /** What the emulator's parts read of the settings (src/settings.ts); what is left out takes its default. */

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import express from "express";
-import { createClerkEmulator, type ClerkEmulator, type ClerkEmulatorOptions } from "../src";
+import type { ClerkEmulator, ClerkEmulatorOptions } from "../src";
 
 export type ApiReply = { status: number; body: any; headers: Headers }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
 
@@ -154,6 +153,9 @@ export async function startInProcessEmulator(
   options: Partial<Omit<ClerkEmulatorOptions, "dataDir" | "mountPath">> = {},
 ): Promise<InProcessEmulator> {
   const secretKey = options.secretKey ?? `sk_live_emulator_${randomBytes(12).toString("hex")}`;
+  // Loaded here, not with the module: the emulator is about a hundred modules, and most tests that
+  // import clerk-emulator/testing only call one over HTTP (about 0.8 s a test file, each in its own process).
+  const [{ createClerkEmulator }, { default: express }] = await Promise.all([import("../src"), import("express")]);
   const emulator = createClerkEmulator({
     issuer: "https://clerk.emulator.invalid",
     recordDir: process.env.CLERK_EMULATOR_RECORD_DIR || undefined,

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { deletedJSON } from "../json/common";
 import { backendInvitationJSON, membershipJSON, organizationJSON } from "../json/organizations";
 import { permissionJSON, roleJSON } from "../json/roles";
@@ -8,6 +8,7 @@ import type { OutgoingMessage } from "../domain/messages";
 import { organizationDomainJSON } from "../json/organization-domains";
 import { waitlistEntryJSON } from "../json/waitlist";
 import type { SessionRecord, SessionStatus, Store, UserRecord } from "../state/store";
+import { svixHeaders } from "./signing";
 
 export type WebhookSettings = {
   /** Where each event is POSTed (the app's `/webhooks/clerk`). */
@@ -30,24 +31,6 @@ export type Delivery = {
 const RETRY_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000];
 const ATTEMPT_TIMEOUT_MS = 10_000;
 const KEPT_DELIVERIES = 200;
-
-/**
- * A webhook signed as Svix signs Clerk's (Standard Webhooks): the HMAC-SHA256,
- * with the secret's bytes, of `<id>.<seconds>.<body>`, as `v1,<base64>`.
- */
-export function svixHeaders(secret: string, id: string, body: string, seconds = Math.floor(Date.now() / 1000)) {
-  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-  const signature = createHmac("sha256", key).update(`${id}.${seconds}.${body}`).digest("base64");
-  return {
-    "Content-Type": "application/json",
-    "svix-id": id,
-    "svix-timestamp": String(seconds),
-    "svix-signature": `v1,${signature}`,
-  };
-}
-
-/** A new Svix signing secret. */
-export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
 type Kind =
   | "user"
