@@ -175,17 +175,19 @@ function countVitestReport(file, project) {
   if (existsSync(file)) {
     const report = JSON.parse(readFileSync(file, "utf8"));
     totals.passed += report.numPassedTests;
-    // A file that failed without a failing test (an import or hook error) counts once; one whose tests failed, by its tests.
-    const brokenFiles = (report.testResults ?? []).filter(
-      (file) => file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed"),
-    );
-    totals.failed += report.numFailedTests + brokenFiles.length;
+    // Each failed test by name; a file that failed without a failing test (an import or hook error)
+    // counts once, a file whose tests failed by its tests.
+    let brokenFiles = 0;
     for (const result of report.testResults ?? []) {
       const path = relative(process.cwd(), result.name);
       const failed = (result.assertionResults ?? []).filter((t) => t.status === "failed");
       for (const test of failed) failures.push(`${path} ${test.fullName}`);
-      if (brokenFiles.includes(result)) failures.push(`${path} (the file itself: ${firstLine(result.message)})`);
+      if (failed.length === 0 && result.status === "failed") {
+        brokenFiles += 1;
+        failures.push(`${path} (the file itself: ${firstLine(result.message)})`);
+      }
     }
+    totals.failed += report.numFailedTests + brokenFiles;
     totals.skipped += report.numPendingTests + report.numTodoTests;
   } else {
     check(`vitest report (${project})`, false);
