@@ -1,3 +1,4 @@
+import { sign } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { NextFunction, Request, Response } from "express";
@@ -159,6 +160,54 @@ describe("Clerk's React SDK, patched (patches/@clerk+shared)", () => {
     expect(inputs.some((path) => path.includes("node_modules/@clerk/shared/dist/runtime/react/index.mjs"))).toBe(true);
     expect(inputs.filter((path) => /node_modules\/swr\//.test(path))).toEqual([]);
   });
+});
+
+describe("Clerk's token check, patched (patches/@clerk+backend)", () => {
+  it("imports Clerk's key once, checks a token's signature once, reads each token for itself, and refuses what it refused before", async () => {
+    const { verifyToken } = await import("@clerk/backend");
+    const { generateSigningKey, signJwt } = await import("clerk-emulator/testing");
+    const key = generateSigningKey();
+    const now = Math.floor(Date.now() / 1000);
+    const claims = (sub: string) => ({ sub, sid: `sess_${sub}`, iat: now, nbf: now - 5, exp: now + 60 });
+    // (It throws what it refuses.)
+    const check = (token: string) => verifyToken(token, { jwtKey: key.publicKeyPem });
+    const importKey = vi.spyOn(globalThis.crypto.subtle, "importKey");
+    try {
+      for (const sub of ["user_1", "user_2", "user_3", "user_4"])
+        expect((await check(signJwt(key, claims(sub)))).sub).toBe(sub);
+      expect(importKey).toHaveBeenCalledTimes(1);
+      // Each token is read for itself: its decoding is kept for that token string only.
+      const first = signJwt(key, claims("user_1"));
+      for (const sub of ["user_2", "user_1", "user_3"])
+        expect((await check(sub === "user_1" ? first : signJwt(key, claims(sub)))).sub).toBe(sub);
+      // Another key's signature under Clerk's key id; a token that names another algorithm, signed with it.
+      const forged = signJwt({ ...generateSigningKey(), kid: key.kid }, claims("user_1"));
+      await expect(check(forged)).rejects.toMatchObject({ reason: "token-invalid-signature" });
+      const [, payload] = signJwt(key, claims("user_1")).split(".");
+      const header = Buffer.from(JSON.stringify({ alg: "RS384", kid: key.kid, typ: "JWT" })).toString("base64url");
+      const rs384 = sign("RSA-SHA384", Buffer.from(`${header}.${payload}`), key.privateKey).toString("base64url");
+      await expect(check(`${header}.${payload}.${rs384}`)).rejects.toMatchObject({
+        reason: "token-verification-failed",
+      });
+      // The RS256 key kept for Clerk's tokens is still the one they verify with.
+      expect((await check(signJwt(key, claims("user_5")))).sub).toBe("user_5");
+
+      // A token's signature is checked once; the same claims under another signature are checked, and refused.
+      const verify = vi.spyOn(globalThis.crypto.subtle, "verify");
+      const kept = signJwt(key, claims("user_6"));
+      for (let n = 0; n < 3; n++) expect((await check(kept)).sub).toBe("user_6");
+      expect(verify).toHaveBeenCalledTimes(1);
+      const [signedPart] = kept.split(/\.(?=[^.]*$)/);
+      const otherSignature = sign("RSA-SHA256", Buffer.from(signedPart!), generateSigningKey().privateKey);
+      await expect(check(`${signedPart}.${otherSignature.toString("base64url")}`)).rejects.toMatchObject({
+        reason: "token-invalid-signature",
+      });
+      expect(verify).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    // Three RSA keys made on a loaded machine take seconds.
+  }, 30_000);
 });
 
 describe("the auth object", () => {

@@ -169,6 +169,13 @@ describe.each(sdks)("%s", (_name, load) => {
       },
     });
     const token = await clerk.sessions.getToken(session.id, name);
+    // The same through a request's auth object, as an app's server asks for it.
+    const signedIn = await clerk.authenticateRequest(
+      new Request("http://localhost:3000/", { headers: { Authorization: `Bearer ${sessionToken.jwt}` } }),
+      { jwtKey: emu.emulator.key.publicKeyPem },
+    );
+    const viaAuth = await signedIn.toAuth()!.getToken({ template: name });
+    expect(decode(viaAuth!, 1)).toMatchObject({ aud: "third-party", user_id: person.id, sub: person.id });
     const [header, payload, signature] = token.jwt.split(".") as [string, string, string];
     const jwks = await clerk.jwks.getJwks();
     const jwk = jwks.keys!.find((k: { kid: string }) => k.kid === decode(token.jwt, 0).kid)!;
