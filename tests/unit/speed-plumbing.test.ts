@@ -1,4 +1,4 @@
-import { sign } from "node:crypto";
+import { createHash, sign } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { NextFunction, Request, Response } from "express";
@@ -208,6 +208,29 @@ describe("Clerk's token check, patched (patches/@clerk+backend)", () => {
     }
     // Three RSA keys made on a loaded machine take seconds.
   }, 30_000);
+});
+
+describe("Clerk's cookie suffix, patched (patches/@clerk+shared)", () => {
+  it("is hashed once per publishable key, each key its own, as Clerk names the cookies", async () => {
+    const { getCookieSuffix } = await import("@clerk/shared/keys");
+    const expected = (key: string) =>
+      createHash("sha1").update(key).digest("base64").replace(/\+/g, "-").replace(/\//g, "_").slice(0, 8);
+    const keys = ["pk_live_Y2xlcmsuYS50ZXN0JA", "pk_live_Y2xlcmsuYi50ZXN0JA"];
+    const digest = vi.spyOn(globalThis.crypto.subtle, "digest");
+    try {
+      for (let n = 0; n < 3; n++) for (const key of keys) expect(await getCookieSuffix(key)).toBe(expected(key));
+      expect(digest).toHaveBeenCalledTimes(2);
+      // A WebCrypto of the caller's own is asked every time.
+      const subtle = {
+        digest: vi.fn((_: string, data: BufferSource) => globalThis.crypto.subtle.digest("SHA-1", data)),
+      };
+      for (let n = 0; n < 2; n++)
+        expect(await getCookieSuffix(keys[0]!, subtle as unknown as SubtleCrypto)).toBe(expected(keys[0]!));
+      expect(subtle.digest).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
 });
 
 describe("the auth object", () => {
