@@ -160,6 +160,34 @@ describe("Clerk's React SDK, patched (patches/@clerk+shared)", () => {
     expect(inputs.some((path) => path.includes("node_modules/@clerk/shared/dist/runtime/react/index.mjs"))).toBe(true);
     expect(inputs.filter((path) => /node_modules\/swr\//.test(path))).toEqual([]);
   });
+
+  it("shares @clerk/shared's ES modules with the app's clerk-js loader: no CommonJS copy of it in the browser", async () => {
+    const { build } = await import("esbuild");
+    const result = await build({
+      stdin: {
+        contents:
+          'import { ClerkProvider } from "@clerk/clerk-react";' +
+          'import { loadClerkJsScript } from "./app/lib/clerk/clerk-js-script.client";' +
+          "console.log(ClerkProvider, loadClerkJsScript);",
+        resolveDir: ROOT,
+        loader: "ts",
+      },
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "browser",
+      external: ["react", "react-dom"],
+      metafile: true,
+      logLevel: "silent",
+    });
+    const shared = Object.values(result.metafile.outputs).flatMap(({ inputs }) =>
+      Object.entries(inputs).flatMap(([path, { bytesInOutput }]) =>
+        bytesInOutput > 0 && path.includes("node_modules/@clerk/shared/") ? [path] : [],
+      ),
+    );
+    expect(shared.some((path) => /\/loadClerkJsScript-[\w-]+\.mjs$/.test(path))).toBe(true);
+    expect(shared.filter((path) => !path.endsWith(".mjs"))).toEqual([]);
+  });
 });
 
 describe("Clerk's token check, patched (patches/@clerk+backend)", () => {

@@ -1,4 +1,4 @@
-import type { LoadClerkJsScriptOptions } from "./clerk-js-script.cjs";
+import type { LoadClerkJsScriptOptions } from "@clerk/shared/loadClerkJsScript";
 import { loadClerkJsScript } from "./clerk-js-script.client";
 import type { BrowserClerk as Clerk } from "@clerk/clerk-react";
 

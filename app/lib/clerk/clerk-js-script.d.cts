@@ -1,1 +1,0 @@
-export { loadClerkJsScript, type LoadClerkJsScriptOptions } from "@clerk/shared/loadClerkJsScript";
