@@ -134,27 +134,33 @@ describe("Radix Themes, patched (patches/, applied by npm's postinstall)", () =>
   });
 });
 
+/**
+ * The files a browser bundle of `contents` (TypeScript, imports resolved from
+ * the repository's root) takes code from: esbuild lists every file it
+ * resolved as an input, kept or shaken off; these are the kept ones.
+ */
+async function browserBundleInputs(contents: string): Promise<string[]> {
+  const { build } = await import("esbuild");
+  const result = await build({
+    stdin: { contents, resolveDir: ROOT, loader: "ts" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    external: ["react", "react-dom"],
+    metafile: true,
+    logLevel: "silent",
+  });
+  return Object.values(result.metafile.outputs).flatMap(({ inputs }) =>
+    Object.entries(inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : [])),
+  );
+}
+
 describe("Clerk's React SDK, patched (patches/@clerk+shared)", () => {
   it("brings no swr into the browser's bundle of what the app uses (lint refuses the hooks built on it)", async () => {
-    const { build } = await import("esbuild");
-    const result = await build({
-      stdin: {
-        contents:
-          'import { ClerkProvider, ClerkLoading, SignIn, useAuth, useClerk } from "@clerk/clerk-react";' +
-          "console.log(ClerkProvider, ClerkLoading, SignIn, useAuth, useClerk);",
-        resolveDir: ROOT,
-      },
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "browser",
-      external: ["react", "react-dom"],
-      metafile: true,
-      logLevel: "silent",
-    });
-    // What is in the output (esbuild lists every file it resolved as an input, kept or shaken off).
-    const inputs = Object.values(result.metafile.outputs).flatMap(({ inputs }) =>
-      Object.entries(inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : [])),
+    const inputs = await browserBundleInputs(
+      'import { ClerkProvider, ClerkLoading, SignIn, useAuth, useClerk } from "@clerk/clerk-react";' +
+        "console.log(ClerkProvider, ClerkLoading, SignIn, useAuth, useClerk);",
     );
     // Clerk's ES modules, which esbuild can tree-shake (@clerk/remix is CommonJS: it would bring all of it).
     expect(inputs.some((path) => path.includes("node_modules/@clerk/shared/dist/runtime/react/index.mjs"))).toBe(true);
@@ -162,29 +168,12 @@ describe("Clerk's React SDK, patched (patches/@clerk+shared)", () => {
   });
 
   it("shares @clerk/shared's ES modules with the app's clerk-js loader: no CommonJS copy of it in the browser", async () => {
-    const { build } = await import("esbuild");
-    const result = await build({
-      stdin: {
-        contents:
-          'import { ClerkProvider } from "@clerk/clerk-react";' +
-          'import { loadClerkJsScript } from "./app/lib/clerk/clerk-js-script.client";' +
-          "console.log(ClerkProvider, loadClerkJsScript);",
-        resolveDir: ROOT,
-        loader: "ts",
-      },
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "browser",
-      external: ["react", "react-dom"],
-      metafile: true,
-      logLevel: "silent",
-    });
-    const shared = Object.values(result.metafile.outputs).flatMap(({ inputs }) =>
-      Object.entries(inputs).flatMap(([path, { bytesInOutput }]) =>
-        bytesInOutput > 0 && path.includes("node_modules/@clerk/shared/") ? [path] : [],
-      ),
+    const inputs = await browserBundleInputs(
+      'import { ClerkProvider } from "@clerk/clerk-react";' +
+        'import { loadClerkJsScript } from "./app/lib/clerk/clerk-js-script.client";' +
+        "console.log(ClerkProvider, loadClerkJsScript);",
     );
+    const shared = inputs.filter((path) => path.includes("node_modules/@clerk/shared/"));
     expect(shared.some((path) => /\/loadClerkJsScript-[\w-]+\.mjs$/.test(path))).toBe(true);
     expect(shared.filter((path) => !path.endsWith(".mjs"))).toEqual([]);
   });
