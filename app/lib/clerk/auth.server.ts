@@ -1,12 +1,12 @@
 import type { RequestState } from "@clerk/backend/internal";
-import { parsePublishableKey } from "@clerk/shared/keys";
+import { getCookieSuffix, parsePublishableKey } from "@clerk/shared/keys";
 import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
 import { getEnv, isLocalEmulator } from "../env.server";
 import { safeLocation } from "../http/safe-redirect";
 import { unavailable } from "../upstream/request-scope.server";
 import { HANDSHAKE_NONCE, resolveHandshakeNonce } from "./handshake-nonce.server";
 import { personPays, type Payer } from "../upstream/payer.server";
-import { cookieSuffix, sessionTokenCookie, withoutForgedTokens } from "./session-cookies.server";
+import { sessionTokenCookie, withoutForgedTokens } from "./session-cookies.server";
 import { sessionToEnd, settlePost, staleReason, type ClerkCheck } from "./stale-token.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
@@ -69,7 +69,9 @@ function clerkOptions(request: Request) {
  */
 function shownToClerk({ request, context }: Args) {
   return context.upstream.once("clerk.shownRequest", async () => {
-    const suffix = await cookieSuffix(getEnv().CLERK_PUBLISHABLE_KEY);
+    // This instance's cookie suffix (clerk-js 5 writes `__session_<suffix>` beside `__session`),
+    // hashed once per key (patches/@clerk+shared).
+    const suffix = await getCookieSuffix(getEnv().CLERK_PUBLISHABLE_KEY);
     const copy = new Request(request.url, { method: context.method, headers: request.headers });
     const handshake = await resolveHandshakeNonce(context, copy, {
       documentGet: context.method === "GET" && !context.dataRequest,

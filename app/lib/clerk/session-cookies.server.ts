@@ -1,18 +1,8 @@
-import { getCookieSuffix } from "@clerk/shared/keys";
 import { parse, serialize } from "cookie";
 
 const SESSION_COOKIE = /^(__session|__client_uat)(_[A-Za-z0-9-]+)?$/;
 /** Where Clerk's handshake brings its signed cookies back (a query parameter, or a cookie). */
 const HANDSHAKE = "__clerk_handshake";
-
-const suffixes = new Map<string, Promise<string>>();
-
-/** This instance's cookie suffix: clerk-js 5 writes `__session_<suffix>` beside `__session`. */
-export function cookieSuffix(publishableKey: string): Promise<string> {
-  let suffix = suffixes.get(publishableKey);
-  if (!suffix) suffixes.set(publishableKey, (suffix = getCookieSuffix(publishableKey)));
-  return suffix;
-}
 
 /**
  * The session token a request's cookies hold, as Clerk's rules pick it: this
