@@ -6,6 +6,7 @@
 // of `npm test` (about 3 minutes a form factor).
 //   --only mobile|desktop   one form factor
 //   --reports DIR           also write each Lighthouse report (JSON) to DIR
+//   --pages A,B             only the pages of these names (as the table prints them)
 //   --quickstart            also Clerk's Remix quickstart (tests/fixtures/core2, behind its
 //                           /__clerk proxy, against `npm run emulator`): its sign-in page (<SignIn/>
 //                           alone) and <UserProfile/>, in the same run, as the yardstick of what
@@ -31,6 +32,7 @@ const argument = (name) => {
 };
 const forms = argument("--only") ? [argument("--only")] : ["mobile", "desktop"];
 const reports = argument("--reports");
+const onlyPages = argument("--pages")?.split(",");
 if (reports) mkdirSync(reports, { recursive: true });
 // The metrics the performance score is made of, as Lighthouse names them.
 const METRICS = [
@@ -259,8 +261,10 @@ try {
       })),
     );
 
+  const unknown = onlyPages?.filter((name) => !pages.some((p) => p.name === name)) ?? [];
+  if (unknown.length) throw new Error(`--pages: no page named ${unknown.join(", ")}`);
   const rows = [];
-  for (const page of pages) {
+  for (const page of pages.filter((p) => !onlyPages || onlyPages.includes(p.name))) {
     for (const form of forms) {
       for (const theme of page.themes) {
         // A run Lighthouse could not finish (a runtime error, a category without a score) is tried
