@@ -11,14 +11,19 @@
 //                           /__clerk proxy, against `npm run emulator`): its sign-in page (<SignIn/>
 //                           alone) and <UserProfile/>, in the same run, as the yardstick of what
 //                           Clerk's own components cost on a phone
-import { spawn, spawnSync, execSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, execSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join, relative } from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import puppeteer from "puppeteer-core";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
+import {
+  buildCore2,
+  core2BuildFolder,
+  startEmulator,
+  startFixtureServer,
+} from "../tests/support/fixture-processes.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 // The same flags as the tests' Chromium: it makes no connections of its own.
@@ -77,9 +82,13 @@ async function waitFor(url) {
  */
 async function startQuickstart() {
   const fixture = "tests/fixtures/core2";
-  mkdirSync(join(fixture, ".cache"), { recursive: true });
-  const buildDir = mkdtempSync(join(fixture, ".cache", "audit-"));
+  const { buildEnv, removeBuild } = core2BuildFolder(fixture, "audit-");
   const groups = [];
+  const start = (stdio) => (args, env, cwd) => {
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio, detached: true });
+    groups.push(child);
+    return child;
+  };
   const stop = () => {
     for (const child of groups) {
       try {
@@ -88,54 +97,29 @@ async function startQuickstart() {
         // already gone
       }
     }
-    rmSync(buildDir, { recursive: true, force: true });
+    removeBuild();
   };
   try {
-    const buildEnv = { CORE2_BUILD_DIR: relative(fixture, buildDir) };
-    const build = spawnSync(process.execPath, ["node_modules/@remix-run/dev/dist/cli.js", "build", fixture], {
-      encoding: "utf8",
-      env: { ...process.env, ...buildEnv, NODE_ENV: "production" },
-    });
-    if (build.status !== 0) throw new Error(`the quickstart's build failed:\n${build.stdout}\n${build.stderr}`);
+    buildCore2(fixture, buildEnv, "the quickstart");
     const [emulatorPort, appPort] = [await freePort(), await freePort()];
     const appOrigin = `http://localhost:${appPort}`;
     const emulatorOrigin = `http://127.0.0.1:${emulatorPort}`;
-    const emulator = spawn(
-      process.execPath,
-      [
-        "packages/clerk-emulator/bin/clerk-emulator.mjs",
-        ...["--port", String(emulatorPort), "--data-dir", "memory", "--token-ttl", "3600", "--control"],
-        ...["--proxy-url", `${appOrigin}/__clerk`],
-      ],
-      { env: { ...process.env, NODE_ENV: "production" }, stdio: ["ignore", "pipe", "ignore"], detached: true },
-    );
-    groups.push(emulator);
-    let printed = "";
-    emulator.stdout.on("data", (chunk) => (printed += chunk));
-    const deadline = Date.now() + 30_000;
-    while (!/^CLERK_PROXY_URL=.*$/m.test(printed)) {
-      if (Date.now() > deadline) throw new Error(`the emulator printed no .env lines:\n${printed}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const keys = Object.fromEntries([...printed.matchAll(/^(CLERK_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1], m[2]]));
-    groups.push(
-      spawn(process.execPath, ["server.mjs"], {
-        cwd: fixture,
-        env: {
-          ...process.env,
-          ...keys,
-          ...buildEnv,
-          // As the fixture's test starts it: Core 2 on an http:// origin names clerk-js's URL itself.
-          CLERK_JS: `${appOrigin}/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js`,
-          CLERK_TELEMETRY_DISABLED: "1",
-          CLERK_EMULATOR_URL: emulatorOrigin,
-          PORT: String(appPort),
-          NODE_ENV: "production",
-        },
-        stdio: "ignore",
-        detached: true,
-      }),
-    );
+    const keys = await startEmulator(start(["ignore", "pipe", "ignore"]), {
+      port: emulatorPort,
+      appUrl: appOrigin,
+      args: ["--token-ttl", "3600", "--control"],
+      env: { NODE_ENV: "production" },
+    });
+    // As the fixture's test starts it (tests/support/fixture-app.ts).
+    startFixtureServer(start("ignore"), {
+      line: "core2",
+      fixture,
+      env: keys,
+      buildEnv,
+      appUrl: appOrigin,
+      emulatorUrl: emulatorOrigin,
+      port: appPort,
+    });
     await waitFor(appOrigin);
     // A user of its own, signed in for <UserProfile/> as Ada is for ours.
     const backend = async (path, body) => {

@@ -1,9 +1,10 @@
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
+import { buildCore2, core2BuildFolder, startEmulator, startFixtureServer } from "./fixture-processes.mjs";
 import { isLoopbackUrl, NETWORK_GUARD_PATH } from "./guard";
 import { spawnGroup, stopGroup, waitForPort } from "./process-group";
 import { freePort, ROOT } from "./server";
@@ -66,61 +67,28 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
       throw new Error("tests/fixtures/core3 is not installed: npm ci --prefix tests/fixtures/core3");
     const { buildEnv, removeBuild } = ownBuildFolder(line, fixture);
     cleanUps.push(removeBuild);
-    const build =
-      line === "core2"
-        ? spawnSync(process.execPath, ["node_modules/@remix-run/dev/dist/cli.js", "build", fixture], {
-            cwd: ROOT,
-            encoding: "utf8",
-            env: { ...process.env, ...buildEnv, NODE_ENV: "production" },
-          })
-        : spawnSync(process.execPath, ["node_modules/@react-router/dev/bin.js", "build"], {
-            cwd: fixture,
-            encoding: "utf8",
-            env: { ...process.env, ...buildEnv },
-          });
-    if (build.status !== 0) throw new Error(`the ${line} fixture's build failed:\n${build.stdout}\n${build.stderr}`);
+    if (line === "core2") buildCore2(fixture, buildEnv, `the ${line} fixture`);
+    else {
+      const build = spawnSync(process.execPath, ["node_modules/@react-router/dev/bin.js", "build"], {
+        cwd: fixture,
+        encoding: "utf8",
+        env: { ...process.env, ...buildEnv },
+      });
+      if (build.status !== 0) throw new Error(`the ${line} fixture's build failed:\n${build.stdout}\n${build.stderr}`);
+    }
 
     const [emulatorPort, appPort] = [await freePort(), await freePort()];
     const appUrl = `http://${line === "core2" ? "localhost" : "127.0.0.1"}:${appPort}`;
     const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
-    start(
-      [
-        // The package's bin, as the app has it installed.
-        "node_modules/clerk-emulator/bin/clerk-emulator.mjs",
-        "--port",
-        String(emulatorPort),
-        "--data-dir",
-        "memory",
-        "--proxy-url",
-        `${appUrl}/__clerk`,
-        ...(line === "core3" ? ["--npm-dir", join(fixture, "node_modules")] : []),
-      ],
+    const env = await startEmulator(start, {
+      port: emulatorPort,
+      appUrl,
+      args: line === "core3" ? ["--npm-dir", join(fixture, "node_modules")] : [],
       // Every answer recorded for the contract check (tests/support/contract-setup.ts).
-      { CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR, NODE_ENV: "test" },
-      ROOT,
-    );
-    const deadline = Date.now() + 30_000;
-    while (!/^CLERK_PROXY_URL=.*$/m.test(output)) {
-      if (Date.now() > deadline) throw new Error(`the emulator printed no .env lines within 30 s:\n${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const env = Object.fromEntries([...output.matchAll(/^(CLERK_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]));
-    start(
-      ["server.mjs"],
-      {
-        ...env,
-        // @clerk/shared builds clerk-js's URL from proxyUrl as https://<host>/npm/…, so Core 2 on an
-        // http:// origin names the emulator's CDN path itself (Core 3 takes the relative proxyUrl).
-        ...(line === "core2"
-          ? { CLERK_JS: `${appUrl}/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js`, CLERK_TELEMETRY_DISABLED: "1" }
-          : {}),
-        CLERK_EMULATOR_URL: emulatorUrl,
-        ...buildEnv,
-        PORT: String(appPort),
-        NODE_ENV: "production",
-      },
-      fixture,
-    );
+      env: { CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR, NODE_ENV: "test" },
+      output: () => output,
+    });
+    startFixtureServer(start, { line, fixture, env, buildEnv, appUrl, emulatorUrl, port: appPort });
     await waitForPort(appPort, `the ${line} fixture`);
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     const offLoopback: string[] = [];
@@ -161,14 +129,7 @@ export async function loopbackOnlyContext(browser: Browser, offLoopback: string[
  * link to the fixture's node_modules. The variable names it for the build and for the app's server.
  */
 function ownBuildFolder(line: FixtureLine, fixture: string): { buildEnv: Record<string, string>; removeBuild(): void } {
-  if (line === "core2") {
-    mkdirSync(join(fixture, ".cache"), { recursive: true });
-    const dir = mkdtempSync(join(fixture, ".cache", "build-"));
-    return {
-      buildEnv: { CORE2_BUILD_DIR: relative(fixture, dir) },
-      removeBuild: () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
+  if (line === "core2") return core2BuildFolder(fixture, "build-");
   const dir = mkdtempSync(join(tmpdir(), "core3-build-"));
   symlinkSync(join(fixture, "node_modules"), join(dir, "node_modules"));
   return { buildEnv: { CORE3_BUILD_DIR: dir }, removeBuild: () => rmSync(dir, { recursive: true, force: true }) };
