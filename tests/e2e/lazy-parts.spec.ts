@@ -79,6 +79,35 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     expect(clerkJs.asked).toBe(true);
   });
 
+  test("a page that opens with Clerk's screen asks for clerk-js before it hydrates, and fetches it once", async ({
+    page,
+  }) => {
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      if (/\/clerk\.browser\.js$/.test(new URL(request.url()).pathname)) asked.push(request.url());
+    });
+    const preloadWarnings: string[] = [];
+    page.on("console", (message) => {
+      if (/preload/i.test(message.text())) preloadWarnings.push(message.text());
+    });
+    // The root route's script held: the page cannot hydrate until it is let through.
+    let held: Route | null = null;
+    await page.route("**/build/root-*.js", (route) => void (held = route));
+    await page.goto("/sign-in", { waitUntil: "commit" });
+    await expect.poll(() => asked.length).toBe(1);
+    await expect.poll(() => held !== null).toBe(true);
+    expect(await page.evaluate(() => "Clerk" in window)).toBe(false);
+    await (held as Route | null)?.continue();
+    await expect(page.getByLabel("Email address")).toBeVisible();
+    // The preload served the script element Clerk's loader added: one request, in the same mode.
+    expect(asked).toHaveLength(1);
+    const entries = await page.evaluate(() =>
+      performance.getEntriesByType("resource").flatMap((e) => (/clerk\.browser\.js$/.test(e.name) ? [e.name] : [])),
+    );
+    expect(entries).toHaveLength(1);
+    expect(preloadWarnings).toEqual([]);
+  });
+
   test.describe("with a minute's session tokens, as Clerk's", () => {
     // (The suite's own server has 20-second tokens: clerk-js is loaded at once to refresh them.)
     let server: RunningServer;
@@ -147,4 +176,16 @@ test.describe("clerk-js loads when a page needs it @js", () => {
       await expect(page).toHaveURL(/\/sign-in/);
     });
   });
+});
+
+test("without JavaScript, Clerk's pages do not download clerk-js @nojs", async ({ page }) => {
+  let asked = 0;
+  page.on("request", (request) => {
+    if (/\/_?clerk/.test(new URL(request.url()).pathname) && request.resourceType() === "script") asked++;
+  });
+  await page.goto("/sign-in");
+  await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
+  await page.goto("/sign-up");
+  await expect(page.getByRole("heading", { level: 1, name: "Sign up" })).toBeVisible();
+  expect(asked).toBe(0);
 });
