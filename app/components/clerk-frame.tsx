@@ -12,7 +12,19 @@ import { useNonce } from "~/lib/http/nonce";
  * facing a blank page, under the page's heading (`heading`, where the page has
  * no other) that Clerk's component would otherwise give it.
  */
-export function ClerkFrame({ label, heading, children }: { label: string; heading?: string; children: ReactNode }) {
+export function ClerkFrame({
+  label,
+  loading,
+  heading,
+  children,
+}: {
+  /** What the screen is for, as "… needs JavaScript" begins ("Signing in"). */
+  label: string;
+  /** The status line until Clerk has drawn ("Loading your profile…"). */
+  loading: string;
+  heading?: string;
+  children: ReactNode;
+}) {
   // Clerk's screens are what clerk-js is for: it is loaded now.
   useEffect(loadClerk, []);
   return (
@@ -34,7 +46,7 @@ export function ClerkFrame({ label, heading, children }: { label: string; headin
         <Flex className="clerk-frame-loading" align="center" justify="center" gap="2" role="status">
           <Spinner />
           <Text size="2" color="gray">
-            Loading {label.toLowerCase()}…
+            {loading}
           </Text>
         </Flex>
       </ClerkLoading>

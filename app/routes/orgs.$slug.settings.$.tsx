@@ -30,7 +30,7 @@ function Settings({ org }: { org: OrgSummary }) {
   // the layout has made the URL's organization active.
   const ready = orgId === org.id;
   return (
-    <ClerkFrame label={`${org.name} settings`}>
+    <ClerkFrame label={`${org.name} settings`} loading={`Loading ${org.name}'s settings…`}>
       {ready ? (
         <OrganizationProfile
           // Clerk's router keeps the path it mounted with: after a slug change, mount it at the new one.

@@ -11,7 +11,7 @@ export const meta: MetaFunction = () => [
 export default function SignInPage() {
   const appearance = useClerkAppearance();
   return (
-    <ClerkFrame label="Signing in" heading="Sign in">
+    <ClerkFrame label="Signing in" loading="Loading the sign-in form…" heading="Sign in">
       <SignIn path="/sign-in" routing="path" signUpUrl="/sign-up" appearance={appearance} />
     </ClerkFrame>
   );

@@ -11,7 +11,7 @@ export const meta: MetaFunction = () => [
 export default function SignUpPage() {
   const appearance = useClerkAppearance();
   return (
-    <ClerkFrame label="Signing up" heading="Sign up">
+    <ClerkFrame label="Signing up" loading="Loading the sign-up form…" heading="Sign up">
       <SignUp path="/sign-up" routing="path" signInUrl="/sign-in" appearance={appearance} />
     </ClerkFrame>
   );

@@ -15,7 +15,7 @@ export async function loader(args: LoaderFunctionArgs) {
 export default function UserProfilePage() {
   const appearance = useClerkAppearance();
   return (
-    <ClerkFrame label="Your profile" heading="Your profile">
+    <ClerkFrame label="Your profile" loading="Loading your profile…" heading="Your profile">
       <UserProfile path="/user" routing="path" appearance={appearance} />
     </ClerkFrame>
   );

@@ -97,6 +97,8 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     await expect.poll(() => asked.length).toBe(1);
     await expect.poll(() => held !== null).toBe(true);
     expect(await page.evaluate(() => "Clerk" in window)).toBe(false);
+    // Not hydrated, and the page already says what is coming.
+    await expect(page.getByRole("status")).toHaveText("Loading the sign-in form…");
     await (held as Route | null)?.continue();
     await expect(page.getByLabel("Email address")).toBeVisible();
     // The preload served the script element Clerk's loader added: one request, in the same mode.
