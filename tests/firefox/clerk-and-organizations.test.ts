@@ -68,9 +68,20 @@ describe("Firefox with JavaScript: Clerk and organizations", () => {
   it("signs in through Clerk's own form (the real clerk-js against the emulator)", async () => {
     const guarded = await openPage(browser);
     const { page } = guarded;
+    // The document preloads clerk-js (app/components/clerk-frame.tsx); Clerk's loader must use that copy.
+    const clerkJsRequests: string[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname.endsWith("/clerk.browser.js")) clerkJsRequests.push(request.url());
+    });
     try {
       await page.goto(`${server.origin}/sign-in`);
       await page.waitForSelector('input[name="identifier"]', { visible: true });
+      expect(clerkJsRequests).toHaveLength(1);
+      expect(
+        await page.evaluate(
+          () => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/clerk.browser.js")).length,
+        ),
+      ).toBe(1);
       await continueTo(page, 'input[name="identifier"]', person.email, 'input[name="password"]');
       await continueTo(page, 'input[name="password"]', TEAM_PASSWORD, '[data-testid="user-menu-trigger"]');
       expect(await attribute(page, '[data-testid="user-menu-trigger"]', "aria-label")).toBe(
