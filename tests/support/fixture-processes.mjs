@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The repository's root. */
-export const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
+/** The repository's root (tests/support/server.ts names it for the TypeScript helpers). */
+const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
 
 /**
  * Starts `node ...args` in `cwd`, in a process group of its own, with `env` over the caller's own
