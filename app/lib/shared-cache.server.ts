@@ -42,7 +42,7 @@ export type SharedCache<Value> = ShortCache<Value> & {
    * Replaces the key's answer with `next(current)`, here and in the store, as Clerk's answer after a change
    * the app was told of (a webhook's payload): the key's group generation moves on (so any read begun before
    * is not written back, on any instance) and the new answer is kept under the new generation, fresh from now.
-   * `current` is the answer kept in the store, fresh or not (null when none; what this instance holds came
+   * `current` is the answer kept in the store, fresh or not, and `keptAt` when it was kept (null when none; what this instance holds came
    * from the store or was refused by it). `next` returning null forgets the key instead (as `forget`), and so
    * does a change of the key's group between the read of `current` and the write (another forget or update:
    * a patch of a stale value is never kept). Resolves once the store holds it (or has forgotten it); rejects
@@ -50,7 +50,7 @@ export type SharedCache<Value> = ShortCache<Value> & {
    * business (the caller tells them through server/coordination.ts, which makes them forget their local
    * copies).
    */
-  update(key: string, next: (current: Value | null) => Value | null): Promise<void>;
+  update(key: string, next: (current: Value | null, keptAt: number | null) => Value | null): Promise<void>;
 };
 
 /** How long a kept answer that only displays may stand in for one Clerk cannot give (429 or 5xx after the retries). */
@@ -313,7 +313,7 @@ export function createCache<Value>({
       const mark = ticks;
       let value = null as Value | null;
       const work = store.update(name, key, (current) => {
-        value = next(current === null ? null : (current.value as Value));
+        value = current === null ? next(null, null) : next(current.value as Value, current.at);
         if (value === null) return null;
         const { keepMs: ms, ...stored } = kept(key, value);
         return { stored, keepMs: ms };

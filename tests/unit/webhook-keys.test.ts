@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyChanges, createOrgCaches, createThrottle, type OrgProfile } from "~/lib/orgs/org-caches.server";
-import type { KeptMembership } from "~/lib/orgs/webhook-changes.server";
+import type { MyMembership } from "~/lib/orgs/memberships.server";
 import { changesOf, RECENT_MS, type CacheWrite, type Change, type Touched } from "~/lib/orgs/webhook-changes.server";
 
 // What each of Clerk's webhook events changes: answers written from its payload, or keys forgotten.
@@ -39,6 +39,14 @@ const membership = (fields: Record<string, unknown> = {}) => ({
   updated_at: NOW - 500,
   ...fields,
 });
+const memberOf = (role: string) => ({
+  userId: USER,
+  name: "Ada Lovelace",
+  identifier: "ada@example.com",
+  imageUrl: "https://img.example/ada.png",
+  role,
+  joinedAt: NOW - 500,
+});
 const profile = (fields: Partial<OrgProfile> = {}): OrgProfile => ({
   id: ORG,
   name: "Old name",
@@ -48,18 +56,27 @@ const profile = (fields: Partial<OrgProfile> = {}): OrgProfile => ({
   ...fields,
 });
 
-/** The write an event makes to one cache's key, applied to `current`. */
-function written<Value>(changes: Touched[] | null, cache: string, key: string, current: Value | null): Value | null {
-  const flat = (changes ?? []).flatMap((c): (Touched | Change)[] => ("unlessEnded" in c ? c.changes : [c]));
+/** The write an event makes to one cache's key, applied to `current`, kept at `keptAt` (before the event, by default). */
+function written<Value>(
+  changes: Touched[] | null,
+  cache: string,
+  key: string,
+  current: Value | null,
+  keptAt: number | null = current === null ? null : NOW - 10_000,
+): Value | null {
+  const flatten = (list: (Touched | Change)[]): (Touched | Change)[] =>
+    list.flatMap((c) => ("unlessEnded" in c ? flatten(c.changes) : [c]));
+  const flat = flatten(changes ?? []);
   const write = flat.find((c): c is CacheWrite => "next" in c && c.cache === cache && c.key === key);
   if (!write) throw new Error(`no write to ${cache} ${key}`);
-  return (write.next as (v: Value | null) => Value | null)(current);
+  return (write.next as (v: Value | null, at: number | null) => Value | null)(current, keptAt);
 }
 
 describe("the changes a Clerk webhook event makes", () => {
   it("a rename writes the organization's profile from the payload (its count kept when the payload lacks it), and nothing else", () => {
     const changes = changesOf("organization.updated", organization({ members_count: undefined }), recent);
     expect(changes).toHaveLength(1);
+    expect(changes?.[0]).toMatchObject({ unlessEnded: { orgId: ORG, userId: "*", since: NOW - 1_000 } });
     expect(written(changes, "profiles", ORG, profile())).toEqual({
       id: ORG,
       name: "Analytical Engines",
@@ -88,13 +105,13 @@ describe("the changes a Clerk webhook event makes", () => {
       { cache: "latestMembers", key: ORG },
       { cache: "memberPages", prefix: `${ORG}|` },
       { cache: "pendingInvitations", prefix: `${ORG}|` },
-      { organizationGone: ORG },
+      { organizationGone: ORG, at: NOW - 100 },
     ]);
   });
 
   it("a new membership is added to the person's kept list, the newest members and the count; the directory is forgotten", () => {
     const changes = changesOf("organizationMembership.created", membership(), recent);
-    const kept: KeptMembership[] = [{ orgId: "org_2", role: "org:admin" }];
+    const kept: MyMembership[] = [{ orgId: "org_2", role: "org:admin" }];
     expect(written(changes, "memberships", USER, kept)).toEqual([
       ...kept,
       { orgId: ORG, role: "org:member", updatedAt: NOW - 500 },
@@ -117,6 +134,7 @@ describe("the changes a Clerk webhook event makes", () => {
           imageUrl: "https://img.example/ada.png",
           role: "org:member",
           joinedAt: NOW - 500,
+          updatedAt: NOW - 500,
         },
         older,
       ],
@@ -130,7 +148,7 @@ describe("the changes a Clerk webhook event makes", () => {
   });
 
   it("an ended or changed membership: removed or its role replaced, and the person's older tokens distrusted", () => {
-    const kept: KeptMembership[] = [{ orgId: ORG, role: "org:member" }];
+    const kept: MyMembership[] = [{ orgId: ORG, role: "org:member", updatedAt: NOW - 5_000 }];
     const updated = changesOf("organizationMembership.updated", membership({ role: "org:admin" }), recent);
     expect(written(updated, "memberships", USER, kept)).toEqual([
       { orgId: ORG, role: "org:admin", updatedAt: NOW - 500 },
@@ -140,8 +158,48 @@ describe("the changes a Clerk webhook event makes", () => {
     expect(written(deleted, "memberships", USER, kept)).toEqual([]);
     expect(deleted).toContainEqual({ membershipEnded: { orgId: ORG, userId: USER, at: NOW - 500 } });
     // A newer entry (a later membership's, written by its own event) is not undone by an older event.
-    const newer: KeptMembership[] = [{ orgId: ORG, role: "org:admin", updatedAt: NOW }];
+    const newer: MyMembership[] = [{ orgId: ORG, role: "org:admin", updatedAt: NOW }];
     expect(written(deleted, "memberships", USER, newer)).toEqual(newer);
+  });
+
+  it("a promotion delivered after a demotion that was read from Clerk leaves the demotion", () => {
+    // Promoted at NOW - 500 (this event, delivered late), demoted at NOW - 200: her list was read since.
+    const promotion = changesOf("organizationMembership.updated", membership({ role: "org:admin" }), recent);
+    const demoted: MyMembership[] = [{ orgId: ORG, role: "org:member", updatedAt: NOW - 200 }];
+    expect(written(promotion, "memberships", USER, demoted)).toEqual(demoted);
+    // The same time (a duplicate delivery): the kept entry stands.
+    const same: MyMembership[] = [{ orgId: ORG, role: "org:member", updatedAt: NOW - 500 }];
+    expect(written(promotion, "memberships", USER, same)).toEqual(same);
+    // An entry without Clerk's time (an earlier release's copy): which is newer cannot be told, so the list is read again.
+    expect(written(promotion, "memberships", USER, [{ orgId: ORG, role: "org:member" }])).toBeNull();
+    // Shown as a member of the directory's newest, newer than the event: left as it is.
+    const shown = {
+      members: [{ ...memberOf("org:member"), updatedAt: NOW - 200 }],
+      total: 3,
+    };
+    expect(written(promotion, "latestMembers", ORG, shown)).toEqual(shown);
+  });
+
+  it("a creation missing from a list read after it is not added back: the list is read again", () => {
+    const created = changesOf("organizationMembership.created", membership(), recent);
+    const list: MyMembership[] = [{ orgId: "org_2", role: "org:admin", updatedAt: NOW - 9_000 }];
+    // Kept after the membership was created (and so after it ended, since the list lacks it).
+    expect(written(created, "memberships", USER, list, NOW - 100)).toBeNull();
+    // Kept well before: the membership is new since.
+    expect(written(created, "memberships", USER, list, NOW - 5_000)).toEqual([
+      ...list,
+      { orgId: ORG, role: "org:member", updatedAt: NOW - 500 },
+    ]);
+  });
+
+  it("a membership event that names no person forgets its organization's members' lists only", () => {
+    const anonymous = membership({ public_user_data: {} });
+    expect(changesOf("organizationMembership.updated", anonymous, recent)).toEqual([
+      { cache: "profiles", key: ORG },
+      { cache: "latestMembers", key: ORG },
+      { cache: "memberPages", prefix: `${ORG}|` },
+      { everyMemberOf: ORG },
+    ]);
   });
 
   it("a late or partial membership event forgets what it touches instead of writing", () => {
@@ -182,7 +240,7 @@ const asChanges = (touched: Touched[] | null): Change[] =>
   (touched ?? []).filter((t): t is Change => !("invitee" in t) && !("memberOf" in t));
 
 describe("applying them", () => {
-  const membershipsOf = (orgIds: string[]): KeptMembership[] => orgIds.map((orgId) => ({ orgId, role: "org:member" }));
+  const membershipsOf = (orgIds: string[]): MyMembership[] => orgIds.map((orgId) => ({ orgId, role: "org:member" }));
   const keep = async (caches: ReturnType<typeof createOrgCaches>, userId: string, orgIds: string[]) => {
     await caches.memberships.get(userId, async () => membershipsOf(orgIds));
     // (The index is fed once the store has kept the list.)
@@ -208,6 +266,31 @@ describe("applying them", () => {
     await applyChanges(caches, asChanges(changesOf("organizationMembership.deleted", membership(), recent)));
     await applyChanges(caches, asChanges(changesOf("organizationMembership.created", membership(), recent)));
     expect(await keptList(caches, USER)).toEqual(membershipsOf(["read again"]));
+  });
+
+  it("a rename or a membership delivered after the organization's deletion does not bring it back", async () => {
+    const caches = createOrgCaches({ webhooks: true });
+    await keep(caches, USER, ["org_2"]);
+    await caches.profiles.get(ORG, async () => profile({ updatedAt: NOW - 1_000 }));
+    await applyChanges(caches, asChanges(changesOf("organization.deleted", { id: ORG }, recent)));
+    await applyChanges(caches, asChanges(changesOf("organization.updated", organization(), recent)));
+    expect(await caches.profiles.get(ORG, async () => profile({ name: "read again" }))).toMatchObject({
+      name: "read again",
+    });
+    await applyChanges(caches, asChanges(changesOf("organizationMembership.created", membership(), recent)));
+    expect(await keptList(caches, USER)).toEqual(membershipsOf(["read again"]));
+  });
+
+  it("a membership event that names no person forgets its members' lists and nobody else's", async () => {
+    const caches = createOrgCaches({ webhooks: true });
+    await keep(caches, "user_a", [ORG]);
+    await keep(caches, "user_b", ["org_2"]);
+    const anonymous = membership({ public_user_data: {} });
+    const keys = await applyChanges(caches, asChanges(changesOf("organizationMembership.updated", anonymous, recent)));
+    expect(keys).toContainEqual({ cache: "memberships", key: "user_a" });
+    expect(keys.some((k) => k.cache === "memberships" && ("prefix" in k || k.key === "user_b"))).toBe(false);
+    expect(await keptList(caches, "user_a")).toEqual(membershipsOf(["read again"]));
+    expect(await keptList(caches, "user_b")).toEqual(membershipsOf(["org_2"]));
   });
 
   it("a person's deletion forgets their rows and their organizations' lists, nobody else's", async () => {

@@ -19,6 +19,7 @@ function toMember(m: OrganizationMembership): Member {
     imageUrl: user?.hasImage ? user.imageUrl : null,
     role: m.role as OrgRole,
     joinedAt: m.createdAt,
+    updatedAt: m.updatedAt,
   };
 }
 

@@ -20,11 +20,20 @@ function toProfile(org: Organization): OrgProfile {
   };
 }
 
-export type MyMembership = { orgId: string; role: OrgRole };
+/**
+ * A person's membership as kept: `updatedAt` is Clerk's time of its last
+ * change (ms), from a read or a webhook's payload alike, so that an older
+ * event delivered late never replaces it (webhook-changes.server). Absent
+ * only in a copy an earlier release kept (such an entry is never patched:
+ * an event forgets its list).
+ */
+export type MyMembership = { orgId: string; role: OrgRole; updatedAt?: number };
 
-const toMembership = (m: OrganizationMembership): MyMembership => ({
+/** A membership as kept, from Clerk's Backend API's (its SDK's object). */
+export const toMembership = (m: OrganizationMembership): MyMembership => ({
   orgId: m.organization.id,
   role: m.role as OrgRole,
+  updatedAt: m.updatedAt,
 });
 
 /**

@@ -5,7 +5,7 @@ import type { MyMembership } from "./memberships.server";
 import type { KeptInvitation } from "./my-invitations.server";
 import { memoryMembershipIndex, type MembershipIndex } from "./membership-index.server";
 import type { Member, OrgSummary } from "./organizations";
-import { asForget, type CacheWrite, type Change } from "./webhook-changes.server";
+import { asForget, WHOLE_ORGANIZATION, type CacheWrite, type Change } from "./webhook-changes.server";
 
 /** `updatedAt`: Clerk's time of the organization's last change, where a webhook's payload wrote it (webhook-changes). */
 export type OrgProfile = Omit<OrgSummary, "role"> & { updatedAt?: number };
@@ -198,19 +198,32 @@ export async function forgetKeys(caches: OrgCaches, keys: CacheKey[]): Promise<v
 function write(caches: OrgCaches, change: CacheWrite): Promise<void> {
   // (Each cache's own `next`: the union of writes is one per cache.)
   const cache = caches[change.cache] as OrgCaches["profiles"];
-  return cache.update(change.key, change.next as (current: OrgProfile | null) => OrgProfile | null);
+  return cache.update(
+    change.key,
+    change.next as (current: OrgProfile | null, keptAt: number | null) => OrgProfile | null,
+  );
 }
 
 /** The keys and writes a change stands for, found through the membership index and the kept memberships. */
 async function expand(caches: OrgCaches, change: Change, asForgets: boolean): Promise<(CacheKey | CacheWrite)[]> {
   if ("organizationGone" in change) {
     const orgId = change.organizationGone;
+    // Its tombstone: a late rename or membership event does not bring it back.
+    await caches.membershipIndex.ended(orgId, WHOLE_ORGANIZATION, change.at);
     // Its members' kept lists drop it (it is gone for good: exact, whatever the order of deliveries).
     return (await caches.membershipIndex.membersOf(orgId)).map((userId): CacheWrite => ({
       cache: "memberships",
       key: userId,
       next: (current) => current?.filter((m) => m.orgId !== orgId) ?? null,
     }));
+  }
+  if ("everyMemberOf" in change) {
+    // A membership event that names no person: its organization's members' lists (the index knows them), no one else's.
+    const members = await caches.membershipIndex.membersOf(change.everyMemberOf);
+    return members.flatMap((userId): CacheKey[] => [
+      { cache: "memberships", key: userId },
+      { cache: "membershipChanges", key: userId },
+    ]);
   }
   if ("userGone" in change) {
     const userId = change.userGone;
@@ -233,9 +246,12 @@ async function expand(caches: OrgCaches, change: Change, asForgets: boolean): Pr
   }
   if ("unlessEnded" in change) {
     const { orgId, userId, since } = change.unlessEnded;
-    const ended = await caches.membershipIndex.endedAt(orgId, userId);
-    // Ended after this creation: a late delivery, whose answer must not come back.
-    const forgets = asForgets || (ended !== null && ended >= since);
+    const [ended, deleted] = await Promise.all([
+      caches.membershipIndex.endedAt(orgId, userId),
+      caches.membershipIndex.endedAt(orgId, WHOLE_ORGANIZATION),
+    ]);
+    // Ended (the membership, or the organization) after this change: a late delivery, whose answer must not come back.
+    const forgets = asForgets || [ended, deleted].some((at) => at !== null && at >= since);
     return (await Promise.all(change.changes.map((inner) => expand(caches, inner, forgets)))).flat();
   }
   return "next" in change && asForgets ? [asForget(change)] : [change];

@@ -18,6 +18,8 @@ export type Member = {
   imageUrl: string | null;
   role: OrgRole;
   joinedAt: number;
+  /** Clerk's time of the membership's last change (ms): a late event's older role does not replace it. */
+  updatedAt?: number;
 };
 
 export const INVITE_ROLES = ["org:member", "org:admin"] as const;

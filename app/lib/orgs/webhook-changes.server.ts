@@ -13,28 +13,46 @@ import type { CacheKey, LatestMembers, OrgProfile } from "./org-caches.server";
  * index, a person's deletion their own organizations' lists.
  *
  * Svix may deliver late (a retry after a failure), twice, or out of order.
- * So a payload is written only when its event is recent (RECENT_MS: before
- * Svix's first retry, and while the answer kept from Clerk cannot yet be
- * newer than it) and not older than the kept answer where that says when it
- * changed (`updatedAt`, kept with what a webhook wrote); an ended membership
- * is remembered (the membership index) so that its creation's event, late,
- * does not bring it back. Otherwise the keys are forgotten: a read from Clerk
- * for the next view, never an older answer kept.
+ * So every kept copy carries Clerk's `updated_at` (memberships and
+ * profiles, whether read from Clerk or written from an event), and a payload
+ * is written only when its event is recent (RECENT_MS: before Svix's first
+ * retry) and newer than what is kept. A membership missing from a kept list
+ * is added only by an event newer than the list's read; a deletion leaves a
+ * tombstone with its time (the membership index: a membership's end, or the
+ * organization's), so that a late creation or rename does not bring it
+ * back. Where a version cannot be told (a copy an earlier release kept), or
+ * the event is late, the keys are forgotten: a read from Clerk for the next
+ * view, never an older answer kept (docs/decisions/0010-versioned-copies.md).
  */
 
 /** How old an event may be (Clerk's `timestamp`, ms) and still be written from: Svix retries after 5 s. */
 export const RECENT_MS = 5_000;
 
+/**
+ * How far Clerk's clock may be ahead of this server's: a list read from
+ * Clerk and kept at `keptAt` (this server's clock) shows every membership
+ * Clerk changed more than this before it.
+ */
+export const CLOCK_SKEW_MS = 1_000;
+
+/** The tombstone of an organization itself, beside its memberships' in the membership index. */
+export const WHOLE_ORGANIZATION = "*";
+
 /** The caches an event can write to, and their values. */
-type Values = { memberships: KeptMembership[]; profiles: OrgProfile; latestMembers: LatestMembers };
+type Values = { memberships: MyMembership[]; profiles: OrgProfile; latestMembers: LatestMembers };
 type Writable = keyof Values;
 
-/** A membership as kept; `updatedAt` (Clerk's, ms) where a webhook wrote it, so an older event does not undo it. */
-export type KeptMembership = MyMembership & { updatedAt?: number };
-
-/** Replaces a kept answer by `next(current)`; null forgets it (see SharedCache.update). */
+/**
+ * Replaces a kept answer by `next(current, keptAt)` (`keptAt`: when the
+ * store kept it, this server's clock; null with no answer); null forgets it
+ * (see SharedCache.update).
+ */
 export type CacheWrite = {
-  [C in Writable]: { cache: C; key: string; next: (current: Values[C] | null) => Values[C] | null };
+  [C in Writable]: {
+    cache: C;
+    key: string;
+    next: (current: Values[C] | null, keptAt: number | null) => Values[C] | null;
+  };
 }[Writable];
 
 /**
@@ -45,7 +63,8 @@ export type CacheWrite = {
 export type Change =
   | CacheKey
   | CacheWrite
-  | { organizationGone: string }
+  | { organizationGone: string; at: number }
+  | { everyMemberOf: string }
   | { userGone: string }
   | { membershipEnded: { orgId: string; userId: string; at: number } }
   | { unlessEnded: { orgId: string; userId: string; since: number }; changes: Change[] };
@@ -95,6 +114,7 @@ function memberFrom(data: Record<string, unknown>, role: OrgRole): Member | null
     imageUrl: user.has_image === true ? text(user.image_url) : null,
     role,
     joinedAt,
+    updatedAt: time(data.updated_at) ?? undefined,
   };
 }
 
@@ -122,21 +142,44 @@ function profileWrite(org: Record<string, unknown>): CacheWrite | null {
   };
 }
 
-/** The membership in the person's kept list: added, its role replaced, or removed, unless the kept entry is newer. */
+/**
+ * The profile written from an organization's JSON, unless the organization
+ * was deleted after that JSON's change (a late delivery: its tombstone);
+ * forgotten where the JSON cannot be written from.
+ */
+function profileChange(org: Record<string, unknown>): Change {
+  const orgId = text(org.id) ?? "";
+  const write = profileWrite(org);
+  const since = time(org.updated_at);
+  if (!write || since === null) return { cache: "profiles", key: orgId };
+  return { unlessEnded: { orgId, userId: WHOLE_ORGANIZATION, since }, changes: [write] };
+}
+
+/**
+ * The membership in the person's kept list: added, its role replaced, or
+ * removed, only by an event newer than what the list says of it. An entry
+ * without Clerk's time, or an addition the list may already have seen
+ * undone (the list was read after the event's change), forgets the list.
+ */
 function membershipsWrite(action: string, orgId: string, userId: string, role: OrgRole, at: number): CacheWrite {
   return {
     cache: "memberships",
     key: userId,
-    next(current) {
+    next(current, keptAt) {
       if (current === null) return null;
       const kept = current.find((m) => m.orgId === orgId);
-      if (kept?.updatedAt !== undefined && kept.updatedAt > at) return current;
       const others = current.filter((m) => m.orgId !== orgId);
-      if (action === "deleted") return others;
+      if (kept) {
+        if (kept.updatedAt === undefined) return null;
+        // The kept entry is newer (a later change, read or written): this event is late.
+        if (kept.updatedAt > at || (kept.updatedAt === at && action !== "deleted")) return current;
+        return action === "deleted" ? others : [...others, { orgId, role, updatedAt: at }];
+      }
+      if (action === "deleted") return current;
       // A role changed for a membership the list lacks: the list (or the event) is out of date.
-      if (action === "updated" && !kept) return null;
-      // Created: a list read from Clerk after it already shows it, perhaps with a newer role.
-      if (action === "created" && kept) return current;
+      if (action === "updated") return null;
+      // Created, and not in the list: new since the list was read, or ended since (and the list shows it).
+      if (keptAt === null || at <= keptAt + CLOCK_SKEW_MS) return null;
       return [...others, { orgId, role, updatedAt: at }];
     },
   };
@@ -149,9 +192,17 @@ function latestMembersWrite(action: string, orgId: string, member: Member, count
     key: orgId,
     next(current) {
       if (current === null) return null;
-      const shown = current.members.some((m) => m.userId === member.userId);
+      const kept = current.members.find((m) => m.userId === member.userId);
+      const shown = kept !== undefined;
+      // What is shown of the member is newer (or of unknown age): a late event changes nothing, an unknown age is read again.
+      if (kept && action !== "deleted") {
+        if (kept.updatedAt === undefined) return null;
+        if ((member.updatedAt ?? -Infinity) <= kept.updatedAt) return current;
+      }
       if (action === "updated") {
-        const members = current.members.map((m) => (m.userId === member.userId ? { ...m, role: member.role } : m));
+        const members = current.members.map((m) =>
+          m.userId === member.userId ? { ...m, role: member.role, updatedAt: member.updatedAt } : m,
+        );
         return { ...current, members };
       }
       if (count === null) return null;
@@ -178,6 +229,8 @@ function membershipEventChanges(action: string, data: Record<string, unknown>, r
   // (A new membership makes no token's claims wrong.)
   const lists = action === "created" ? (["memberships"] as const) : (["memberships", "membershipChanges"] as const);
   if (!orgId || !userId) {
+    if (orgId && !userId) return [...organizationPages(orgId), { everyMemberOf: orgId }];
+    // (Neither named: nothing narrower can be told.)
     return [
       ...(orgId ? organizationPages(orgId) : []),
       ...lists.map((cache): CacheKey => (userId ? { cache, key: userId } : { cache, prefix: "" })),
@@ -194,7 +247,7 @@ function membershipEventChanges(action: string, data: Record<string, unknown>, r
     membershipsWrite(action, orgId, userId, role, at),
     latestMembersWrite(action, orgId, member, count),
     // The member count, from the organization the payload carries (with its name, when that is not older).
-    count === null ? { cache: "profiles", key: orgId } : (profileWrite(org) ?? { cache: "profiles", key: orgId }),
+    count === null ? { cache: "profiles", key: orgId } : profileChange(org),
     directory,
     ...tokens,
   ];
@@ -229,15 +282,14 @@ export function changesOf(
       if (!orgId) return [];
       if (action === "created" || action === "updated") {
         // (Members' lists keep organization ids and pages their members, so a rename changes only the profile.)
-        const write = recent ? profileWrite(data) : null;
-        return [write ?? { cache: "profiles", key: orgId }];
+        return [recent ? profileChange(data) : { cache: "profiles", key: orgId }];
       }
       // Deleted: Clerk sends no event for the memberships that went with it, and a kept list naming
       // it would ask Clerk for it at every view: its members' lists (the index knows them) drop it.
       return [
         ...organizationPages(orgId),
         { cache: "pendingInvitations", prefix: `${orgId}|` },
-        { organizationGone: orgId },
+        { organizationGone: orgId, at: timestamp ?? now },
       ];
     }
     case "organizationMembership":
