@@ -3,7 +3,13 @@ import fc from "fast-check";
 import type { CacheStore } from "~/lib/cache-store.server";
 import type { MembershipIndex } from "~/lib/orgs/membership-index.server";
 import { toMembership, type MyMembership } from "~/lib/orgs/memberships.server";
-import { applyChanges, createOrgCaches, forgetKeysHere, type OrgCaches } from "~/lib/orgs/org-caches.server";
+import {
+  applyChanges,
+  createOrgCaches,
+  forgetKeysHere,
+  rememberOrganizationGone,
+  type OrgCaches,
+} from "~/lib/orgs/org-caches.server";
 import { changesOf, type Change, type Touched } from "~/lib/orgs/webhook-changes.server";
 
 /*
@@ -61,7 +67,13 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("read" as const), instance: fc.nat(1) }), weight: 3 },
 );
 
-type Event = { type: string; data: Record<string, unknown>; timestamp: number; seen: { org: OrgId; at: number } };
+/** An event, and the membership version it shows the fleet (none for a rename). */
+type Event = {
+  type: string;
+  data: Record<string, unknown>;
+  timestamp: number;
+  seen: { org: OrgId; at: number } | null;
+};
 
 /** Clerk's side: each membership's history, each organization's state, and the events not yet delivered. */
 class Clerk {
@@ -126,9 +138,7 @@ class Clerk {
     if (this.deleted.has(org)) return;
     const at = this.now();
     this.renamed.set(org, at);
-    // (A rename is no membership's change: seen at the membership's current version.)
-    const seen = { org, at: this.current(org).start };
-    this.outbox.push({ type: "organization.updated", data: this.organizationJson(org), timestamp: at, seen });
+    this.outbox.push({ type: "organization.updated", data: this.organizationJson(org), timestamp: at, seen: null });
   }
   deleteOrganization(org: OrgId) {
     if (this.deleted.has(org)) return;
@@ -175,8 +185,8 @@ export async function runModel(steps: Step[], fleet: () => Promise<Fleet>): Prom
     const changes = (touched ?? []).filter((t: Touched): t is Change => !("invitee" in t) && !("memberOf" in t));
     const keys = await applyChanges(instances[instance]!, changes);
     forgetKeysHere(instances[1 - instance]!, keys);
-    seen.set(event.seen.org, Math.max(seen.get(event.seen.org)!, event.seen.at));
-    if (event.type === "organization.deleted") deletionSeen.add(event.seen.org);
+    if (event.seen) seen.set(event.seen.org, Math.max(seen.get(event.seen.org)!, event.seen.at));
+    if (event.type === "organization.deleted" && event.seen) deletionSeen.add(event.seen.org);
   };
   const read = async (instance: number) => {
     await instances[instance]!.memberships.get(USER, async () => {
@@ -186,6 +196,8 @@ export async function runModel(steps: Step[], fleet: () => Promise<Fleet>): Prom
     for (const org of ORGS) {
       await instances[instance]!.profiles.get(org, async () => {
         if (clerk.deleted.has(org)) {
+          // As memberships.server's organizationProfile does with Clerk's 404.
+          await rememberOrganizationGone(instances[instance]!, org);
           deletionSeen.add(org);
           throw Object.assign(new Error("not found"), { status: 404 });
         }

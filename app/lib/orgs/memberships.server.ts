@@ -5,7 +5,7 @@ import { readUpstreamOutsidePages } from "../upstream/request-scope.server";
 import { forgetMembersOf } from "./members.server";
 import { cachedClerkRead, clerkRead } from "../clerk/backend-calls.server";
 import { isClerkNotFound } from "../clerk/field-errors.server";
-import type { OrgProfile } from "./org-caches.server";
+import { rememberOrganizationGone, type OrgProfile } from "./org-caches.server";
 import type { OrgRole, OrgSummary } from "./organizations";
 
 function toProfile(org: Organization): OrgProfile {
@@ -57,7 +57,10 @@ export function organizationProfile(context: AppLoadContext, orgId: string): Pro
   return context.orgs.profiles.get(orgId, () =>
     clerkRead(context, "organizations.getOrganization", orgId, (clerk) =>
       clerk.organizations.getOrganization({ organizationId: orgId, includeMembersCount: true }),
-    ).then(toProfile),
+    ).then(toProfile, async (error: unknown) => {
+      if (isClerkNotFound(error)) await rememberOrganizationGone(context.orgs, orgId);
+      throw error;
+    }),
   );
 }
 

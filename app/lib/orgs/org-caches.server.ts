@@ -159,6 +159,19 @@ export function createOrgCaches({
   };
 }
 
+/**
+ * Clerk answered that the organization is not there (a read's 404): its
+ * tombstone, as its deletion's webhook leaves, so that a late event does not
+ * write its profile or a membership of it back. Best effort, as the index is.
+ */
+export async function rememberOrganizationGone(
+  caches: Pick<OrgCaches, "membershipIndex">,
+  orgId: string,
+  at = Date.now(),
+): Promise<void> {
+  await caches.membershipIndex.ended(orgId, WHOLE_ORGANIZATION, at).catch(() => undefined);
+}
+
 /** What a Clerk webhook can make an instance forget: the caches, and the log of membership changes. */
 export const FORGETTABLE = [
   "memberships",

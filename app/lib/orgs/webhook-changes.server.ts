@@ -132,10 +132,12 @@ function profileWrite(org: Record<string, unknown>): CacheWrite | null {
     cache: "profiles",
     key: orgId,
     next(current) {
-      const membersCount = count ?? current?.membersCount ?? null;
+      // Nothing kept: nothing to say this payload is newer than (the organization may be gone since).
+      if (current === null) return null;
+      const membersCount = count ?? current.membersCount ?? null;
       const payload = profileFrom(org, membersCount);
       if (!payload || membersCount === null) return null;
-      if (current?.updatedAt !== undefined && (payload.updatedAt ?? -Infinity) < current.updatedAt)
+      if (current.updatedAt !== undefined && (payload.updatedAt ?? -Infinity) < current.updatedAt)
         return { ...current, membersCount };
       return payload;
     },
