@@ -1,10 +1,12 @@
 import { gzipSync as gzipBuffer } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCaptureSink, type CaptureSink } from "../support/capture-sink";
+import { startRedisServer, type RedisServer } from "../support/process-group";
 import { type RunningServer, startServer } from "../support/server";
 
 // The /ingest relay passes on this project's events only, from each client
-// address within a limit, and bodies within a size. A capture sink on
+// address within limits on requests, events and bytes, from everyone within
+// limits on events and bytes, and bodies within a size. A capture sink on
 // loopback stands in for PostHog and counts what reached it.
 const KEY = "phc_ingest_relay";
 const OTHER = "phc_someone_else";
@@ -40,11 +42,18 @@ async function relayedDuring(work: () => Promise<unknown>): Promise<number> {
   return ((await (await fetch(`${sink.origin}/_sink/requests`)).json()) as unknown[]).length - before;
 }
 
+/** The events that reached the sink while `work` ran. */
+async function eventsRelayedDuring(work: () => Promise<unknown>): Promise<number> {
+  const before = sink.events.length;
+  await work();
+  return sink.events.length - before;
+}
+
 function ingest(
   body: BodyInit,
-  { path = "/ingest/e/", client = newClient(), headers = {} as Record<string, string> } = {},
+  { path = "/ingest/e/", client = newClient(), headers = {} as Record<string, string>, to = server } = {},
 ) {
-  return fetch(`${server.origin}${path}`, {
+  return fetch(`${to.origin}${path}`, {
     method: "POST",
     headers: { "Content-Type": "text/plain", "X-Forwarded-For": client, ...headers },
     body,
@@ -55,6 +64,23 @@ const pageview = (token?: string) => ({
   event: "$pageview",
   properties: { distinct_id: "anon-relay", ...(token === undefined ? {} : { token }) },
 });
+/** A batch of `count` of this project's page views, as JSON. */
+const pageviews = (count: number) => JSON.stringify(Array.from({ length: count }, () => pageview(KEY)));
+/** One page view, padded to a JSON body of exactly `bytes` bytes. */
+function paddedPageview(bytes: number): string {
+  const unpadded = JSON.stringify([{ ...pageview(KEY), properties: { token: KEY, pad: "" } }]);
+  return unpadded.replace('"pad":""', `"pad":"${"x".repeat(bytes - unpadded.length)}"`);
+}
+
+/** A refusal for being past a cap: 429, when to come back within the minute, and which cap, in words. */
+async function expectCapped(res: Response, message: RegExp) {
+  expect(res.status).toBe(429);
+  const retryAfter = Number(res.headers.get("Retry-After"));
+  expect(retryAfter).toBeGreaterThan(0);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect(await res.text()).toMatch(message);
+}
+
 /** posthog-js's `sendBeacon` shape: the JSON, base64, as a form field. */
 const beacon = (events: unknown) =>
   `data=${encodeURIComponent(Buffer.from(JSON.stringify(events)).toString("base64"))}`;
@@ -158,5 +184,133 @@ describe("how often a client may send", () => {
     }
     expect((await ingest("[]", { client: `${prefix}:ffff:ffff:ffff:ffff`, headers: optedOut })).status).toBe(429);
     expect((await ingest("[]", { client: `${prefix.slice(0, -1)}2::1`, headers: optedOut })).status).toBe(200);
+  });
+});
+
+describe("how much a client address may have relayed", () => {
+  const eventsCap = /^Too many analytics events from your address: nothing was sent on\. Try again in \d+ seconds\.$/;
+
+  it("1,200 events a minute: one batch of 1,201 is refused whole with 429 and costs nothing; 1,200 then go, and no more", async () => {
+    const client = newClient();
+    expect(
+      await eventsRelayedDuring(async () => expectCapped(await ingest(pageviews(1_201), { client }), eventsCap)),
+    ).toBe(0);
+    // The refused batch was not counted: the address still has its whole minute's worth.
+    const relayed = await eventsRelayedDuring(async () => {
+      expect((await ingest(pageviews(1_200), { client })).status).toBe(200);
+      await expectCapped(await ingest(pageviews(1), { client }), eventsCap);
+    });
+    expect(relayed).toBe(1_200);
+  });
+
+  it("1,200 events a minute sent ten at a time, beacons among them: the 121st batch is refused; another address is unaffected", async () => {
+    const client = newClient();
+    const relayed = await eventsRelayedDuring(async () => {
+      for (let i = 0; i < 120; i += 1) {
+        const sent =
+          i % 4 === 0
+            ? await ingest(beacon(Array.from({ length: 10 }, () => pageview(KEY))), {
+                client,
+                path: "/ingest/e/?compression=base64",
+                headers: { "Content-Type": "application/x-www-form-urlencoded" },
+              })
+            : await ingest(pageviews(10), { client });
+        expect(sent.status).toBe(200);
+      }
+      await expectCapped(await ingest(pageviews(10), { client }), eventsCap);
+    });
+    expect(relayed).toBe(1_200);
+    expect(await eventsRelayedDuring(async () => expect((await ingest(pageviews(10))).status).toBe(200))).toBe(10);
+  });
+
+  it("4 MiB a minute: 20 bodies of 200,000 bytes go, the 21st is refused with 429; a small one still fits", async () => {
+    const client = newClient();
+    const big = paddedPageview(200_000);
+    expect(Buffer.byteLength(big)).toBe(200_000);
+    const relayed = await eventsRelayedDuring(async () => {
+      for (let i = 0; i < 20; i += 1) expect((await ingest(big, { client })).status).toBe(200);
+      await expectCapped(
+        await ingest(big, { client }),
+        /^Too much analytics data from your address: nothing was sent on\. Try again in \d+ seconds\.$/,
+      );
+      // 4,000,000 of 4,194,304 bytes taken: a page view's few hundred bytes are within the minute's.
+      expect((await ingest(pageviews(1), { client })).status).toBe(200);
+    });
+    expect(relayed).toBe(21);
+  });
+});
+
+describe("how much everyone may have relayed, across a fleet sharing Redis", () => {
+  // Two instances counting in one real redis-server, at the caps' real size: 30,000 events a minute in all.
+  let redis: RedisServer;
+  const fleet: RunningServer[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    for (let i = 0; i < 2; i += 1) {
+      fleet.push(
+        await startServer({
+          POSTHOG_KEY: KEY,
+          POSTHOG_HOST: sink.origin,
+          REDIS_URL: redis.url,
+          RATE_LIMIT_SCALE: "1",
+          LOG_LEVEL: "silent",
+        }),
+      );
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    try {
+      for (const instance of fleet) if (instance.child.exitCode === null) await instance.stop();
+    } finally {
+      await redis?.stop();
+    }
+  });
+
+  it("25 addresses at 1,200 events each fill the minute's 30,000; a 26th address is refused on either instance", async () => {
+    const relayed = await eventsRelayedDuring(async () => {
+      for (let i = 0; i < 25; i += 1) {
+        const res = await ingest(pageviews(1_200), { client: newClient(), to: fleet[i % 2]! });
+        expect(res.status, `address ${i + 1}`).toBe(200);
+      }
+      const everyone =
+        /^Too many analytics events from everyone at once: nothing was sent on\. Try again in \d+ seconds\.$/;
+      for (const instance of fleet) await expectCapped(await ingest(pageviews(1), { to: instance }), everyone);
+    });
+    expect(relayed).toBe(30_000);
+  });
+});
+
+describe("how much everyone may have relayed, on one instance without Redis", () => {
+  // In memory, at a hundredth of the caps (RATE_LIMIT_SCALE, as every limit): 1 MiB a minute in all,
+  // 41,943 bytes (and 12 events) per address.
+  let alone: RunningServer;
+
+  beforeAll(async () => {
+    alone = await startServer({
+      POSTHOG_KEY: KEY,
+      POSTHOG_HOST: sink.origin,
+      RATE_LIMIT_SCALE: "0.01",
+      LOG_LEVEL: "silent",
+    });
+  });
+
+  afterAll(async () => {
+    if (alone?.child.exitCode === null) await alone.stop();
+  });
+
+  it("25 addresses at 41,000 bytes each fit in the minute's 1 MiB; a 26th address is refused", async () => {
+    const body = paddedPageview(41_000);
+    const relayed = await eventsRelayedDuring(async () => {
+      for (let i = 0; i < 25; i += 1) {
+        expect((await ingest(body, { client: newClient(), to: alone })).status, `address ${i + 1}`).toBe(200);
+      }
+      await expectCapped(
+        await ingest(body, { client: newClient(), to: alone }),
+        /^Too much analytics data from everyone at once: nothing was sent on\. Try again in \d+ seconds\.$/,
+      );
+    });
+    expect(relayed).toBe(25);
   });
 });

@@ -1,6 +1,5 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { getEnv } from "../env.server";
-import { clientAddressKey } from "../http/client-address.server";
 import { logEvent } from "../log.server";
 import { readCappedBody } from "../upstream/capped-body.server";
 import { fetchWithRetry, UPSTREAM_POLICY, UpstreamUnavailableError } from "../upstream/policy.server";
@@ -8,6 +7,7 @@ import { UnsafeUpstreamPathError, upstreamUrls, type UpstreamUrls } from "../ups
 import { DEFAULT_POSTHOG_HOST } from "./analytics.server";
 import { judgeBatch } from "./ingest-batch.server";
 import { analyticsAllowed } from "./privacy.server";
+import { batchOverCaps, requestsOverLimit } from "./relay-limits.server";
 
 /** The largest batch taken: posthog-js, uncompressed, sends page views and error reports, a few KB each. */
 export const INGEST_MAX_BODY_BYTES = 256 * 1024;
@@ -64,14 +64,6 @@ async function relay(upstream: Response, path: string): Promise<Response> {
   });
 }
 
-/** A client past the relay's limit (per address, an IPv6 one by its /64), or null. */
-async function overLimit(context: AppLoadContext): Promise<Response | null> {
-  const result = await context.rateLimiter.consume("analytics-relay", `ip:${clientAddressKey(context.clientIp)}`);
-  if (result.allowed) return null;
-  context.metrics.rateLimitRefusal("analytics-relay");
-  return plain(429, "Too many analytics requests", { "Retry-After": String(result.retryAfterSeconds) });
-}
-
 const REFUSALS = {
   compressed: "Send events uncompressed",
   unreadable: "Not a batch of events",
@@ -83,14 +75,15 @@ const REFUSALS = {
 /**
  * Forwards one batch of this project's events to `POSTHOG_HOST`, as the
  * browser sent it, minus everything personal; only POSTs to PostHog's
- * ingestion paths, within a limit per client address, and only events whose
- * project key is POSTHOG_KEY (ingest-batch.server.ts).
+ * ingestion paths, within limits on requests, events and bytes per client
+ * address and on events and bytes for the fleet (relay-limits.server.ts), and
+ * only events whose project key is POSTHOG_KEY (ingest-batch.server.ts).
  */
 export async function forwardToPostHog(request: Request, path: string, context: AppLoadContext): Promise<Response> {
   const env = getEnv();
   if (!env.POSTHOG_KEY) return plain(404, "Not found");
   if (!["GET", "POST"].includes(request.method)) return plain(405, "Method not allowed", { Allow: "POST" });
-  const limited = await overLimit(context);
+  const limited = await requestsOverLimit(context);
   if (limited) return limited;
   // A person who opted out sends nothing on; answer as PostHog would, so the library stays quiet.
   if (!analyticsAllowed(request)) return plain(200, "1");
@@ -121,6 +114,9 @@ export async function forwardToPostHog(request: Request, path: string, context: 
     logEvent("analytics_refused", { path, reason: verdict.reason });
     return plain(verdict.status, REFUSALS[verdict.reason]);
   }
+  // What is counted is what would be relayed: the events read, the bytes as they go on.
+  const capped = await batchOverCaps(context, { events: verdict.events, bytes: body.byteLength });
+  if (capped) return capped;
 
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {

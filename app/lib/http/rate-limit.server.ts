@@ -2,6 +2,28 @@ import { json, type AppLoadContext } from "@remix-run/node";
 import type { Cluster, Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 
+// What the /ingest relay passes on to PostHog in a minute, counted in events and bytes once a batch is read
+// (ingest-batch.server.ts), so that a request's size cannot multiply what the request limit allows: one
+// address relayed 785,400 events (58.9 MB) in 20 s within 240 requests a minute, and rotating addresses
+// 1,023,400 in 10 s. The app's posthog-js sends page views, identify and group calls and at most 10 error
+// reports a page, flushed every few seconds: a few events of a few KB a request, tens of events a minute for
+// one person clicking through pages fast. The caps per address leave room to spare for a dozen such people
+// behind one address, as the request limit does.
+
+/** Per client address: 240 requests (the request limit, a dozen people behind one address) of 5 events each. */
+export const INGEST_EVENTS_PER_ADDRESS_PER_MINUTE = 1_200;
+/** Per client address: those 1,200 events at 3.5 KB each, or 16 of the largest batches (256 KB). */
+export const INGEST_BYTES_PER_ADDRESS_PER_MINUTE = 4 * 1024 * 1024;
+/**
+ * The whole fleet (in Redis when there is one; per instance while Redis is away): 500 events a second, some
+ * 1,500 people browsing at once at 20 a minute, far above this app's traffic. However many addresses a flood
+ * comes from, PostHog is sent no more than this (25 addresses at their caps); past it only analytics stop,
+ * until the minute ends.
+ */
+export const INGEST_EVENTS_PER_MINUTE = 30_000;
+/** The whole fleet: those 30,000 events at 3.5 KB each, as per address. */
+export const INGEST_BYTES_PER_MINUTE = 100 * 1024 * 1024;
+
 /** How often each action may be used, per signed-in person (or per address when signed out). */
 export const RATE_LIMITS = {
   theme: { limit: 30, windowMs: 60_000 },
@@ -17,9 +39,17 @@ export const RATE_LIMITS = {
   // Per client address (clientAddressKey), signed in or not: the /ingest relay's requests. A person sends
   // a batch every few seconds at most while using a page; this leaves room for a dozen behind one address.
   "analytics-relay": { limit: 240, windowMs: 60_000 },
+  // What the relay passes on (above), counted per address (clientAddressKey) and for the fleet (one key).
+  "analytics-relay-events": { limit: INGEST_EVENTS_PER_ADDRESS_PER_MINUTE, windowMs: 60_000 },
+  "analytics-relay-bytes": { limit: INGEST_BYTES_PER_ADDRESS_PER_MINUTE, windowMs: 60_000 },
+  "analytics-relay-fleet-events": { limit: INGEST_EVENTS_PER_MINUTE, windowMs: 60_000 },
+  "analytics-relay-fleet-bytes": { limit: INGEST_BYTES_PER_MINUTE, windowMs: 60_000 },
 } as const;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;
+
+/** Points to take from one limit's count for `who`: one use, or (the relay's) a batch's events or bytes. */
+export type RateLimitCharge = { action: RateLimitedAction; who: string; points: number };
 
 /** Counts uses; `retryAfterSeconds` is set once the limit is passed. */
 export type RateLimiter = {
@@ -27,7 +57,18 @@ export type RateLimiter = {
     action: RateLimitedAction,
     who: string,
   ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+  /**
+   * Takes every charge or none: when one would pass its limit, what all of them took is given back (the
+   * counts hold what was let through), and the answer names the limit whose wait is longest.
+   */
+  consumeAll(
+    charges: readonly RateLimitCharge[],
+  ): Promise<{ allowed: true } | { allowed: false; action: RateLimitedAction; retryAfterSeconds: number }>;
 };
+
+// A refund lands in the window it was taken from or not at all: one landing in the next window would start it
+// below zero, credit to spend there.
+const REFUND_MARGIN_MS = 1_000;
 
 /**
  * Fixed windows, counted by rate-limiter-flexible: in Redis when a client is
@@ -68,13 +109,45 @@ export function createRateLimiter({
         return { allowed: true };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+        return { allowed: false, retryAfterSeconds: retryAfter(rejection) };
       }
+    },
+    async consumeAll(charges) {
+      const started = Date.now();
+      const results = await Promise.allSettled(
+        charges.map(({ action, who, points }) => limiters.get(action)!.consume(who, points)),
+      );
+      if (results.every((result) => result.status === "fulfilled")) return { allowed: true };
+      // A refusal counted its points too (rate-limiter-flexible adds, then compares); an error may or may not have.
+      await Promise.all(
+        results.map((result, i) => {
+          const counted = result.status === "fulfilled" ? result.value : result.reason;
+          if (!(counted instanceof RateLimiterRes)) return;
+          if (Date.now() > started + counted.msBeforeNext - REFUND_MARGIN_MS) return;
+          const { action, who, points } = charges[i]!;
+          return limiters
+            .get(action)!
+            .reward(who, points)
+            .catch(() => undefined);
+        }),
+      );
+      let longest: { action: RateLimitedAction; retryAfterSeconds: number } | null = null;
+      for (const [i, result] of results.entries()) {
+        if (result.status === "fulfilled") continue;
+        if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
+        const retryAfterSeconds = retryAfter(result.reason);
+        if (!longest || retryAfterSeconds > longest.retryAfterSeconds)
+          longest = { action: charges[i]!.action, retryAfterSeconds };
+      }
+      return { allowed: false, ...longest! };
     },
   };
 }
 
-function waitText(seconds: number): string {
+const retryAfter = (refusal: RateLimiterRes) => Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
+
+/** How long to wait, as a sentence's end says it ("42 seconds", "9 minutes"). */
+export function waitText(seconds: number): string {
   return seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 }
 
