@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   startInProcessEmulator,
@@ -115,5 +116,27 @@ describe.each(hosts)("the control API on %s", (_name, base) => {
     expect(garbled.body).toEqual(refusal);
     const shouted = await call(base().replace(/_emulator$/, "_EMULATOR/state"), { headers: { Via: "1.1 nginx" } });
     expect(shouted.status).toBe(403);
+  });
+});
+
+describe("the standalone emulator's control API", () => {
+  it("is not at the proxy's host even with no forwarded headers (a proxy that keeps the browser's Host)", async () => {
+    const port = new URL(standalone!.url).port;
+    const asProxyHost = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, path: "/_emulator/state", headers: { Host: new URL(PROXY_URL).host } },
+        (res) => {
+          let body = "";
+          res.on("data", (d: Buffer) => (body += d.toString()));
+          res.on("end", () => resolve({ status: res.statusCode!, body }));
+        },
+      );
+      req.once("error", reject);
+      req.end();
+    });
+    expect(asProxyHost.status).toBe(403);
+    expect(JSON.parse(asProxyHost.body)).toMatchObject({ errors: [{ code: "control_api_direct_only" }] });
+    // Clerk's own APIs still answer proxied requests: the browser reaches them through the proxy.
+    expect((await fetch(`${standalone!.url}/v1/environment`, { headers: PROXY_HEADERS })).status).toBe(200);
   });
 });
