@@ -79,6 +79,41 @@ describe("the emulator's control API", () => {
     const sameSite = await fetch(`${withControl.origin}/__clerk/_emulator/calls`);
     expect(sameSite.status).toBe(200);
   });
+
+  // Security finding: behind nginx's /__clerk rule (which rewrites Host, so the Host check passes), the state and
+  // ready-made sessions were anyone's. The app adds no such header on its own: a test calling it straight gets through.
+  it("refuses what a reverse proxy forwarded with a 403 that says why, and answers the test that calls it straight", async () => {
+    const nginx = { "X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https" };
+    const proxied: Record<string, string>[] = [
+      nginx,
+      { "X-Forwarded-Host": `localhost:${withControl.port}` },
+      { Via: "1.1 proxy" },
+    ];
+    for (const headers of proxied) {
+      const state = await fetch(`${withControl.origin}/__clerk/_emulator/state`, { headers });
+      expect(state.status, JSON.stringify(headers)).toBe(403);
+      const body = await state.text();
+      expect(JSON.parse(body)).toMatchObject({ errors: [{ code: "control_api_direct_only" }] });
+      expect(body).not.toContain("ada@example.com");
+    }
+    const session = await fetch(`${withControl.origin}/__clerk/_emulator/sessions`, {
+      method: "POST",
+      headers: { ...nginx, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com" }),
+    });
+    expect(session.status).toBe(403);
+    expect(await session.text()).not.toContain("sessionToken");
+
+    const direct = await fetch(`${withControl.origin}/__clerk/_emulator/state`);
+    expect(direct.status).toBe(200);
+    expect(await direct.text()).toContain("ada@example.com");
+    const made = await fetch(`${withControl.origin}/__clerk/_emulator/sessions`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com" }),
+    });
+    expect(made.status).toBe(200);
+  });
 });
 
 describe("CLERK_EMULATOR_LATENCY_MS", () => {

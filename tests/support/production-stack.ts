@@ -46,6 +46,22 @@ export type ProductionStack = Stack & {
 /** Instances sharing a Redis Cluster (REDIS_CLUSTER_URLS), which a test may fail nodes of. */
 export type ClusterProductionStack = Stack & { cluster: RedisCluster };
 
+/**
+ * Clerk's Frontend API, reached through the app's proxy path (CLERK_PROXY_URL=/__clerk), on the
+ * stand-in for Clerk at `clerkPort` (local mode, the path kept). The control API is for tests, which
+ * call the stand-in straight: the proxy sends `/__clerk/_emulator/…` nowhere, whatever its case
+ * (Express's routes ignore case). The nested location wins over any regular expression beside it.
+ */
+export function clerkProxyLocation(clerkPort: number): string {
+  return `location /__clerk/ {
+      location ~* ^/__clerk/_emulator(/|$) { return 404; }
+      proxy_pass http://127.0.0.1:${clerkPort};
+      proxy_set_header Host 127.0.0.1:${clerkPort};
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto https;
+    }`;
+}
+
 function nginxConfig(dir: string, ports: { nginx: number; hooks: number; clerk: number; instances: number[] }) {
   return `
 worker_processes 1;
@@ -67,13 +83,7 @@ http {
     ssl_certificate_key ${dir}/key.pem;
     proxy_http_version 1.1;
     # (A location that sets any proxy_set_header inherits none from here: each sets all of them.)
-    # Clerk's Frontend API, reached through the app's proxy path (CLERK_PROXY_URL=/__clerk).
-    location /__clerk/ {
-      proxy_pass http://127.0.0.1:${ports.clerk};
-      proxy_set_header Host 127.0.0.1:${ports.clerk};
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto https;
-    }
+    ${clerkProxyLocation(ports.clerk)}
     location / {
       proxy_pass http://teamwork;
       proxy_set_header Host $http_host;

@@ -5,6 +5,7 @@ import { createMembershipRequest } from "../domain/membership-requests";
 import { mintSessionToken, type SessionTokenSettings } from "../domain/session-tokens";
 import { activityOf } from "../http/activity";
 import type { Faults, FaultMode } from "../http/faults";
+import { proxyHeadersOf } from "../http/proxy";
 import type { RateLimiter } from "../http/rate-limits";
 import { ApiError } from "../domain/errors";
 import { sendJson, str } from "../http/routing";
@@ -27,14 +28,41 @@ const notFound = (res: express.Response, what: string) =>
   sendJson(res, 404, new ApiError(404, "resource_not_found", `No such ${what}`).toJSON());
 
 /**
+ * The control API hands out every user, every `__client` id and pending
+ * tokens, and mints a session for anyone: it answers a test that calls the
+ * emulator (or the app that mounts it) straight, never a request that came
+ * through a proxy. A proxy in front (the app's `/__clerk` rule in nginx, Vite
+ * or Express) means the asker may be anyone who reaches that proxy, and it
+ * rewrites `Host`, so the hosts' `Host` checks cannot tell.
+ */
+const directRequestsOnly: express.RequestHandler = (req, res, next) => {
+  const found = proxyHeadersOf(req);
+  if (found.length === 0) return next();
+  sendJson(
+    res,
+    403,
+    new ApiError(
+      403,
+      "control_api_direct_only",
+      "The control API answers only requests sent straight to the emulator, never through a proxy",
+      undefined,
+      `This request came through a proxy (it carries ${found.join(", ")}). The control API (/_emulator/…) is for tests only: call the emulator's own address from the test, and keep /__clerk/_emulator/… out of the proxy's rules (GUIDE.md).`,
+    ).toJSON(),
+  );
+};
+
+/**
  * The control API for tests (`/_emulator/…`): reset, faults, call counts,
  * the state, and ready-made sessions. Never Clerk's: mount it only where
- * tests run, behind a cross-site check.
+ * tests run, behind a cross-site check. It refuses proxied requests itself,
+ * wherever it is mounted.
  */
 export function createControlApi(options: ControlApiOptions): Router {
   const { store } = options.tokens;
   const { faults, rateLimiter, webhooks } = options;
   const control = express.Router();
+  // First, before the body is read: a proxied request gets this refusal, never a parse error.
+  control.use(directRequestsOnly);
   control.use(express.json({ limit: "16kb" }));
   control.post("/reset", (_req, res) => {
     store.reset();

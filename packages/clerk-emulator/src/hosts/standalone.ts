@@ -1,7 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { ApiError } from "../domain/errors";
 import { createScriptCdn } from "../http/cdn";
+import { sendJson } from "../http/routing";
 import { createClerkEmulator, type ClerkEmulator } from "../index";
 import {
   EMULATOR_ISSUER,
@@ -84,6 +86,28 @@ function knownHostsOnly(hosts: () => Set<string>): express.RequestHandler {
 }
 
 /**
+ * The control API answers only at the emulator's own names (loopback, or
+ * `--host`), never at the `--proxy-url` host: a request naming that host came
+ * through the app's proxy, whoever sent it.
+ */
+function ownHostsOnly(hosts: () => Set<string>): express.RequestHandler {
+  return (req, res, next) => {
+    if (hosts().has((req.headers.host ?? "").toLowerCase())) return next();
+    sendJson(
+      res,
+      403,
+      new ApiError(
+        403,
+        "control_api_direct_only",
+        "The control API answers only at the emulator's own address, never through a proxy",
+        undefined,
+        "This request names the app's proxy host. The control API (/_emulator/…) is for tests only: call the emulator's own address (http://127.0.0.1:<port>/_emulator/…) from the test.",
+      ).toJSON(),
+    );
+  };
+}
+
+/**
  * The emulator on its own port: the same `createClerkEmulator` local mode
  * mounts in the app, with the Frontend API at `/v1/…` (what Clerk's proxy
  * forwards to, the proxy's path stripped), the Backend API at `/api/v1/…`
@@ -114,8 +138,16 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
   app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
   // Known once the server listens (`--port 0` picks the port); no request comes before.
   let hosts = new Set<string>();
+  let ownHosts = new Set<string>();
   app.use(knownHostsOnly(() => hosts));
-  if (options.control) app.use("/_emulator", sameSiteOnly, emulator.control);
+  // Not at the proxy's host: a proxy that keeps the browser's `Host` (Vite's, by default) may add no header to tell by.
+  if (options.control)
+    app.use(
+      "/_emulator",
+      ownHostsOnly(() => ownHosts),
+      sameSiteOnly,
+      emulator.control,
+    );
   app.use(createScriptCdn({ dirs: options.npmDirs }));
   app.use(emulator.router);
 
@@ -129,6 +161,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
   });
   const { port } = server.address() as AddressInfo;
   hosts = answeredHosts(options.host, port, options.proxyUrl);
+  ownHosts = answeredHosts(options.host, port, null);
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
 

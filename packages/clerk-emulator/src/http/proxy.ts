@@ -82,3 +82,23 @@ export function normaliseOrigin(value: string): string | null {
     return null;
   }
 }
+
+/**
+ * Headers only a proxy puts on a request: the `X-Forwarded-*` family, the
+ * standard `Forwarded` and `Via`, nginx's customary `X-Real-IP`, and Clerk's
+ * own `Clerk-Proxy-Url`. A test calling the emulator straight sends none.
+ */
+const PROXY_HEADERS = new Set(["forwarded", "via", "x-real-ip", "clerk-proxy-url"]);
+const isProxyHeader = (name: string) => PROXY_HEADERS.has(name) || name.startsWith("x-forwarded-");
+
+/**
+ * The proxy headers a request carries (lower-case, whatever their value), or
+ * none. Read from the raw headers as they arrived, not only `req.headers`: a
+ * host's middleware may have dropped one it does not believe (the app drops
+ * `X-Forwarded-Host` from peers it does not trust), and the request still came
+ * through a proxy.
+ */
+export function proxyHeadersOf(req: Pick<Request, "rawHeaders" | "headers">): string[] {
+  const names = [...req.rawHeaders.filter((_, i) => i % 2 === 0), ...Object.keys(req.headers)];
+  return [...new Set(names.map((name) => name.toLowerCase()).filter(isProxyHeader))];
+}
