@@ -1,5 +1,6 @@
 import { createAnalytics } from "../app/lib/analytics/analytics.server";
 import { createClerkBackend } from "../app/lib/clerk/client.server";
+import { memoryHandshakeClaims } from "../app/lib/clerk/handshake-binding.server";
 import { createSigningKeys } from "../app/lib/clerk/signing-keys.server";
 import { isLocalEmulator, isProduction, type Env } from "../app/lib/env.server";
 import { createRateLimiter } from "../app/lib/http/rate-limit.server";
@@ -20,6 +21,8 @@ import { redisCallWindow } from "./clerk-call-budget";
 import { createCoordination } from "./coordination";
 import { createMetrics } from "./metrics";
 import { redisCacheStore } from "./redis-cache-store";
+import { redisGoneSessions } from "./redis-gone-sessions";
+import { redisHandshakeClaims } from "./redis-handshake-claims";
 import { redisMembershipIndex } from "./redis-membership-index";
 import { connectRedis, redisConfig } from "./redis";
 
@@ -36,6 +39,7 @@ export function createServices(env: Env) {
     metrics: metrics?.app,
     store: redis ? redisCacheStore(redis) : memoryStore(),
     membershipIndex: redis ? redisMembershipIndex(redis) : undefined,
+    goneSessions: redis ? redisGoneSessions(redis) : undefined,
     // Clerk's webhooks say what changed: answers may then be kept minutes.
     webhooks: env.CLERK_WEBHOOK_SIGNING_SECRET !== undefined,
   });
@@ -73,6 +77,7 @@ export function createServices(env: Env) {
     backoff: counted.backoff,
     clerkBudget,
     theme: createThemeStore({ secret: env.SESSION_SECRET, secure: isProduction(env) }),
+    handshakeClaims: redis ? redisHandshakeClaims(redis) : memoryHandshakeClaims(),
   };
   return {
     services,

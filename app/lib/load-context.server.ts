@@ -1,5 +1,6 @@
 import type { Analytics } from "./analytics/analytics.server";
 import type { ClerkClient } from "./clerk/client.server";
+import type { HandshakeClaims } from "./clerk/handshake-binding.server";
 import type { SigningKeys } from "./clerk/signing-keys.server";
 import type { RateLimiter } from "./http/rate-limit.server";
 import type { AppMetrics } from "./metrics.server";
@@ -31,6 +32,8 @@ export type AppServices = {
    */
   clerkBudget: CallBudget;
   theme: ThemeStore;
+  /** Handshake returns already honoured, across the fleet (in Redis when there is one): each is honoured once. */
+  handshakeClaims: HandshakeClaims;
   /**
    * Test servers only (local mode with the emulator's control API on): the
    * emulator's armed faults, for the few points inside the app a test must

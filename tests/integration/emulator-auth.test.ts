@@ -9,6 +9,7 @@ import {
   emulatorSession,
   emulatorToken,
   sessionCookieHeader,
+  startHandshake,
 } from "../support/session";
 
 // Local mode: no CLERK_JWT_KEY, so @clerk/remix fetches the emulator's JWKS
@@ -57,6 +58,13 @@ describe("server-side auth against the emulator", () => {
     expect(first.status).toBe(307);
     const handshake = new URL(first.headers.get("location")!, server.origin);
     expect(handshake.pathname).toBe("/__clerk/v1/client/handshake");
+    // Bound to this browser: a state in the URL it comes back to, and the state's cookie.
+    const state = new URL(handshake.searchParams.get("redirect_url")!).searchParams.get("__handshake_state");
+    const stateCookie = first.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0]!)
+      .find((c) => c.startsWith(`__hs_${state}=`));
+    expect(stateCookie).toBeTruthy();
 
     // 2. The emulator mints a fresh token for the client and sends it back with a nonce.
     const second = await fetch(handshake, { headers: { Cookie: cookies }, redirect: "manual" });
@@ -67,16 +75,61 @@ describe("server-side auth against the emulator", () => {
 
     // 3. The app trades the nonce for cookies through the Backend API, and sets them while it
     //    takes the handshake's parameters out of the address (clerk-js may not be there to).
-    const third = await page(back.pathname + back.search, cookies);
+    const third = await page(back.pathname + back.search, `${cookies}; ${stateCookie}`);
     expect(third.status).toBe(307);
     expect(third.headers.get("location")).toBe("/user");
     const setCookies = third.headers.getSetCookie();
     expect(setCookies.join("\n")).toMatch(/__session=eyJ/);
+    // The state's cookie is spent.
+    expect(setCookies).toContainEqual(expect.stringMatching(new RegExp(`^__hs_${state}=;.*Max-Age=0`)));
 
     // 4. Signed in with the cookies it set.
     const fourth = await page("/user", setCookies.map((cookie) => cookie.split(";")[0]).join("; "));
     expect(fourth.status).toBe(200);
     expect(await fourth.text()).toContain("Account menu for Grace Hopper");
+  });
+
+  /** Grace's handshake, started in her browser (expired cookies): the URL her browser comes back to, with Clerk's nonce. */
+  async function gracesReturn() {
+    const cookies = await expiredCookies();
+    const started = await startHandshake(server.origin, "/orgs", { cookie: cookies });
+    const fromClerk = await fetch(started.handshake, { headers: { Cookie: cookies }, redirect: "manual" });
+    const back = new URL(fromClerk.headers.get("location")!);
+    return { ...started, cookies, back: back.pathname + back.search };
+  }
+
+  it("a handshake's return handed to another browser signs no one in, at no cost to Clerk (login CSRF)", async () => {
+    const grace = await gracesReturn();
+    const handshakePayloads = async () => (await calls())["bapi GET /v1/clients/handshake_payload"] ?? 0;
+    const before = await handshakePayloads();
+    // A signed-out browser, and Ada signed in, each sent Grace's return URL (a link from her).
+    const ada = await emulatorCookie(server.origin, "ada@example.com");
+    for (const victim of ["", ada]) {
+      const res = await page(grace.back, victim);
+      expect(res.status).toBe(307);
+      expect(res.headers.get("location")).toBe("/orgs");
+      expect(res.headers.getSetCookie().join("\n")).not.toMatch(/__session=eyJ/);
+    }
+    expect(await handshakePayloads()).toBe(before);
+    const asAda = await page("/orgs", ada);
+    expect(await asAda.text()).toContain("Account menu for Ada Lovelace");
+    // Grace's own browser, with the state's cookie: signed in, once. The same return again is not honoured.
+    const own = await page(grace.back, `${grace.cookies}; ${grace.stateCookie}`);
+    expect(own.headers.getSetCookie().join("\n")).toMatch(/__session=eyJ/);
+    const again = await page(grace.back, `${grace.cookies}; ${grace.stateCookie}`);
+    expect(again.headers.getSetCookie().join("\n")).not.toMatch(/__session=eyJ/);
+    expect(await handshakePayloads()).toBe(before + 1);
+  });
+
+  it("a state cookie of another handshake, or a forged one, does not bind a return", async () => {
+    const grace = await gracesReturn();
+    const other = await startHandshake(server.origin, "/orgs");
+    const forged = `__hs_${grace.state}=${encodeURIComponent(Buffer.from('{"purpose":"handshake","expiresAt":9999999999999}').toString("base64"))}`;
+    for (const cookie of [other.stateCookie, forged]) {
+      const res = await page(grace.back, `${grace.cookies}; ${cookie}`);
+      expect(res.status).toBe(307);
+      expect(res.headers.getSetCookie().join("\n")).not.toMatch(/__session=eyJ/);
+    }
   });
 
   /**

@@ -4,7 +4,7 @@ import { backendApi, emulatorCalls, newTeam } from "../support/emulator-api";
 import { startRedisServer } from "../support/process-group";
 import { startRedisCluster } from "../support/redis-cluster";
 import { keysModeOn, startServer, type RunningServer } from "../support/server";
-import { browserCookies, emulatorCookie, emulatorSession, emulatorToken } from "../support/session";
+import { browserCookies, emulatorCookie, emulatorSession, emulatorToken, startHandshake } from "../support/session";
 
 // Fair share of Clerk's budget, over real HTTP: two instances in keys mode
 // share one Redis (and then a Redis Cluster) and a budget of 200 calls per
@@ -242,8 +242,11 @@ describe.each([
           Array.from({ length: ATTACKERS }, async () => {
             for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
               const server = f.instances[n % 2]!;
-              const res = await fetch(`${server.origin}/?__clerk_handshake_nonce=hsn_madeup${n}abcdefgh`, {
-                headers: { Accept: "text/html", "X-Forwarded-For": `198.18.${(n >> 8) & 255}.${n & 255}` },
+              // Each bound to the attacker's own browser (an unbound nonce is never read at all).
+              const headers = { "X-Forwarded-For": `198.18.${(n >> 8) & 255}.${n & 255}` };
+              const bound = await startHandshake(server.origin, "/", { headers });
+              const res = await fetch(`${server.origin}${bound.returnPath(`hsn_madeup${n}abcdefgh`)}`, {
+                headers: { ...headers, Accept: "text/html", Cookie: bound.stateCookie },
                 redirect: "manual",
               });
               await res.arrayBuffer();
@@ -268,17 +271,16 @@ describe.each([
       const session = await emulatorSession(f.clerk.origin, team.admin.email);
       const exp = now() - 30;
       const expired = emulatorToken(f.clerk.dataDir, session, { iat: exp - 60, exp });
+      const cookie = browserCookies(session, expired, exp - 120);
+      const headers = { "X-Forwarded-For": "198.19.0.1" };
+      const started = await startHandshake(server.origin, "/orgs", { cookie, headers });
       const handshake = await fetch(
         `${f.clerk.origin}/__clerk/v1/client/handshake?redirect_url=${encodeURIComponent(`${f.clerk.origin}/orgs`)}&format=nonce`,
         { headers: { Cookie: `__client=${session.clientId}` }, redirect: "manual" },
       );
       const nonce = new URL(handshake.headers.get("location")!).searchParams.get("__clerk_handshake_nonce")!;
-      const back = await fetch(`${server.origin}/orgs?__clerk_handshake_nonce=${nonce}`, {
-        headers: {
-          Accept: "text/html",
-          Cookie: browserCookies(session, expired, exp - 120),
-          "X-Forwarded-For": "198.19.0.1",
-        },
+      const back = await fetch(`${server.origin}${started.returnPath(nonce)}`, {
+        headers: { ...headers, Accept: "text/html", Cookie: `${cookie}; ${started.stateCookie}` },
         redirect: "manual",
       });
       expect([back.status, back.headers.get("location")]).toEqual([307, "/orgs"]);

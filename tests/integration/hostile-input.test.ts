@@ -7,7 +7,7 @@ import { allowancesFor } from "~/lib/upstream/call-budget.server";
 import { NETWORK_GUARD_PATH } from "../support/guard";
 import { OPEN_REDIRECT_PAYLOADS } from "clerk-emulator/testing";
 import { freePort, keysModeOn, type RunningServer, startServer } from "../support/server";
-import { browserCookies, emulatorSession, emulatorToken } from "../support/session";
+import { browserCookies, emulatorSession, emulatorToken, startHandshake } from "../support/session";
 
 // What an anonymous (or signed-in) attacker can make this app do, counted:
 // Clerk's calls, the process's memory, where its redirects lead, who may
@@ -244,31 +244,41 @@ describe("anonymous requests cost Clerk a bounded amount per instance", () => {
     }
   });
 
-  it("a handshake nonce is read only for a document GET, at most 5 times a minute per client address", async () => {
+  it("a handshake nonce is read only for a document GET bound to its browser, at most 5 times a minute per client address", async () => {
     // Keys mode's budget (a pk_live_ key): 900 calls per 10 s, an address's allowance five a minute.
     const perClient = allowancesFor(900).address;
     const nonce = "hsn_madeup0000000000000000000000";
     const client = newClient();
+    const headers = { "X-Forwarded-For": client };
     const statuses: number[] = [];
     const calls = await clerkCallsDuring(async () => {
       // Data requests and POSTs, with the nonce in the URL or a cookie: never read.
       for (let n = 0; n < 10; n++) {
-        await raw(app, `/.data?__clerk_handshake_nonce=${nonce}${n}`, { headers: { "X-Forwarded-For": client } });
+        await raw(app, `/.data?__clerk_handshake_nonce=${nonce}${n}`, { headers });
         await raw(app, "/resources/theme", {
           method: "POST",
           headers: {
+            ...headers,
             Cookie: `__clerk_handshake_nonce=${nonce}${n}`,
             "Content-Type": "application/x-www-form-urlencoded",
             Origin: app.origin,
-            "X-Forwarded-For": client,
           },
           body: "theme=dark",
         });
       }
-      // Documents: read, up to the client's share of the minute; then 429 with Retry-After.
-      for (let n = 0; n < 30; n++) {
-        const res = await raw(app, `/?__clerk_handshake_nonce=${nonce}${n}`, {
-          headers: { Accept: "text/html", "X-Forwarded-For": client },
+      // Documents whose return this browser did not start (no state, or no state cookie): never read.
+      const other = await startHandshake(app.origin, "/", { headers });
+      for (let n = 0; n < 10; n++) {
+        for (const path of [`/?__clerk_handshake_nonce=${nonce}${n}`, other.returnPath(`${nonce}${n}`)]) {
+          const res = await raw(app, path, { headers: { ...headers, Accept: "text/html" } });
+          expect([res.status, res.headers.location]).toEqual([307, "/"]);
+        }
+      }
+      // Documents bound to their browser: read, up to the client's share of the minute; then 429 with Retry-After.
+      for (let n = 0; n < 12; n++) {
+        const bound = await startHandshake(app.origin, "/", { headers });
+        const res = await raw(app, bound.returnPath(`${nonce}${n}`), {
+          headers: { ...headers, Accept: "text/html", Cookie: bound.stateCookie },
         });
         statuses.push(res.status);
         if (res.status === 429) expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
@@ -276,24 +286,27 @@ describe("anonymous requests cost Clerk a bounded amount per instance", () => {
     });
     expect(calls["bapi GET /v1/clients/handshake_payload"]).toBe(perClient);
     expect(total(calls)).toBe(perClient);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(30 - perClient);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(12 - perClient);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
   });
 
   it("a real handshake still signs the browser in (its nonce read once, its cookies set, the URL cleaned)", async () => {
     const session = await emulatorSession(clerk.origin, "grace@example.com");
+    const headers = { "X-Forwarded-For": newClient() };
+    const started = await startHandshake(app.origin, "/orgs", { headers });
     const handshake = await fetch(
       `${clerk.origin}/__clerk/v1/client/handshake?redirect_url=${encodeURIComponent(`${clerk.origin}/orgs`)}&format=nonce`,
       { headers: { Cookie: `__client=${session.clientId}` }, redirect: "manual" },
     );
     const nonce = new URL(handshake.headers.get("location")!).searchParams.get("__clerk_handshake_nonce")!;
-    const back = await raw(app, `/orgs?__clerk_handshake_nonce=${nonce}`, {
-      headers: { Accept: "text/html", "X-Forwarded-For": newClient() },
+    const back = await raw(app, started.returnPath(nonce), {
+      headers: { ...headers, Accept: "text/html", Cookie: started.stateCookie },
     });
     expect([back.status, back.headers.location]).toEqual([307, "/orgs"]);
     const cookies = ([] as string[]).concat(back.headers["set-cookie"] ?? []);
     expect(cookies.some((c) => /^__session=ey/.test(c))).toBe(true);
   });
+
   it("a handshake nonce's read is held back after Clerk's 429, on every request", async () => {
     await armFault(clerk.origin, {
       endpoint: "bapi GET /v1/clients/handshake_payload",
@@ -305,8 +318,10 @@ describe("anonymous requests cost Clerk a bounded amount per instance", () => {
     const statuses: number[] = [];
     const calls = await clerkCallsDuring(async () => {
       for (let n = 0; n < 8; n++) {
-        const res = await raw(app, `/?__clerk_handshake_nonce=hsn_heldback${n}0000000000000000`, {
-          headers: { Accept: "text/html", "X-Forwarded-For": newClient() },
+        const headers = { "X-Forwarded-For": newClient() };
+        const bound = await startHandshake(app.origin, "/", { headers });
+        const res = await raw(app, bound.returnPath(`hsn_heldback${n}0000000000000000`), {
+          headers: { ...headers, Accept: "text/html", Cookie: bound.stateCookie },
         });
         statuses.push(res.status);
       }

@@ -201,3 +201,38 @@ export function documentBrowser(origin: string, cookie: string) {
   }
   return { navigate, cookies: () => [...jar.values()] };
 }
+
+/**
+ * A handshake started at the app by a browser with `cookie` (by default one
+ * that holds Clerk's client but no session token, which Clerk's SDK sends
+ * through the handshake): Clerk's handshake URL, the app's state in the URL
+ * it comes back to, and the state's cookie (`name=value`), which binds the
+ * return to this browser (app/lib/clerk/handshake-binding.server.ts).
+ */
+export async function startHandshake(
+  origin: string,
+  path: string,
+  { cookie = "__client_uat=1", headers = {} as Record<string, string> } = {},
+) {
+  const res = await fetch(new URL(path, origin), {
+    headers: { Cookie: cookie, Accept: "text/html", ...headers },
+    redirect: "manual",
+  });
+  const location = res.headers.get("location");
+  if (res.status !== 307 || !location) throw new Error(`${path}: no handshake (${res.status})`);
+  const handshake = new URL(location, origin);
+  const back = new URL(handshake.searchParams.get("redirect_url") ?? "");
+  const state = back.searchParams.get("__handshake_state") ?? "";
+  const stateCookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0] ?? "")
+    .find((c) => c.startsWith(`__hs_${state}=`));
+  if (!state || !stateCookie) throw new Error(`${path}: the handshake carries no state of the app's`);
+  /** The URL the browser comes back to with `nonce`. */
+  const returnPath = (nonce: string) => {
+    const url = new URL(back);
+    url.searchParams.set("__clerk_handshake_nonce", nonce);
+    return url.pathname + url.search;
+  };
+  return { handshake, state, stateCookie, returnPath };
+}

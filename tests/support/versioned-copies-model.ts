@@ -14,7 +14,7 @@ import { changesOf, type Change, type Touched } from "~/lib/orgs/webhook-changes
 
 /*
  * A model of Clerk, of Svix and of two instances sharing one store, for the
- * property that kept copies are versioned (docs/decisions/0010): random
+ * property that kept copies are versioned (docs/decisions/0011): random
  * promotions, demotions, removals, re-adds, renames and organization
  * deletions in Clerk; each event's webhook delivered late, twice, out of
  * order, or never, to either instance (which applies it as

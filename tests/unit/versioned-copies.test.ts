@@ -4,7 +4,7 @@ import { memoryStore } from "~/lib/cache-store.server";
 import { memoryMembershipIndex } from "~/lib/orgs/membership-index.server";
 import { runModel, stepArbitrary, type Step } from "../support/versioned-copies-model";
 
-// Kept copies are versioned (docs/decisions/0010): the model of Clerk, Svix and two instances in
+// Kept copies are versioned (docs/decisions/0011): the model of Clerk, Svix and two instances in
 // tests/support/versioned-copies-model.ts, over one in-memory store (tests/integration/redis-cluster
 // runs it over Redis). MODEL_RUNS=2000 runs it ten times as long (docs/security.md).
 const RUNS = Number(process.env.MODEL_RUNS ?? 200);

@@ -4,10 +4,11 @@ import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/
 import { getEnv, isLocalEmulator } from "../env.server";
 import { safeLocation } from "../http/safe-redirect";
 import { unavailable } from "../upstream/request-scope.server";
-import { HANDSHAKE_NONCE, resolveHandshakeNonce } from "./handshake-nonce.server";
+import { bindHandshake, HANDSHAKE_STATE, isHandshakeRedirect } from "./handshake-binding.server";
+import { bindingOptions, HANDSHAKE_NONCE, resolveHandshakeNonce } from "./handshake-nonce.server";
 import { personPays, type Payer } from "../upstream/payer.server";
 import { sessionTokenCookie, withoutForgedTokens } from "./session-cookies.server";
-import { sessionToEnd, settlePost, staleReason, type ClerkCheck } from "./stale-token.server";
+import { sessionToEnd, settlePost, STALE_TOKEN_WINDOW_MS, staleReason, type ClerkCheck } from "./stale-token.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
 export function signInPath(request: Request): string {
@@ -87,27 +88,39 @@ function shownToClerk({ request, context }: Args) {
 /**
  * Who a request's Clerk calls are charged to before its session is settled:
  * the person named by the session token it carries, if one of Clerk's keys
- * signed it, however long ago it expired (it is attribution, not access:
- * only Clerk could have made it, for that person), else its address.
+ * signed it, it expired at most STALE_TOKEN_WINDOW_MS ago, and Clerk has not
+ * said its session or person is gone (it is attribution, not access: only
+ * Clerk could have made it, for that person); else its address. A token from
+ * an old log, or of a session ended since, spends nothing of its owner's.
  */
 async function sessionHolder(context: Args["context"], request: Request, suffix: string): Promise<Payer> {
   const token = sessionTokenCookie(request, suffix);
   const signed = token ? await context.signingKeys.signedByClerk(token).catch(() => false) : false;
-  const userId = signed ? subjectOf(token!) : null;
-  return userId ? personPays(userId) : context.payer;
+  const claims = signed ? claimsOf(token!) : null;
+  if (!claims || !isFresh(claims)) return context.payer;
+  const gone = await context.orgs.goneSessions.anyGone([claims.sid, claims.sub].filter(Boolean) as string[]);
+  return gone ? context.payer : personPays(claims.sub);
 }
 
-/** A JWT's `sub`, unverified (the caller checked its signature). */
-function subjectOf(token: string): string | null {
+type TokenClaims = { sub: string; sid: string | null; exp: number };
+
+/** A JWT's subject, session and expiry, unverified (the caller checked its signature). */
+function claimsOf(token: string): TokenClaims | null {
   try {
-    const { sub } = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as {
+    const { sub, sid, exp } = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as {
       sub?: unknown;
+      sid?: unknown;
+      exp?: unknown;
     };
-    return typeof sub === "string" && sub.length > 0 && sub.length <= 128 ? sub : null;
+    if (typeof sub !== "string" || sub.length === 0 || sub.length > 128 || typeof exp !== "number") return null;
+    return { sub, sid: typeof sid === "string" && sid.length <= 128 ? sid : null, exp };
   } catch {
     return null;
   }
 }
+
+/** Whether a token expired at most STALE_TOKEN_WINDOW_MS ago (the rescue window: who pays is charged by freshness). */
+const isFresh = ({ exp }: TokenClaims) => exp * 1000 + STALE_TOKEN_WINDOW_MS >= Date.now();
 
 /**
  * The request's URL without anything Clerk's SDK would act on (handshake
@@ -199,10 +212,17 @@ async function settledState(args: Args): Promise<RequestState> {
     // `__clerk_redirect_url`): they too lead only here or to Clerk's Frontend API, for data
     // requests as well, whose redirects Remix encodes in the body, past the server's guard.
     const headers = new Headers(state.headers);
-    headers.set(
-      "Location",
-      safeLocation(sendTo, { origin: new URL(request.url).origin, elsewhere: [clerkFrontendOrigin(request)] }),
-    );
+    let location = safeLocation(sendTo, {
+      origin: new URL(request.url).origin,
+      elsewhere: [clerkFrontendOrigin(request)],
+    });
+    // A handshake comes back only to the browser that started it (handshake-binding.server).
+    if (isHandshakeRedirect(location)) {
+      const bound = await bindHandshake(request, location, bindingOptions());
+      location = bound.location;
+      for (const cookie of bound.cookies) headers.append("Set-Cookie", cookie);
+    }
+    headers.set("Location", location);
     throw new Response(null, { status: 307, headers });
   }
   if (state.status === "handshake") throw new Error("Clerk: handshake without a redirect");
@@ -253,7 +273,7 @@ function samePage(url: URL): string {
 }
 
 /** What Clerk's handshake adds to the URL it sends the browser back to. */
-const HANDSHAKE_PARAMS = ["__clerk_handshake", HANDSHAKE_NONCE, "__clerk_help", "__clerk_db_jwt"];
+const HANDSHAKE_PARAMS = ["__clerk_handshake", HANDSHAKE_NONCE, HANDSHAKE_STATE, "__clerk_help", "__clerk_db_jwt"];
 
 /**
  * The page's URL without Clerk's handshake parameters, when it has any (the

@@ -1,7 +1,9 @@
 import { json, type AppLoadContext } from "@remix-run/node";
 import { parse, serialize } from "cookie";
+import { getEnv, isProduction } from "../env.server";
 import { clerkRead } from "./backend-calls.server";
 import { isClerkNotFound } from "./field-errors.server";
+import { checkHandshakeBinding } from "./handshake-binding.server";
 import type { Payer } from "../upstream/payer.server";
 
 /**
@@ -18,8 +20,13 @@ import type { Payer } from "../upstream/payer.server";
  * minute) and draws from the pool of all anonymous work. So made-up nonces,
  * from any number of addresses, spend only that pool, and a person's real
  * return is paid from their own allowance, which nobody else can spend.
+ *
+ * And only a return bound to this browser is read (handshake-binding.server):
+ * a nonce or handshake token handed over in a link is dropped, unread.
  */
 export const HANDSHAKE_NONCE = "__clerk_handshake_nonce";
+/** Clerk's handshake token in the return URL: its cookies, signed, which Clerk's SDK would set without a call. */
+const HANDSHAKE_TOKEN = "__clerk_handshake";
 
 /** What a nonce of Clerk's looks like (the emulator's `hsn_…`, Clerk's opaque ids). */
 const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
@@ -45,25 +52,39 @@ export async function resolveHandshakeNonce(
   const url = new URL(request.url);
   const cookieHeader = request.headers.get("Cookie") ?? "";
   const nonce = url.searchParams.get(HANDSHAKE_NONCE) ?? parse(cookieHeader)[HANDSHAKE_NONCE] ?? null;
-  if (nonce === null) return { request, directives: null };
+  const token = url.searchParams.get(HANDSHAKE_TOKEN);
+  if (nonce === null && token === null) return { request, directives: null };
   url.searchParams.delete(HANDSHAKE_NONCE);
   let cookies = withoutCookies(cookieHeader, new Set([HANDSHAKE_NONCE]));
   let directives: string[] | null = null;
-  if (documentGet && NONCE.test(nonce)) {
+  // Only a document GET that this browser's own redirect to Clerk started is read (or shown to Clerk's SDK).
+  const binding = documentGet ? await checkHandshakeBinding(request, context.handshakeClaims, bindingOptions()) : null;
+  if (!binding?.bound) url.searchParams.delete(HANDSHAKE_TOKEN);
+  if (binding?.bound && nonce !== null && NONCE.test(nonce)) {
     context.payer = await payer();
     directives = await handshakeDirectives(context, nonce);
     const set = directives.map(cookieOf).filter((c): c is { name: string; value: string } => c !== null);
     cookies = withoutCookies(cookies, new Set(set.map((c) => c.name)));
     const added = set.filter((c) => c.value !== "").map((c) => `${c.name}=${c.value}`);
     cookies = [cookies, ...added].filter(Boolean).join("; ");
-    // The nonce's cookie, if it came as one, is spent.
+  }
+  if (binding) {
+    directives ??= [];
+    // The nonce's cookie, if it came as one, is spent; so is the state's, bound or not.
     if (parse(cookieHeader)[HANDSHAKE_NONCE] !== undefined)
       directives.push(serialize(HANDSHAKE_NONCE, "", { path: "/", maxAge: 0 }));
+    if (binding.end) directives.push(binding.end);
   }
   const headers = new Headers(request.headers);
   if (cookies) headers.set("Cookie", cookies);
   else headers.delete("Cookie");
   return { request: new Request(url, { method: request.method, headers }), directives };
+}
+
+/** How the handshake's state cookie is signed and sent. */
+export function bindingOptions() {
+  const env = getEnv();
+  return { secret: env.SESSION_SECRET, secure: isProduction(env) };
 }
 
 /** Clerk's cookies for a nonce; none for one Clerk does not know (made up, or expired), as the SDK answers. */

@@ -102,6 +102,11 @@ export async function settlePost(
     return signedOut();
   }
   const { sessionId, userId } = claims;
+  // Clerk said the session (or the person) is gone: refused without a call, charged to no one.
+  if (await context.orgs.goneSessions.anyGone([sessionId, userId])) {
+    record(context, reason, "refused");
+    return signedOut();
+  }
   // The confirmation is the person's call: a token only Clerk could have signed names them.
   context.payer = personPays(userId);
   let active: boolean;
@@ -141,6 +146,8 @@ export async function sessionToEnd(
   const verified = await verifiedTokenState(check, STALE_TOKEN_WINDOW_MS);
   const claims = verified ? check.authOf(verified) : null;
   if (!claims?.sessionId || !claims.userId) return null;
+  // Ended already (Clerk said so): nothing to end, and no call of its owner's spent on it.
+  if (await context.orgs.goneSessions.anyGone([claims.sessionId, claims.userId])) return null;
   record(context, staleReason(state) ?? "other", "signed_out");
   return { sessionId: claims.sessionId, userId: claims.userId };
 }

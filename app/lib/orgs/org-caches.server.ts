@@ -1,3 +1,4 @@
+import { memoryGoneSessions, type GoneSessions } from "../clerk/gone-sessions.server";
 import { NO_METRICS, type AppMetrics } from "../metrics.server";
 import { createCache, memoryStore, type CacheStore, type SharedCache } from "../shared-cache.server";
 import { memberPageKeptMs, type MemberPage, type PendingInvitation } from "./members.server";
@@ -38,6 +39,8 @@ export type OrgCaches = {
   membershipChanges: ChangeLog;
   /** Whose kept memberships name each organization (fed as memberships are kept): an organization's deletion reaches only them. */
   membershipIndex: MembershipIndex;
+  /** Sessions and people Clerk's webhooks said are gone: their tokens spend nothing of their owners' (clerk/gone-sessions). */
+  goneSessions: GoneSessions;
   /**
    * Whether a person's memberships may be read from Clerk again before a 404
    * (they may have joined on another instance, or in Clerk's components, a
@@ -116,12 +119,15 @@ export function createOrgCaches({
   store = memoryStore(),
   webhooks = false,
   membershipIndex = memoryMembershipIndex(),
+  goneSessions = memoryGoneSessions(),
 }: {
   metrics?: AppMetrics;
   store?: CacheStore;
   webhooks?: boolean;
   /** Shared by every instance where the store is (Redis: server/redis-membership-index.ts). */
   membershipIndex?: MembershipIndex;
+  /** Shared by every instance where the store is (Redis: server/redis-gone-sessions.ts). */
+  goneSessions?: GoneSessions;
 } = {}): OrgCaches {
   const cache = <Value>(
     name: keyof typeof LIFETIMES_MS,
@@ -155,6 +161,7 @@ export function createOrgCaches({
     invitations: cache("invitations"),
     membershipChanges: createChangeLog(),
     membershipIndex,
+    goneSessions,
     mayRereadMemberships: createThrottle({ everyMs: 10_000 }),
   };
 }
@@ -238,8 +245,13 @@ async function expand(caches: OrgCaches, change: Change, asForgets: boolean): Pr
       { cache: "membershipChanges", key: userId },
     ]);
   }
+  if ("sessionGone" in change) {
+    await caches.goneSessions.mark(change.sessionGone);
+    return [];
+  }
   if ("userGone" in change) {
     const userId = change.userGone;
+    await caches.goneSessions.mark(userId);
     // Their kept list says where they showed (not read from Clerk: they are gone there); forgotten with it.
     let orgIds: string[] = [];
     await caches.memberships.update(userId, (current) => ((orgIds = current?.map((m) => m.orgId) ?? []), null));

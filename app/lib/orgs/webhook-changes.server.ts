@@ -22,7 +22,7 @@ import type { CacheKey, LatestMembers, OrgProfile } from "./org-caches.server";
  * organization's), so that a late creation or rename does not bring it
  * back. Where a version cannot be told (a copy an earlier release kept), or
  * the event is late, the keys are forgotten: a read from Clerk for the next
- * view, never an older answer kept (docs/decisions/0010-versioned-copies.md).
+ * view, never an older answer kept (docs/decisions/0011-versioned-copies.md).
  */
 
 /** How old an event may be (Clerk's `timestamp`, ms) and still be written from: Svix retries after 5 s. */
@@ -65,6 +65,7 @@ export type Change =
   | CacheWrite
   | { organizationGone: string; at: number }
   | { everyMemberOf: string }
+  | { sessionGone: string }
   | { userGone: string }
   | { membershipEnded: { orgId: string; userId: string; at: number } }
   | { unlessEnded: { orgId: string; userId: string; since: number }; changes: Change[] };
@@ -311,6 +312,12 @@ export function changesOf(
       if (action === "updated") return [{ cache: "invitations", key: userId }, { memberOf: userId }];
       // Deleted: their rows, and the member lists and counts of their organizations (from their kept memberships).
       return [{ cache: "invitations", key: userId }, { userGone: userId }];
+    }
+    case "session": {
+      // Ended, removed or revoked: its tokens spend nothing of their owner's from now on.
+      const sessionId = text(data.id);
+      if (!sessionId || !["ended", "removed", "revoked"].includes(action)) return null;
+      return [{ sessionGone: sessionId }];
     }
     default:
       return null;
