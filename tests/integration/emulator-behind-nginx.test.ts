@@ -16,6 +16,16 @@ import { freePort, ROOT, startServer, type RunningServer } from "../support/serv
 // the guide itself, in front of `npm run emulator -- --control`), and a rule that forgot the block,
 // where the emulator refuses the forwarded request itself.
 const GUIDE = join(ROOT, "packages/clerk-emulator/GUIDE.md");
+const DEPLOYMENT = join(ROOT, "docs/deployment.md");
+
+/** The access log format docs/deployment.md gives for the app's proxy. */
+function documentedLogFormat(): string {
+  const line = readFileSync(DEPLOYMENT, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("log_format teamwork_paths "));
+  if (!line) throw new Error("docs/deployment.md has no log_format teamwork_paths line");
+  return line;
+}
 
 /** The guide's nginx rule, pointed at `port` instead of the guide's 4000. */
 function guideRule(port: number): string {
@@ -38,15 +48,22 @@ function ruleWithoutBlock(port: number): string {
 let clerk: RunningServer | undefined;
 let standalone: StandaloneEmulator | undefined;
 let nginx: GroupChild | null = null;
-const ports = { shipped: 0, guide: 0, bare: 0 };
+const ports = { shipped: 0, guide: 0, bare: 0, logged: 0 };
+let accessLog = "";
 
 beforeAll(async () => {
   [clerk, standalone] = await Promise.all([
     startServer({ LOG_LEVEL: "silent" }),
     startStandaloneEmulator(["--control"]),
   ]);
-  Object.assign(ports, { shipped: await freePort(), guide: await freePort(), bare: await freePort() });
+  Object.assign(ports, {
+    shipped: await freePort(),
+    guide: await freePort(),
+    bare: await freePort(),
+    logged: await freePort(),
+  });
   const dir = mkdtempSync(join(tmpdir(), "teamwork-nginx-"));
+  accessLog = join(dir, "access.log");
   // nginx's workers (nobody, when started as root) write their temp files here.
   chmodSync(dir, 0o777);
   const server = (port: number, location: string) => `
@@ -71,6 +88,12 @@ http {
   ${server(ports.shipped, clerkProxyLocation(clerk.port))}
   ${server(ports.guide, guideRule(Number(new URL(standalone.url).port)))}
   ${server(ports.bare, ruleWithoutBlock(clerk.port))}
+  ${documentedLogFormat()}
+  server {
+    listen 127.0.0.1:${ports.logged};
+    access_log ${accessLog} teamwork_paths;
+    location / { proxy_pass http://127.0.0.1:${clerk.port}; proxy_set_header Host 127.0.0.1:${clerk.port}; }
+  }
 }
 `,
   );
@@ -150,5 +173,32 @@ describe("the control API called straight, as tests call it", () => {
   it("still answers on the app's own origin and on the standalone emulator's", async () => {
     expect((await fetch(`${clerk!.origin}/__clerk/_emulator/state`)).status).toBe(200);
     expect((await fetch(`${standalone!.url}/_emulator/state`)).status).toBe(200);
+  });
+});
+
+describe("the access log docs/deployment.md gives", () => {
+  it("keeps no handshake token, nonce, dev-browser token or session cookie of a handshake's return", async () => {
+    const secrets = [
+      "hsn_secretnonce0001",
+      "eyJsecret.handshake.token",
+      "dvb_secretdevbrowser",
+      "eyJsession.secret.value",
+    ];
+    const query = new URLSearchParams({
+      __clerk_handshake_nonce: secrets[0]!,
+      __clerk_handshake: secrets[1]!,
+      __clerk_db_jwt: secrets[2]!,
+      __session: secrets[3]!,
+    });
+    const res = await viaNginx(ports.logged, `/orgs?${query}`);
+    expect(res.status).toBeLessThan(500);
+    // nginx writes its line when the answer is sent: wait for it.
+    let log = "";
+    for (let i = 0; i < 50 && !log.includes("/orgs"); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      log = readFileSync(accessLog, "utf8");
+    }
+    expect(log).toContain("GET /orgs HTTP/1.1");
+    for (const secret of secrets) expect(log).not.toContain(secret);
   });
 });

@@ -154,6 +154,40 @@ describe("a keys-mode server sent hostile requests", () => {
     expect(app.output()).not.toContain("user_forged");
   });
 
+  it("credentials a request carries (handshake nonces and tokens, dev-browser tokens, session and client cookies) reach no log line", async () => {
+    const session = await emulatorSession(clerk.origin, "grace@example.com");
+    const exp = Math.floor(Date.now() / 1000) - 60;
+    // An expired token: the request goes through the handshake, the path Clerk's SDK logs most on.
+    const token = emulatorToken(clerk.dataDir, session, { iat: exp - 60, exp });
+    const nonce = "hsn_neverlogged00000000000000";
+    const devBrowser = "dvb_neverlogged0000000000";
+    for (const query of [
+      `__clerk_handshake_nonce=${nonce}`,
+      `__clerk_handshake=${token}`,
+      `__clerk_db_jwt=${devBrowser}`,
+      `__clerk_handshake_nonce=${nonce}&__handshake_state=AAAAAAAAAAAAAAAAAAAAAA`,
+    ]) {
+      for (const path of [`/orgs?${query}`, `/orgs.data?${query}`]) {
+        const res = await page(path, { Cookie: browserCookies(session, token, exp - 120) });
+        await res.arrayBuffer();
+        expect(res.status).toBeLessThan(500);
+      }
+    }
+    const post = await fetch(`${app.origin}/resources/sign-out`, {
+      method: "POST",
+      headers: {
+        Cookie: `${browserCookies(session, token, exp - 120)}; __clerk_handshake_nonce=${nonce}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+        Origin: app.origin,
+      },
+      body: "",
+      redirect: "manual",
+    });
+    expect(post.status).toBeLessThan(500);
+    for (const secret of [nonce, devBrowser, token, token.split(".")[2]!, session.clientId])
+      expect(app.output()).not.toContain(secret);
+  });
+
   it("errors in an action and a loader: each a 500 whose error is logged", async () => {
     // A team of its own: no membership of its admin's is in the server's caches yet.
     const team = await newTeam(backendApi(clerk.origin, clerk.dataDir));
