@@ -27,36 +27,28 @@ export const CLERK_BUDGET_KEY = "teamwork:clerk-budget";
 export const allowanceKey = (name: string) => `{${CLERK_BUDGET_KEY}}:${name}`;
 
 /**
- * Drops the calls that have left each window, then, if the payer's window,
- * its pool's (if any) and the fleet's all have room, counts one in each:
- * {0, 0}; else counts nothing and answers which was full (1 the payer's
- * allowance, 2 the pool's, 3 the fleet's) and the ms until its oldest
- * leaves. The times are the instances' own (ARGV), not Redis's: a clock a
- * few ms off only shifts its calls by as much, well inside the 10% margin.
- * KEYS: the fleet's window, the payer's, the pool's (optional); ARGV: now
- * (ms), the fleet's window (ms) and limit, this call's member, the
- * allowances' window (ms), the payer's limit, the pool's limit.
+ * Drops the calls that have left each window, then, if every window has
+ * room, counts one in each: {0, 0}; else counts nothing and answers which
+ * was full (its place in KEYS) and the ms until its oldest leaves. KEYS, in
+ * the order they are checked: the payer's window, its pool's (optional), the
+ * deferrable calls' share of the fleet's (optional), the fleet's; ARGV: now
+ * (ms), this call's member, then each key's window (ms) and limit. The times
+ * are the instances' own (ARGV), not Redis's: a clock a few ms off only
+ * shifts its calls by as much, well inside the 10% margin.
  */
 const TAKE = `
 local now = tonumber(ARGV[1])
-local function wait(key, window, limit)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if redis.call('ZCARD', key) < limit then return 0 end
-  local oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
-  return math.min(window, math.max(1, oldest + window - now))
-end
-local fleetWindow, allowanceWindow = tonumber(ARGV[2]), tonumber(ARGV[5])
-local w = wait(KEYS[2], allowanceWindow, tonumber(ARGV[6]))
-if w > 0 then return {1, w} end
-if KEYS[3] then
-  w = wait(KEYS[3], allowanceWindow, tonumber(ARGV[7]))
-  if w > 0 then return {2, w} end
-end
-w = wait(KEYS[1], fleetWindow, tonumber(ARGV[3]))
-if w > 0 then return {3, w} end
 for i, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, ARGV[4])
-  redis.call('PEXPIRE', key, i == 1 and fleetWindow or allowanceWindow)
+  local window, limit = tonumber(ARGV[1 + 2 * i]), tonumber(ARGV[2 + 2 * i])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  if redis.call('ZCARD', key) >= limit then
+    local oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+    return {i, math.min(window, math.max(1, oldest + window - now))}
+  end
+end
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now, ARGV[2])
+  redis.call('PEXPIRE', key, tonumber(ARGV[1 + 2 * i]))
 end
 return {0, 0}`;
 
@@ -70,22 +62,36 @@ export function redisCallWindow(redis: SharedRedis, limit: number, windowMs: num
   let sequence = 0;
   return {
     async take(now, charge: Charge): Promise<Refusal | null> {
-      const keys = [CLERK_BUDGET_KEY, allowanceKey(charge.payer)];
-      if (charge.pool) keys.push(allowanceKey(`pool:${charge.pool.name}`));
+      const windows: { key: string; windowMs: number; limit: number; by: Refusal["by"] }[] = [
+        { key: allowanceKey(charge.payer), windowMs: ALLOWANCE_WINDOW_MS, limit: charge.limit, by: "allowance" },
+      ];
+      if (charge.pool) {
+        const { name, limit: poolLimit } = charge.pool;
+        windows.push({
+          key: allowanceKey(`pool:${name}`),
+          windowMs: ALLOWANCE_WINDOW_MS,
+          limit: poolLimit,
+          by: "allowance",
+        });
+      }
+      if (charge.deferrable)
+        windows.push({
+          key: allowanceKey("share:deferrable"),
+          windowMs,
+          limit: charge.deferrable.limit,
+          by: "deferrable",
+        });
+      windows.push({ key: CLERK_BUDGET_KEY, windowMs, limit, by: "fleet" });
       const [full, wait] = (await redis.eval(
         TAKE,
-        keys.length,
-        ...keys,
+        windows.length,
+        ...windows.map((w) => w.key),
         now,
-        windowMs,
-        limit,
         `${instance}:${sequence++}`,
-        ALLOWANCE_WINDOW_MS,
-        charge.limit,
-        charge.pool?.limit ?? 0,
+        ...windows.flatMap((w) => [w.windowMs, w.limit]),
       )) as [number, number];
       if (full === 0) return null;
-      return { waitMs: Number(wait), by: full === 3 ? "fleet" : "allowance" };
+      return { waitMs: Number(wait), by: windows[full - 1]?.by ?? "fleet" };
     },
   };
 }

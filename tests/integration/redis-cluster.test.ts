@@ -1,13 +1,19 @@
 import { once } from "node:events";
+import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRateLimiter } from "../../app/lib/http/rate-limit.server";
 import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
 import { createCache } from "../../app/lib/shared-cache.server";
+import { createCallBudget } from "../../app/lib/upstream/call-budget.server";
+import { personPays } from "../../app/lib/upstream/payer.server";
+import { redisCallWindow } from "../../server/clerk-call-budget";
 import { createCoordination, type Coordination } from "../../server/coordination";
 import { redisCacheStore } from "../../server/redis-cache-store";
+import { redisMembershipIndex } from "../../server/redis-membership-index";
 import { connectRedis, isCluster, type SharedRedis } from "../../server/redis";
 import { redisKey } from "../../server/redis-keys";
 import { startRedisCluster, type ClusterNode, type RedisCluster } from "../support/redis-cluster";
+import { runModel, stepArbitrary } from "../support/versioned-copies-model";
 import { newWebhookSecret, signedWebhook } from "../support/webhooks";
 import { notAsked, page, profile, readUnderWay, unique, until, webhookEndpoint } from "../support/shared-state";
 
@@ -300,6 +306,40 @@ describe("instances coordinating through a Redis Cluster", () => {
     await until(async () => (await b.caches.latestMembers.get(org, members(2))).total === 2);
     const again = signedWebhook(SECRET, renamed, { id: webhook.headers["svix-id"] });
     expect(await deliverToB(again)).toEqual({ status: 200, message: "Already applied." });
+  });
+});
+
+describe("versioned copies on a Redis Cluster", () => {
+  // The model of tests/unit/versioned-copies.test.ts, over the cluster: the store's compare-and-set, its
+  // generations and the membership index's tombstones, each in its own slot.
+  it("random histories, deliveries and reads on two instances keep every invariant (200 runs, seeded)", async () => {
+    const client = await clusterClient();
+    const fleet = async () => ({ store: redisCacheStore(client), membershipIndex: redisMembershipIndex(client) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArbitrary, { maxLength: 25 }), (steps) => runModel(steps, fleet)),
+      { numRuns: 200, seed: 67 },
+    );
+  }, 300_000);
+});
+
+describe("Clerk's call budget on a Redis Cluster", () => {
+  it("deferrable calls of two instances share one 60% of the fleet's budget; needed calls have the rest", async () => {
+    const budgets = [await clusterClient(), await clusterClient()].map((client) =>
+      createCallBudget({
+        limit: 10,
+        allowances: { person: 100, address: 100, anonymous: 100, webhooks: 100 },
+        shared: redisCallWindow(client, 10, 11_000),
+      }),
+    );
+    const read = "clerk.organizations.getOrganization";
+    const deferred = [];
+    for (let n = 0; n < 10; n++)
+      deferred.push(await budgets[n % 2]!.take(read, personPays(unique("user")), "deferrable"));
+    expect(deferred.filter((o) => o === null)).toHaveLength(6);
+    expect(deferred.slice(6).every((o) => o?.by === "deferrable")).toBe(true);
+    const needed = [];
+    for (let n = 0; n < 5; n++) needed.push(await budgets[n % 2]!.take(read, personPays(unique("user")), "needed"));
+    expect(needed.map((o) => o?.by ?? "taken")).toEqual(["taken", "taken", "taken", "taken", "fleet"]);
   });
 });
 

@@ -30,9 +30,11 @@ import { changesOf, type Change, type Touched } from "~/lib/orgs/webhook-changes
  * - after every event is delivered, every instance serves Clerk's truth.
  */
 
-const ORGS = ["org_a", "org_b"] as const;
-type OrgId = (typeof ORGS)[number];
-const USER = "user_model";
+/** One run's ids: a store shared by several runs (Redis) holds each run's keys apart. */
+let ORGS: [string, string] = ["org_a", "org_b"];
+type OrgId = string;
+let USER = "user_model";
+let runs = 0;
 type Role = "org:admin" | "org:member";
 /** A membership's state in Clerk from `start` on: a role, or none. */
 type Version = { start: number; role: Role | null };
@@ -173,6 +175,9 @@ export type Fleet = { store: CacheStore; membershipIndex: MembershipIndex };
 
 /** Runs the steps against a fresh fleet; throws with the step and what was served when an invariant fails. */
 export async function runModel(steps: Step[], fleet: () => Promise<Fleet>): Promise<void> {
+  const run = `${process.pid}_${(runs += 1)}`;
+  ORGS = [`org_a${run}`, `org_b${run}`];
+  USER = `user_model${run}`;
   const clerk = new Clerk();
   const { store, membershipIndex } = await fleet();
   const instances: OrgCaches[] = [0, 1].map(() => createOrgCaches({ store, membershipIndex, webhooks: true }));

@@ -245,6 +245,28 @@ describe("each payer's allowance", () => {
     expect(asked).toBe(2);
   });
 
+  it("deferrable calls together use at most their share of the fleet's budget: needed calls always have the rest", async () => {
+    const time = clock();
+    const budget = createCallBudget({
+      limit: 10,
+      allowances: { person: 100, address: 100, anonymous: 100, webhooks: 100 },
+      now: time.now,
+    });
+    const people = Array.from({ length: 20 }, (_, n) => personPays(`user_${n}`));
+    const deferred = [];
+    for (const person of people) deferred.push(await budget.take(READ, person, "deferrable"));
+    // 60% of 10: six, from anyone; then every display read waits, as a 503 would say.
+    expect(deferred.filter((o) => o === null)).toHaveLength(6);
+    expect(deferred.slice(6).every((o) => o?.by === "deferrable")).toBe(true);
+    const refused = await overBudget({ clerkBudget: budget }, READ, ADA, "deferrable").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UpstreamUnavailableError);
+    // The rest is the needed calls': a sign-in, a write, the read that authorizes a page.
+    for (let i = 0; i < 4; i++) expect(await budget.take(READ, GRACE, "needed")).toBeNull();
+    expect((await budget.take(READ, ADA, "needed"))?.by).toBe("fleet");
+    time.advance(BUDGET_WINDOW_MS);
+    expect(await budget.take(READ, ADA, "deferrable")).toBeNull();
+  });
+
   it("the fleet's budget spent is everyone's 503, and charges no payer", async () => {
     const time = clock();
     const budget = createCallBudget({

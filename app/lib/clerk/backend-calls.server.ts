@@ -4,14 +4,19 @@ import type { AppServices } from "../load-context.server";
 import { readUpstream, readUpstreamOutsidePages, writeUpstream } from "../upstream/request-scope.server";
 import type { ClerkClient } from "./client.server";
 
-/** A Backend API read under the upstream policy (retried, made once per `key` within the request). */
+/**
+ * A Backend API read under the upstream policy (retried, made once per `key`
+ * within the request). `deferrable`: it only displays or refreshes, and may
+ * wait when the fleet is busy (call-budget.server's `Priority`).
+ */
 export function clerkRead<T>(
   context: AppLoadContext,
   name: string,
   key: string,
   read: (clerk: ClerkClient) => Promise<T>,
+  { deferrable = false } = {},
 ) {
-  return readUpstream(context, `clerk.${name}`, key, () => read(context.clerk));
+  return readUpstream(context, `clerk.${name}`, key, () => read(context.clerk), deferrable ? "deferrable" : "needed");
 }
 
 /**
@@ -21,12 +26,18 @@ export function clerkRead<T>(
  */
 export function cachedClerkRead<Raw, T>(
   context: AppLoadContext,
-  { cache, name, key, fresh = false }: { cache: ShortCache<T>; name: string; key: string; fresh?: boolean },
+  {
+    cache,
+    name,
+    key,
+    fresh = false,
+    deferrable = false,
+  }: { cache: ShortCache<T>; name: string; key: string; fresh?: boolean; deferrable?: boolean },
   read: (clerk: ClerkClient) => Promise<Raw>,
   shape: (raw: Raw) => T,
 ): Promise<T> {
   if (fresh) cache.forget(key);
-  return cache.get(key, () => clerkRead(context, name, fresh ? `${key}|fresh` : key, read).then(shape));
+  return cache.get(key, () => clerkRead(context, name, fresh ? `${key}|fresh` : key, read, { deferrable }).then(shape));
 }
 
 /** A Backend API write: tried once (retried if `idempotent`), a 503 response if Clerk is unavailable. */

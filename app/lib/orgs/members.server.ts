@@ -62,13 +62,18 @@ export function listMembers(
   { query, page }: { query: string; page: number },
 ): Promise<MemberPage> {
   return context.orgs.memberPages.get(`${orgId}|${page}|${query}`, () =>
-    clerkRead(context, "organizations.getOrganizationMembershipList", `${orgId}|${page}|${query}`, (clerk) =>
-      clerk.organizations.getOrganizationMembershipList({
-        organizationId: orgId,
-        query: query || undefined,
-        limit: MEMBERS_PAGE_SIZE,
-        offset: (page - 1) * MEMBERS_PAGE_SIZE,
-      }),
+    clerkRead(
+      context,
+      "organizations.getOrganizationMembershipList",
+      `${orgId}|${page}|${query}`,
+      (clerk) =>
+        clerk.organizations.getOrganizationMembershipList({
+          organizationId: orgId,
+          query: query || undefined,
+          limit: MEMBERS_PAGE_SIZE,
+          offset: (page - 1) * MEMBERS_PAGE_SIZE,
+        }),
+      { deferrable: true },
     ).then(({ data, totalCount }) => ({ members: data.map(toMember), total: totalCount })),
   );
 }
@@ -76,12 +81,17 @@ export function listMembers(
 /** The newest members and the member count, for the organization's home (kept a few seconds per organization). */
 export function latestMembers(context: AppLoadContext, orgId: string): Promise<LatestMembers> {
   return context.orgs.latestMembers.get(orgId, () =>
-    clerkRead(context, "organizations.getOrganizationMembershipList", `${orgId}|latest`, (clerk) =>
-      clerk.organizations.getOrganizationMembershipList({
-        organizationId: orgId,
-        limit: LATEST_MEMBERS,
-        orderBy: "-created_at",
-      }),
+    clerkRead(
+      context,
+      "organizations.getOrganizationMembershipList",
+      `${orgId}|latest`,
+      (clerk) =>
+        clerk.organizations.getOrganizationMembershipList({
+          organizationId: orgId,
+          limit: LATEST_MEMBERS,
+          orderBy: "-created_at",
+        }),
+      { deferrable: true },
     ).then(({ data, totalCount }) => ({ members: data.map(toMember), total: totalCount })),
   );
 }
@@ -105,8 +115,13 @@ export function pendingInvitations(
   { withLinks = false } = {},
 ): Promise<PendingInvitation[]> {
   return context.orgs.pendingInvitations.get(`${orgId}|${withLinks ? "links" : ""}`, () =>
-    clerkRead(context, "organizations.getOrganizationInvitationList", orgId, (clerk) =>
-      clerk.organizations.getOrganizationInvitationList({ organizationId: orgId, status: ["pending"], limit: 20 }),
+    clerkRead(
+      context,
+      "organizations.getOrganizationInvitationList",
+      orgId,
+      (clerk) =>
+        clerk.organizations.getOrganizationInvitationList({ organizationId: orgId, status: ["pending"], limit: 20 }),
+      { deferrable: true },
     ).then(({ data }) =>
       data.map((i) => ({
         id: i.id,

@@ -55,8 +55,13 @@ export async function organizationIdsOf(
 /** An organization's name, image and member count (kept a few seconds per organization). */
 export function organizationProfile(context: AppLoadContext, orgId: string): Promise<OrgProfile> {
   return context.orgs.profiles.get(orgId, () =>
-    clerkRead(context, "organizations.getOrganization", orgId, (clerk) =>
-      clerk.organizations.getOrganization({ organizationId: orgId, includeMembersCount: true }),
+    clerkRead(
+      context,
+      "organizations.getOrganization",
+      orgId,
+      (clerk) => clerk.organizations.getOrganization({ organizationId: orgId, includeMembersCount: true }),
+      // Its name and picture display; who may see it is the memberships' to say.
+      { deferrable: true },
     ).then(toProfile, async (error: unknown) => {
       if (isClerkNotFound(error)) await rememberOrganizationGone(context.orgs, orgId);
       throw error;
@@ -80,7 +85,14 @@ export async function listMyOrganizations(
   const profilesMark = context.orgs.profiles.mark();
   const memberships = await cachedClerkRead(
     context,
-    { cache: context.orgs.memberships, name: "users.getOrganizationMembershipList", key: userId, fresh },
+    {
+      cache: context.orgs.memberships,
+      name: "users.getOrganizationMembershipList",
+      key: userId,
+      fresh,
+      // A re-read (`?left=`) refreshes what the kept list already says; a first read authorizes.
+      deferrable: fresh,
+    },
     (clerk) => clerk.users.getOrganizationMembershipList({ userId, limit: 100 }),
     ({ data }) =>
       data.map((m): MyMembership => {

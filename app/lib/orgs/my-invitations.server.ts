@@ -26,7 +26,14 @@ export async function listMyInvitations(
 ): Promise<MyInvitation[]> {
   const kept = await cachedClerkRead(
     context,
-    { cache: context.orgs.invitations, name: "users.getOrganizationInvitationList", key: userId, fresh },
+    {
+      cache: context.orgs.invitations,
+      name: "users.getOrganizationInvitationList",
+      key: userId,
+      fresh,
+      // Displays: accepting one asks Clerk anew.
+      deferrable: true,
+    },
     (clerk) => clerk.users.getOrganizationInvitationList({ userId, status: "pending", limit: 100 }),
     ({ data }) => data.flatMap(toKept),
   );

@@ -21,10 +21,27 @@ export type CallBudget = {
    * bundle and the app's each hold a copy of the error classes, so the
    * app's code throws (request-scope.server's `overBudget`).
    */
-  take(upstream: string, payer: Payer): Promise<Refusal | null>;
+  take(upstream: string, payer: Payer, priority?: Priority): Promise<Refusal | null>;
 };
 
-export type Refusal = { waitMs: number; by: "allowance" | "fleet" };
+/**
+ * What a call is for. `needed`: what decides whether a page may be shown or
+ * what a person asked for happens (a handshake return bound to its browser,
+ * a sign-out, a write, the membership read that authorizes a page, a stale
+ * token's confirmation, a webhook's read). `deferrable`: what only displays
+ * or refreshes (directory pages and searches, pending invitations,
+ * organizations' names, a person's invitations, `?left=` re-reads): these
+ * together may use at most DEFERRABLE_SHARE of the fleet's budget, so needed
+ * calls always have the rest, whatever crowd spends its allowances on
+ * displays (as Stripe's load shedder keeps capacity for critical requests).
+ */
+export type Priority = "needed" | "deferrable";
+
+/** The share of the fleet's budget deferrable calls may use together. */
+export const DEFERRABLE_SHARE = 0.6;
+
+/** `deferrable`: the deferrable calls' share of the fleet's budget was full (for the others, a 503 as the fleet's). */
+export type Refusal = { waitMs: number; by: "allowance" | "deferrable" | "fleet" };
 
 /** Clerk's Backend API limit per window for the instance a publishable key belongs to (Clerk's "System limits"). */
 export const CLERK_LIMIT = { production: 1_000, development: 100, windowMs: 10_000 };
@@ -106,21 +123,32 @@ export function allowancesFor(callsPer10s: number): Allowances {
   };
 }
 
-/** What one attempt is charged to: the payer's window (its name and limit), and a pool it also draws from. */
-export type Charge = { payer: string; limit: number; pool: { name: string; limit: number } | null };
+/**
+ * What one attempt is charged to: the payer's window (its name and limit), a
+ * pool it also draws from (over the allowances' minute), and, for a
+ * deferrable call, the deferrable share of the fleet's window (over the
+ * fleet's).
+ */
+export type Charge = {
+  payer: string;
+  limit: number;
+  pool: { name: string; limit: number } | null;
+  deferrable: { limit: number } | null;
+};
 
-export function chargeFor(payer: Payer, allowances: Allowances): Charge {
+export function chargeFor(payer: Payer, allowances: Allowances, deferrable: { limit: number } | null = null): Charge {
   switch (payer.kind) {
     case "person":
-      return { payer: payerKey(payer), limit: allowances.person, pool: null };
+      return { payer: payerKey(payer), limit: allowances.person, pool: null, deferrable };
     case "address":
       return {
         payer: payerKey(payer),
         limit: allowances.address,
         pool: { name: "anonymous", limit: allowances.anonymous },
+        deferrable,
       };
     case "webhooks":
-      return { payer: payerKey(payer), limit: allowances.webhooks, pool: null };
+      return { payer: payerKey(payer), limit: allowances.webhooks, pool: null, deferrable };
   }
 }
 
@@ -233,18 +261,25 @@ export function createCallBudget({
   now = Date.now,
 }: CallBudgetOptions): CallBudget {
   const fleet = memoryWindow(limit, windowMs);
+  const deferrableLimit = Math.max(1, Math.floor(limit * DEFERRABLE_SHARE));
+  const deferrableWindow = memoryWindow(deferrableLimit, windowMs);
   const charges = localCharges(now);
   let fleetSpentUntil = 0;
+  let deferrableSpentUntil = 0;
   let sharedAway = false;
+  /** The fleet's windows a charge draws from: its deferrable share's (if deferrable), and the whole. */
+  const fleetWindows = (charge: Charge) => (charge.deferrable ? [deferrableWindow, fleet] : [fleet]);
 
   /** This process's count: the charge's windows and the fleet's, all or none. */
   const fromLocal = (at: number, charge: Charge): Refusal | null => {
     const own = charges.windows(charge);
     const allowanceWait = Math.max(0, ...own.map((window) => window.wait(at)));
     if (allowanceWait > 0) return { waitMs: allowanceWait, by: "allowance" };
+    const deferrableWait = charge.deferrable ? deferrableWindow.wait(at) : 0;
+    if (deferrableWait > 0) return { waitMs: deferrableWait, by: "deferrable" };
     const fleetWait = fleet.wait(at);
     if (fleetWait > 0) return { waitMs: fleetWait, by: "fleet" };
-    for (const window of [...own, fleet]) window.add(at);
+    for (const window of [...own, ...fleetWindows(charge)]) window.add(at);
     return null;
   };
 
@@ -270,7 +305,7 @@ export function createCallBudget({
         });
       }
       // This process's own calls, in case Redis goes away: it then counts from them.
-      if (refusal === null) for (const window of [...charges.windows(charge), fleet]) window.add(at);
+      if (refusal === null) for (const window of [...charges.windows(charge), ...fleetWindows(charge)]) window.add(at);
       return refusal;
     } catch (error) {
       if (!sharedAway) {
@@ -287,20 +322,25 @@ export function createCallBudget({
   };
 
   return {
-    async take(upstream, payer) {
+    async take(upstream, payer, priority = "needed") {
       if (!countsAgainstClerk(upstream)) return null;
       const at = now();
-      const charge = chargeFor(payer, allowances);
+      const charge = chargeFor(payer, allowances, priority === "deferrable" ? { limit: deferrableLimit } : null);
       const known = charges.known(charge);
       if (known > 0) return { waitMs: known, by: "allowance" };
       if (fleetSpentUntil > at) return { waitMs: fleetSpentUntil - at, by: "fleet" };
+      if (charge.deferrable && deferrableSpentUntil > at)
+        return { waitMs: deferrableSpentUntil - at, by: "deferrable" };
       const refusal = shared ? await fromShared(at, charge) : fromLocal(at, charge);
       if (refusal?.by === "fleet") fleetSpentUntil = at + refusal.waitMs;
+      if (refusal?.by === "deferrable") deferrableSpentUntil = at + refusal.waitMs;
       if (refusal?.by === "allowance") charges.spent(charge, refusal.waitMs);
       if (refusal) {
-        logEvent(refusal.by === "fleet" ? "upstream_budget" : "upstream_allowance", {
+        logEvent(refusal.by === "allowance" ? "upstream_allowance" : "upstream_budget", {
           upstream,
-          ...(refusal.by === "fleet" ? { limit } : { payer: payer.kind, limit: charge.limit }),
+          ...(refusal.by === "allowance"
+            ? { payer: payer.kind, limit: charge.limit }
+            : { limit: refusal.by === "fleet" ? limit : deferrableLimit, share: refusal.by }),
           seconds: Math.ceil(refusal.waitMs / 1000),
         });
       }

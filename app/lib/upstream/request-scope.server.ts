@@ -12,6 +12,7 @@ import {
   UpstreamUnavailableError,
 } from "./policy.server";
 import { WEBHOOKS, type Payer } from "./payer.server";
+import type { Priority } from "./call-budget.server";
 
 /**
  * One request's share of the upstream policy: a deadline for all its upstream
@@ -64,8 +65,9 @@ export async function overBudget(
   context: Pick<ScopedContext, "clerkBudget">,
   upstream: string,
   payer: Payer,
+  priority: Priority = "needed",
 ): Promise<void> {
-  const refusal = await context.clerkBudget.take(upstream, payer);
+  const refusal = await context.clerkBudget.take(upstream, payer, priority);
   if (!refusal) return;
   const seconds = Math.max(1, Math.ceil(refusal.waitMs / 1000));
   if (refusal.by === "allowance") throw new OverAllowanceError(upstream, seconds);
@@ -77,10 +79,15 @@ export async function overBudget(
  * charged to whoever the request's payer is at that moment (retries are
  * calls too).
  */
-const counted = (context: Pick<ScopedContext, "metrics" | "clerkBudget">, upstream: string, payer: () => Payer) => ({
+const counted = (
+  context: Pick<ScopedContext, "metrics" | "clerkBudget">,
+  upstream: string,
+  payer: () => Payer,
+  priority: Priority = "needed",
+) => ({
   onAttempt: (outcome: AttemptOutcome, seconds: number | null) =>
     context.metrics.upstreamAttempt(upstream, outcome, seconds),
-  beforeAttempt: () => overBudget(context, upstream, payer()),
+  beforeAttempt: () => overBudget(context, upstream, payer(), priority),
 });
 
 export const UNAVAILABLE_MESSAGE = "This service is temporarily unavailable. Please try again in a moment.";
@@ -175,19 +182,21 @@ export function upstreamCallFrames(error: unknown): string[] {
 /**
  * A read for this request: retried under the policy, made once per `key`
  * within the request, and a 503 response when the upstream gives up.
+ * `priority`: whether it may wait when the fleet is busy (call-budget.server).
  */
 export function readUpstream<T>(
   context: ScopedContext,
   upstream: string,
   key: string,
   read: () => Promise<T>,
+  priority: Priority = "needed",
 ): Promise<T> {
   const { deadline, once } = context.upstream;
   const site = callSite();
   return once(`${upstream} ${key}`, () =>
     unlessHeldBack(context, upstream, () =>
       context.timing.time("upstream", () =>
-        callUpstream(upstream, read, { deadline, ...counted(context, upstream, () => context.payer) }),
+        callUpstream(upstream, read, { deadline, ...counted(context, upstream, () => context.payer, priority) }),
       ),
     ),
   )
