@@ -4,7 +4,7 @@ import { getEnv, isProduction } from "../env.server";
 import { clerkRead } from "./backend-calls.server";
 import { isClerkNotFound } from "./field-errors.server";
 import { checkHandshakeBinding } from "./handshake-binding.server";
-import type { Payer } from "../upstream/payer.server";
+import { payerKey, type Payer } from "../upstream/payer.server";
 
 /**
  * Clerk's handshake brings the browser back with a nonce (in the URL, or a
@@ -62,6 +62,7 @@ export async function resolveHandshakeNonce(
   if (!binding?.bound) url.searchParams.delete(HANDSHAKE_TOKEN);
   if (binding?.bound && nonce !== null && NONCE.test(nonce)) {
     context.payer = await payer();
+    if (await missedTooOften(context)) throw tooManySignIns(60);
     directives = await handshakeDirectives(context, nonce);
     const set = directives.map(cookieOf).filter((c): c is { name: string; value: string } => c !== null);
     cookies = withoutCookies(cookies, new Set(set.map((c) => c.name)));
@@ -87,6 +88,11 @@ export function bindingOptions() {
   return { secret: env.SESSION_SECRET, secure: isProduction(env) };
 }
 
+/** Whether the payer's nonces missed too often lately to be read again this minute (rate-limit.server's `handshake-misses`). */
+function missedTooOften(context: AppLoadContext): Promise<boolean> {
+  return context.rateLimiter.spent("handshake-misses", payerKey(context.payer)).catch(() => false);
+}
+
 /** Clerk's cookies for a nonce; none for one Clerk does not know (made up, or expired), as the SDK answers. */
 async function handshakeDirectives(context: AppLoadContext, nonce: string): Promise<string[]> {
   try {
@@ -95,16 +101,25 @@ async function handshakeDirectives(context: AppLoadContext, nonce: string): Prom
     );
     return Array.isArray(payload.directives) ? payload.directives.filter((d) => typeof d === "string") : [];
   } catch (error) {
-    if (isClerkNotFound(error) || isClerkClientError(error)) return [];
+    if (isClerkNotFound(error) || isClerkClientError(error)) {
+      // A miss: counted against its payer (a real return never misses).
+      await context.rateLimiter.consume("handshake-misses", payerKey(context.payer)).catch(() => undefined);
+      return [];
+    }
     if (error instanceof Response && error.status === 429) {
       // The payer's allowance is spent (an address's five a minute, or the anonymous pool).
-      throw json(
-        { message: "Too many sign-ins from here at once. Please wait a minute and reload the page." },
-        { status: 429, headers: error.headers },
-      );
+      throw tooManySignIns(Number(error.headers.get("Retry-After")) || 60);
     }
     throw error;
   }
+}
+
+/** The 429 of a payer whose handshake returns may not be read now: a page that says so, and when to reload. */
+function tooManySignIns(retryAfterSeconds: number): Response {
+  return json(
+    { message: "Too many sign-ins from here at once. Please wait a minute and reload the page." },
+    { status: 429, headers: { "Retry-After": String(retryAfterSeconds) } },
+  );
 }
 
 function isClerkClientError(error: unknown): boolean {

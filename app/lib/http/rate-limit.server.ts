@@ -44,6 +44,10 @@ export const RATE_LIMITS = {
   "analytics-relay-bytes": { limit: INGEST_BYTES_PER_ADDRESS_PER_MINUTE, windowMs: 60_000 },
   "analytics-relay-fleet-events": { limit: INGEST_EVENTS_PER_MINUTE, windowMs: 60_000 },
   "analytics-relay-fleet-bytes": { limit: INGEST_BYTES_PER_MINUTE, windowMs: 60_000 },
+  // Handshake returns whose nonce Clerk did not know, per payer (a person, or an address): a real return
+  // never misses, so past three a minute a payer's nonces are no longer read (each miss was a Clerk call
+  // that signed no one in: a crowd of accounts could spend the needed calls' share with them).
+  "handshake-misses": { limit: 3, windowMs: 60_000 },
 } as const;
 
 export type RateLimitedAction = keyof typeof RATE_LIMITS;
@@ -64,6 +68,8 @@ export type RateLimiter = {
   consumeAll(
     charges: readonly RateLimitCharge[],
   ): Promise<{ allowed: true } | { allowed: false; action: RateLimitedAction; retryAfterSeconds: number }>;
+  /** Whether `who` has used all of `action` this window, without counting a use. */
+  spent(action: RateLimitedAction, who: string): Promise<boolean>;
 };
 
 // A refund lands in the window it was taken from or not at all: one landing in the next window would start it
@@ -103,6 +109,11 @@ export function createRateLimiter({
     );
   }
   return {
+    async spent(action, who) {
+      const limiter = limiters.get(action)!;
+      const counted = await limiter.get(who).catch(() => null);
+      return counted !== null && counted.consumedPoints >= limiter.points;
+    },
     async consume(action, who) {
       try {
         await limiters.get(action)!.consume(who);
