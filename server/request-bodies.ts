@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from "express";
 import { INGEST_MAX_BODY_BYTES } from "../app/lib/analytics/proxy.server";
 import { clientAddressKey } from "../app/lib/http/client-address.server";
+import { SlowBodies, readAhead } from "./body-arrival";
 import { WEBHOOK_PATH } from "./clerk-webhooks";
 import { refuseUnread } from "./refuse";
 
@@ -64,11 +65,18 @@ export class BytesInFlight {
  * Before anything reads a body: one larger than its route accepts is answered
  * 413, and one there is no room for (its kind's pool, or its client's share,
  * is full) 503 with `Retry-After`, at once and without reading it (the
- * connection is closed). An accepted body's declared length is held until its
- * response is over. (requestHygiene has already refused bodies of unknown
- * length; the time a body may take is the server's `requestTimeout`.)
+ * connection is closed).
+ *
+ * An accepted body is read here, as it arrives, and the app runs once it is
+ * all in; one arriving slower than the minimum rate is cut with a 408
+ * (body-arrival.ts). Its declared length is held until its response is over.
+ * (requestHygiene has already refused bodies of unknown length; the server's
+ * `requestTimeout` bounds the whole request.)
  */
-export function boundRequestBodies(inFlight = new BytesInFlight()): RequestHandler {
+export function boundRequestBodies({
+  inFlight = new BytesInFlight(),
+  slowBodies = new SlowBodies(),
+}: { inFlight?: BytesInFlight; slowBodies?: SlowBodies } = {}): RequestHandler {
   return (req, res, next) => {
     const declared = Number(req.get("Content-Length") ?? "0");
     if (!(declared > 0)) return next();
@@ -98,9 +106,31 @@ export function boundRequestBodies(inFlight = new BytesInFlight()): RequestHandl
         },
       );
     }
-    // "close" comes once, whether the response was sent, the body timed out or the client left.
-    res.once("close", () => inFlight.give(declared, keys));
-    next();
+    let arriving = true;
+    const arrivedOrOver = () => {
+      if (!arriving) return;
+      arriving = false;
+      arrival.stop();
+      stopReading();
+    };
+    const arrival = slowBodies.watch(() => {
+      arrivedOrOver();
+      refuseUnread(
+        res,
+        408,
+        "Too slow",
+        "What you sent arrived too slowly and was cut off. Check your connection and send it again.",
+      );
+    });
+    const stopReading = readAhead(req, declared, arrival, () => {
+      arrivedOrOver();
+      next();
+    });
+    // "close" comes once, whether the response was sent, the body was cut or the client left.
+    res.once("close", () => {
+      arrivedOrOver();
+      inFlight.give(declared, keys);
+    });
   };
 }
 
