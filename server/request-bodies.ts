@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from "express";
 import { INGEST_MAX_BODY_BYTES } from "../app/lib/analytics/proxy.server";
 import { clientAddressKey } from "../app/lib/http/client-address.server";
 import { SlowBodies, readAhead } from "./body-arrival";
-import { WEBHOOK_PATH } from "./clerk-webhooks";
+import { isTimelySvixDelivery, WEBHOOK_PATH } from "./clerk-webhooks";
 import { refuseUnread } from "./refuse";
 
 const KB = 1024;
@@ -19,7 +19,8 @@ export type BodyKind = { name: string; maxBytes: number; poolBytes: number };
 export const BODY_KINDS = {
   // posthog-js's batches of page views and error reports, uncompressed (posthog-client.ts).
   analytics: { name: "analytics", maxBytes: INGEST_MAX_BODY_BYTES, poolBytes: 8 * MB },
-  // Clerk's events are a few KB; the route's own parser stops at the same 64 KB.
+  // Clerk's events are a few KB; the route's own parser stops at the same 64 KB. Only
+  // requests that carry Svix's headers, with a recent timestamp, enter this pool.
   webhooks: { name: "webhooks", maxBytes: 64 * KB, poolBytes: 2 * MB },
   // Every form of the app: a theme, an organization's name, an invitation. None takes a file.
   // Room for 512 of the largest: 64 addresses sending all they may (4 each) fill half of it.
@@ -68,8 +69,9 @@ export class InFlight {
 /**
  * Before anything reads a body, each answered at once and without reading
  * it (the connection is closed): one larger than its route accepts, 413; one
- * more than its client address may be sending, 429; one there is no room for
- * in its kind's pool, 503, both with `Retry-After`.
+ * to the webhook without Svix's headers and a recent timestamp (it could not
+ * verify), 400; one more than its client address may be sending, 429; one
+ * there is no room for in its kind's pool, 503, both with `Retry-After`.
  *
  * An accepted body is read here, as it arrives, and the app runs once it is
  * all in; one arriving slower than the minimum rate is cut with a 408
@@ -93,6 +95,14 @@ export function boundRequestBodies({
         413,
         "Too large",
         `That is larger than this address accepts (${kind.maxBytes / KB} KB). Shorten what you entered and send it again.`,
+      );
+    }
+    if (kind === BODY_KINDS.webhooks && !isTimelySvixDelivery((name) => req.get(name))) {
+      return refuseUnread(
+        res,
+        400,
+        "Not a webhook delivery",
+        "This address takes Clerk's webhooks, signed by Svix, sent within the last 5 minutes.",
       );
     }
     const client = `${kind.name} ${clientOf(req)}`;
