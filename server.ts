@@ -170,8 +170,9 @@ const server = createServer(
     // and the connection closed, and the room the body held (request-bodies.ts)
     // is free again. The largest body the app takes (256 KB of analytics)
     // needs 140 kbit/s; behind nginx, which buffers a body before passing it
-    // on, a body arrives at once. (The local emulator's 10 MB profile images
-    // come over loopback.)
+    // on, a body arrives at once. A body that stops arriving is cut sooner, by
+    // the minimum rate (body-arrival.ts). (The local emulator's 10 MB profile
+    // images come over loopback.)
     requestTimeout: 15_000,
     // Idle keep-alive connections outlive the proxy's (nginx and most load
     // balancers keep them 60 s), so the proxy, not us, closes them: no request

@@ -7,6 +7,23 @@ import type { Coordination } from "./coordination";
 
 export const WEBHOOK_PATH = "/webhooks/clerk";
 const MAX_BODY = "64kb";
+/** How far from this server's clock a delivery's `svix-timestamp` may be: Svix's tolerance, as verifyWebhook applies it. */
+const SVIX_TOLERANCE_SECONDS = 5 * 60;
+
+/**
+ * Whether a request may be one of Svix's deliveries, from its headers alone:
+ * `svix-id`, `svix-timestamp` and `svix-signature`, the timestamp within
+ * Svix's 5 minutes either way. The signature covers the body, so this much
+ * is all that can be known before reading it; a request that fails it would
+ * fail verification. (Anyone can send such headers: this keeps out what is
+ * plainly not a delivery, not what pretends to be one.)
+ */
+export function isTimelySvixDelivery(header: (name: string) => string | undefined, nowMs = Date.now()): boolean {
+  const [id, timestamp, signature] = ["svix-id", "svix-timestamp", "svix-signature"].map(header);
+  if (!id || !signature || !timestamp || !/^\d{1,12}$/.test(timestamp)) return false;
+  const offBy = Math.floor(nowMs / 1000) - Number(timestamp);
+  return Math.abs(offBy) <= SVIX_TOLERANCE_SECONDS;
+}
 
 /** A signed body that is a Clerk event: a type, and data the changes are read from. */
 const isEvent = (value: unknown): value is { type: string; data: Record<string, unknown> } =>
