@@ -147,10 +147,16 @@ export function boundRequestBodies({
       next();
     });
     // "close" comes once, whether the response was sent, the body was cut or the client left.
-    res.once("close", () => {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       arrivedOrOver();
       pools.give(declared, kind.name);
-    });
+    };
+    res.once("close", release);
+    // A client gone before this line: its "close" may already have come, and would never give the room back.
+    if (req.socket.destroyed) setImmediate(release);
   };
 }
 
