@@ -156,9 +156,8 @@ function circles(graph: Map<string, { imports: string[] }>): string[][] {
   return found;
 }
 
-/** What breaks the layers in the tree at root: nothing, for a tree that keeps them. */
-export function layerViolations(root: string): Violation[] {
-  const graph = importGraph(root);
+/** What breaks the layers in the tree at root (its graph read once, if the caller has it): nothing, for a tree that keeps them. */
+export function layerViolations(root: string, graph = importGraph(root)): Violation[] {
   const violations: Violation[] = [];
   for (const [from, { imports, usesExpress }] of [...graph].sort(([a], [b]) => a.localeCompare(b))) {
     const layer = layerOf(from);
