@@ -132,11 +132,11 @@ export default tseslint.config(
       ],
     },
   },
-  // The emulator's layers, one way down: state → domain → json → the APIs (frontend, backend, webhooks, the
-  // control API, with the HTTP kit http/ beside them) → hosts (index.ts wiring them, settings.ts, hosts/). Each folder may import only
-  // the layers below it (types excepted: they vanish at run time); the Frontend and Backend APIs never import
-  // each other, and express stays above json/. packages/clerk-emulator/tests/unit/layers.test.ts checks the
-  // same and also refuses import circles.
+  // The emulator's layers, one way down: state → domain → json → http (the kit the APIs share) → the APIs
+  // (frontend, backend, the control API, webhooks) → settings.ts → index.ts (wiring them) → hosts/. Each folder
+  // may import only the layers below it (types excepted: they vanish at run time); the four APIs never import
+  // each other, and express stays above json/. packages/clerk-emulator/tests/support/layers.ts holds the order
+  // and why; tests/unit/layers.test.ts checks the same, import circles too, and is seen to fail on planted trees.
   ...[
     ...Object.entries({
       // (apis and top, below: the folders each lower layer may not import)
@@ -153,7 +153,8 @@ export default tseslint.config(
     }).map(([layer, { above, express }]) => {
       const root = "packages/clerk-emulator/src";
       const file = layer.endsWith(".ts");
-      const prefix = file ? "./" : "../";
+      // From a nested file (src/http/kit/x.ts) another layer is ../../frontend: every depth up to four is named.
+      const prefixes = file ? ["./"] : [1, 2, 3, 4].map((depth) => "../".repeat(depth));
       return {
         files: [file ? `${root}/${layer}` : `${root}/${layer}/**/*.ts`],
         rules: {
@@ -162,9 +163,11 @@ export default tseslint.config(
             {
               patterns: [
                 {
-                  group: above.flatMap((folder) => [`${prefix}${folder}`, `${prefix}${folder}/**`]),
+                  group: above.flatMap((folder) =>
+                    prefixes.flatMap((prefix) => [`${prefix}${folder}`, `${prefix}${folder}/**`]),
+                  ),
                   allowTypeImports: true,
-                  message: `${layer} may import only the emulator's layers below it (state → domain → json → the APIs → hosts); what two APIs share is domain.`,
+                  message: `${layer} may import only the emulator's layers below it (state → domain → json → http → the APIs → settings → index → hosts); what two APIs share is domain.`,
                 },
                 ...(express
                   ? []

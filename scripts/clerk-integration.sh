@@ -204,7 +204,7 @@ APP_URL="http://127.0.0.1:$APP_PORT"
 
 log "npm run emulator on $EMULATOR_PORT (latency: Frontend API $FRONTEND_LATENCY_MS ms, Backend API $LATENCY_MS ms), the app on $APP_URL"
 EMULATOR_LOG="$WORK/emulator.log"
-(cd "$ROOT" && exec setsid node scripts/emulator.mjs --port "$EMULATOR_PORT" --data-dir memory \
+(cd "$ROOT" && exec setsid node packages/clerk-emulator/bin/clerk-emulator.mjs --port "$EMULATOR_PORT" --data-dir memory \
   --proxy-url "$APP_URL/__clerk" --npm-dir "$WORK/app/node_modules" --latency-ms "$LATENCY_MS" \
   --frontend-latency-ms "$FRONTEND_LATENCY_MS" \
   --control) >"$EMULATOR_LOG" 2>&1 &

@@ -7,7 +7,7 @@ import { unknownParameter } from "./query-params";
  * The one rule for the Backend API's request bodies, beside query-params.ts'
  * for query strings: every write the emulator answers (POST, PATCH, PUT,
  * DELETE) names here each body field Clerk's OpenAPI description lists for it
- * (tests/unit/emulator-body-fields.test.ts compares the two), with what the
+ * (tests/unit/body-fields.test.ts compares the two), with what the
  * emulator does with it:
  *
  * - `kept`: stored, answered, and read where it matters;
@@ -44,7 +44,7 @@ const COMMON_USER_FIELDS: Record<string, FieldRule> = {
   password_digest: NO_DIGESTS,
   password_hasher: NO_DIGESTS,
   skip_password_checks: "flag",
-  // emulator/mfa.ts: a verified TOTP secret, and backup codes replacing any.
+  // domain/mfa.ts: a verified TOTP secret, and backup codes replacing any.
   totp_secret: "kept",
   backup_codes: "kept",
   public_metadata: "kept",
@@ -159,7 +159,7 @@ const JWT_TEMPLATE_FIELDS: Record<string, FieldRule> = {
   signing_key: "kept",
 };
 
-/** JWT templates, sessions made and refreshed, tokens, actor tokens, clients and sign-ups (emulator/backend/session-tokens.ts…). */
+/** JWT templates, sessions made and refreshed, tokens, actor tokens, clients and sign-ups (backend/session-tokens.ts…). */
 const SESSION_TOKEN_FIELDS: Record<string, Readonly<Record<string, FieldRule>>> = {
   "POST /v1/jwt_templates": JWT_TEMPLATE_FIELDS,
   "PATCH /v1/jwt_templates/:id": JWT_TEMPLATE_FIELDS,
@@ -262,7 +262,7 @@ export const BACKEND_BODY_FIELDS: Readonly<Record<string, Readonly<Record<string
   "PATCH /v1/organizations/:id/memberships/:userId": { role: "kept" },
   "DELETE /v1/organizations/:id/memberships/:userId": {},
   "PATCH /v1/organizations/:id/memberships/:userId/metadata": METADATA,
-  // A multipart form (emulator/uploads.ts reads it): the image, and who is credited with it.
+  // A multipart form (http/uploads.ts reads it): the image, and who is credited with it.
   "PUT /v1/organizations/:id/logo": { file: "kept", uploader_user_id: "kept" },
   "DELETE /v1/organizations/:id/logo": {},
   "POST /v1/organization_roles": {
@@ -329,7 +329,9 @@ export function withDeclaredBodyFields(
     if (method === "GET") return register(method, pattern, handler);
     const fields = table[`${method} ${pattern}`];
     if (!fields) {
-      throw new Error(`Backend API ${method} ${pattern}: name its body fields in emulator/backend/body-params.ts`);
+      throw new Error(
+        `Backend API ${method} ${pattern}: name its body fields in packages/clerk-emulator/src/backend/body-params.ts`,
+      );
     }
     register(method, pattern, (req, res) => {
       refuseUnkeptFields(bodyOf(req.body), fields);

@@ -2,7 +2,7 @@ import type { FieldRule } from "./body-params";
 
 /**
  * The body fields and query parameters of the instance-level endpoints
- * (emulator/backend/instance.ts, domains.ts, organization-domains.ts,
+ * (backend/instance.ts, domains.ts, organization-domains.ts,
  * templates.ts, waitlist.ts, webhook-app.ts), merged into the tables of
  * body-params.ts and query-params.ts: each field Clerk's OpenAPI description
  * lists, kept, followed, or refused with the reason.
@@ -48,7 +48,7 @@ export const INSTANCE_BODY_FIELDS: Readonly<Record<string, Readonly<Record<strin
   // The new home URL is kept and shown as the primary domain's name; no DNS or certificate to change.
   "POST /v1/instance/change_domain": { home_url: "kept", is_secondary: "flag" },
   "PUT /v1/beta_features/domain": { home_url: "kept", is_secondary: "flag" },
-  // Not in Clerk's description (tests/contract/allowlist.ts): what @clerk/backend's betaFeatures.changeDomain sends.
+  // Not in Clerk's description (contract/allowlist.ts): what @clerk/backend's betaFeatures.changeDomain sends.
   "POST /v1/beta_features/change_domain": { home_url: "kept", is_secondary: "flag" },
   "PATCH /v1/beta_features/instance_settings": {
     test_mode: "kept",

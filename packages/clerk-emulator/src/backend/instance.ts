@@ -20,7 +20,7 @@ import type { BackendContext, Route } from "./context";
 /**
  * The instance's settings (`/v1/instance…`). Each is stored and read back;
  * where the emulator plays what a setting does, it reads it from the store:
- * the environment clerk-js loads (`emulator/environment.ts`), the origins the
+ * the environment clerk-js loads (`json/environment.ts`), the origins the
  * handshake may redirect to (`allowed_origins`), new organizations' member
  * limit and creator role, verified domains (`domains_enabled`, their modes and
  * default role), organization slugs, and whether admins may delete.

@@ -17,10 +17,10 @@ import type {
 /**
  * The one rule for the Backend API's query parameters: every GET the emulator
  * answers names, here, each query parameter Clerk's OpenAPI description gives
- * it (tests/unit/emulator-query-params.test.ts compares the two). A parameter
+ * it (tests/unit/query-params.test.ts compares the two). A parameter
  * not named is refused with Clerk's 422 `form_param_unknown`, never ignored;
  * registering a GET that has no entry here throws at start-up
- * (emulator/backend/index.ts). A list's filters are functions, so a filter
+ * (backend/index.ts). A list's filters are functions, so a filter
  * that is named is also applied: one on an attribute the emulator does not keep
  * (web3 wallets, external accounts) keeps nobody,
  * as Clerk would answer on an instance where nobody has one.
@@ -307,7 +307,7 @@ export const BACKEND_QUERY_PARAMS: Readonly<Record<string, readonly string[]>> =
   "/v1/email_addresses/:id": [],
   "/v1/allowlist_identifiers": ["paginated", "limit", "offset"],
   "/v1/blocklist_identifiers": [],
-  // Not in Clerk's description (tests/contract/allowlist.ts); @clerk/backend sends the nonce.
+  // Not in Clerk's description (contract/allowlist.ts); @clerk/backend sends the nonce.
   "/v1/clients/handshake_payload": ["nonce"],
   "/v1/jwt_templates": ["paginated", "limit", "offset"],
   "/v1/jwt_templates/:id": [],
@@ -348,7 +348,9 @@ export function withDeclaredQueryParams(
     if (method !== "GET") return register(method, pattern, handler);
     const known = table[pattern];
     if (!known) {
-      throw new Error(`Backend API GET ${pattern}: name its query parameters in emulator/backend/query-params.ts`);
+      throw new Error(
+        `Backend API GET ${pattern}: name its query parameters in packages/clerk-emulator/src/backend/query-params.ts`,
+      );
     }
     register(method, pattern, (req, res) => {
       refuseUnknownQueryParams(req, known);
@@ -410,7 +412,7 @@ export function page<T>(req: Request, items: T[]): T[] {
  * A list's page in the shape asked for: with `paginated=true` (which
  * @clerk/backend's list methods always send) Clerk answers
  * `{ data, total_count }`, the count being of the whole filtered list;
- * without, the bare array Clerk's OpenAPI describes. tests/contract/allowlist.ts
+ * without, the bare array Clerk's OpenAPI describes. contract/allowlist.ts
  * has the evidence.
  */
 export function pagedAnswer<T>(req: Request, items: T[], toJSON: (item: T) => unknown) {

@@ -15,7 +15,7 @@ const DOMAIN = /^(\*@)?[^\s@*]+\.[^\s@*]+$/;
 /**
  * The allow-list and block-list, and the restrictions that turn them (and the
  * email address rules) on. Their effect is at the Frontend API's sign-up and
- * sign-in (emulator/account-restrictions.ts).
+ * sign-in (domain/account-restrictions.ts).
  */
 export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl }: BackendContext): void {
   /** The identifier a request adds, as Clerk keeps it (lower case); phones and wallets the instance has none of. */
@@ -56,7 +56,7 @@ export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl 
   const remove = (list: "allowlist" | "blocklist", req: Request) =>
     removeListedIdentifier(store, list, String(req.params.id));
 
-  // Newest first; `paginated=true` (what @clerk/backend sends) wraps the page with the total (tests/contract/allowlist.ts).
+  // Newest first; `paginated=true` (what @clerk/backend sends) wraps the page with the total (contract/allowlist.ts).
   route("GET", "/v1/allowlist_identifiers", (req) => {
     const all = [...store.state.allowlist].reverse();
     const data = page(req, all).map(allowlistJSON);

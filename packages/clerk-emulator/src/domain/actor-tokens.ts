@@ -48,7 +48,7 @@ export function revokeActorToken(store: Store, id: string): ActorTokenRecord {
  * The actor token a sign-in ticket is, ready to use, or Clerk's error for
  * one that is spent, revoked or expired; null when the ticket is not an
  * actor token's (an invitation's or a sign-in token's, which
- * emulator/invitations.ts reads).
+ * domain/invitations.ts reads).
  */
 export function usableActorToken(store: Store, ticket: string | null): ActorTokenRecord | null {
   const record = ticket ? actorTokens(store).find((a) => a.ticket === ticket) : undefined;

@@ -106,7 +106,7 @@ function email(
 ): EmailMessage {
   const { paragraphs, data, ...rest } = fields;
   const html = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n");
-  // The instance's template for the slug (emulator/templates.ts): its sender names, and whether Clerk delivers it.
+  // The instance's template for the slug (domain/templates.ts): its sender names, and whether Clerk delivers it.
   return applyTemplate(store, {
     object: "email",
     id: newId("ema"),

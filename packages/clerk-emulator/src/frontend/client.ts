@@ -51,7 +51,7 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
       throw new ApiError(400, "form_param_format_invalid", "redirect_url must be an absolute URL", "redirect_url");
     }
     // Clerk sends the browser back only to the instance's allowed origins (or the proxy's, or its own).
-    // The instance's own allowed origins, satellite domains and redirect URLs count too (emulator/backend/domains.ts).
+    // The instance's own allowed origins, satellite domains and redirect URLs count too (backend/domains.ts).
     if (!redirectAllowed(req, target, [...fapi.allowedOrigins, ...instanceOrigins(store)], fapi.secretKey))
       throw new ApiError(
         400,

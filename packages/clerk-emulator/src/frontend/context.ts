@@ -19,7 +19,7 @@ export type FrontendApiOptions = {
   mountPath: string;
   issuer: string;
   tokenTtlSeconds: number;
-  /** The session tokens' format (emulator/tokens.ts): 2, or 1 when asked for. */
+  /** The session tokens' format (domain/tokens.ts): 2, or 1 when asked for. */
   sessionTokenVersion: SessionTokenVersion;
   sessionLifetimeMs: number;
   applicationName: string;

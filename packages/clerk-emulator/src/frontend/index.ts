@@ -32,7 +32,7 @@ export function createFrontendApi(options: FrontendApiOptions): Router {
   router.use(express.json({ limit: "64kb" }));
   router.use(rawUploadBody);
   // A proxy that names another instance's secret key is not this instance's proxy
-  // (the proxy check says so in its own words: emulator/frontend/infrastructure.ts).
+  // (the proxy check says so in its own words: frontend/infrastructure.ts).
   router.use((req, res, next) => {
     if (!wrongProxySecret(req, options.secretKey) || req.path === "/v1/proxy-health") return next();
     sendJson(res, 401, new ApiError(401, "authentication_invalid", "Clerk-Secret-Key does not match").toJSON());

@@ -124,5 +124,5 @@ export function registerOrganizationRoutes(route: Route, fapi: FrontendContext):
     return reply(req, res, deletedJSON("image", id));
   });
 
-  // Membership requests, domains and suggestions: emulator/frontend/organization-domains.ts.
+  // Membership requests, domains and suggestions: frontend/organization-domains.ts.
 }

@@ -6,7 +6,7 @@ import type { FrontendContext } from "./context";
 /**
  * A `redirect_url` the Frontend API may send the browser to: an absolute
  * http(s) URL on one of the instance's allowed origins (the handshake's rule,
- * emulator/proxy.ts `redirectAllowed`), never anywhere else.
+ * http/proxy.ts `redirectAllowed`), never anywhere else.
  */
 export function allowedRedirect(
   req: Request,

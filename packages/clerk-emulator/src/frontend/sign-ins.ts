@@ -52,7 +52,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     // Clerk's order: the single-session check, then the strategy, then the identifier.
     refuseIfSignedIn(req);
     const strategy = str(req.body?.strategy);
-    // Passkeys are a first factor only on an instance that has them (emulator/frontend/passkeys.ts).
+    // Passkeys are a first factor only on an instance that has them (frontend/passkeys.ts).
     const strategies = store.settings.passkeys ? [...SIGN_IN_STRATEGIES, "passkey"] : SIGN_IN_STRATEGIES;
     if (strategy !== null && !strategies.includes(strategy)) {
       throw new ApiError(
@@ -93,7 +93,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         // Clerk prepares a code factor as part of creating the sign-in (the code is always TEST_EMAIL_CODE).
         prepareSignInFirstFactor(store, signIn, "email_code", stepInput(req));
       } else if (strategy === "email_link") {
-        // Clerk sends the link as it creates the sign-in (emulator/frontend/email-links.ts).
+        // Clerk sends the link as it creates the sign-in (frontend/email-links.ts).
         prepareSignInEmailLink(fapi, req, client, signIn);
       } else if (strategy === "passkey") {
         preparePasskeySignIn(fapi, req, signIn);

@@ -164,7 +164,7 @@ export function environmentJSON(
         first_name: attribute(true),
         last_name: attribute(true),
         password: attribute(true, { required: true }),
-        // Second factors (emulator/mfa.ts): what <UserProfile/>'s Security page offers to set up.
+        // Second factors (domain/mfa.ts): what <UserProfile/>'s Security page offers to set up.
         authenticator_app: attribute(true, { used_for_second_factor: true, second_factors: ["totp"] }),
         // Invitation tickets work, but a ticket is not an identifier to type in.
         ticket: attribute(true),
@@ -228,7 +228,7 @@ export function environmentJSON(
         satisfies_second_factor: false,
       },
     },
-    // As `PATCH /v1/instance/organization_settings` sets them (emulator/backend/instance.ts).
+    // As `PATCH /v1/instance/organization_settings` sets them (backend/instance.ts).
     organization_settings: {
       enabled: orgs.enabled,
       // 0: no limit on members per organization.

@@ -61,7 +61,7 @@ export type UserRecord = {
   failedAttempts?: number;
   /** Marked compromised through the Backend API: a password sign-in is refused until it changes. */
   passwordCompromised?: boolean;
-  /** Multi-factor authentication as the user's JSON shows it (emulator/mfa.ts); absent in older state files. */
+  /** Multi-factor authentication as the user's JSON shows it (domain/mfa.ts); absent in older state files. */
   mfa?: UserMfaFlags;
 };
 
@@ -125,7 +125,7 @@ export type RoleRecord = {
   updatedAt: number;
 };
 
-/** A custom organization permission (`org:<feature>:<action>`); Clerk's system ones (`org:sys_…`) are built in (emulator/roles.ts). */
+/** A custom organization permission (`org:<feature>:<action>`); Clerk's system ones (`org:sys_…`) are built in (domain/roles.ts). */
 export type PermissionRecord = {
   id: string;
   key: string;
@@ -226,7 +226,7 @@ export type SignInRecord = {
   firstFactorStatus: "unverified" | "verified" | "failed" | "expired" | null;
   /** The WebAuthn request options (JSON, its challenge inside) a `passkey` first factor was prepared with. */
   passkeyNonce?: string | null;
-  /** The second factor asked for after the first (emulator/mfa.ts); absent in older state files. */
+  /** The second factor asked for after the first (domain/mfa.ts); absent in older state files. */
   secondFactor?: { strategy: string; status: FactorStatus } | null;
   createdAt: number;
 };
@@ -318,7 +318,7 @@ export type State = {
   handshakes: HandshakeRecord[];
   /** Uploaded profile images and logos; their bytes are files beside the state file. */
   images: ImageRecord[];
-  /** JWT templates (emulator/jwt-templates.ts) and impersonation links (emulator/actor-tokens.ts). */
+  /** JWT templates (domain/jwt-templates.ts) and impersonation links (domain/actor-tokens.ts). */
   jwtTemplates: JwtTemplateRecord[];
   actorTokens: ActorTokenRecord[];
   /** The instance's organization roles and custom permissions; absent in older state files (Clerk's defaults then). */
@@ -329,17 +329,17 @@ export type State = {
   emailLinks: EmailLinkRecord[];
   /** Users' passkeys. */
   passkeys: PasskeyRecord[];
-  /** TOTP secrets and backup codes, per user (emulator/mfa.ts). */
+  /** TOTP secrets and backup codes, per user (domain/mfa.ts). */
   mfaSecrets: MfaSecretsRecord[];
   /** The instance's allow-list and block-list (`/v1/allowlist_identifiers`, `/v1/blocklist_identifiers`). */
   allowlist: IdentifierRecord[];
   blocklist: IdentifierRecord[];
   /** The instance's restrictions (`PATCH /v1/instance/restrictions`). */
   restrictions: RestrictionsRecord;
-  /** Organizations' verified domains, and what they hand out (emulator/organization-domains.ts). */
+  /** Organizations' verified domains, and what they hand out (domain/organization-domains.ts). */
   organizationDomains: OrganizationDomainRecord[];
   organizationSuggestions: OrganizationSuggestionRecord[];
-  /** The instance's own settings, as the Backend API's `/v1/instance…` endpoints change them (emulator/instance.ts). */
+  /** The instance's own settings, as the Backend API's `/v1/instance…` endpoints change them (state/instance.ts). */
   instance: InstanceRecord;
   waitlistEntries: WaitlistEntryRecord[];
 };

@@ -14,7 +14,7 @@ import { REPO_ROOT } from "../support/paths";
 
 // Issue 49 (stretch): passkeys, registered and used by the real clerk-js 5 in
 // Chromium with a virtual WebAuthn authenticator (Chrome DevTools Protocol),
-// and verified for real by the emulator (emulator/webauthn.ts): the
+// and verified for real by the emulator (src/domain/webauthn.ts): the
 // registration's challenge, origin, RP ID and COSE key, the assertion's
 // signature and counter. The page is on `localhost` (an IP address cannot be a
 // WebAuthn RP ID).

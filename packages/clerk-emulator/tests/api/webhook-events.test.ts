@@ -288,7 +288,7 @@ describe("the emulator's email webhooks", () => {
 });
 
 describe("sms.created", () => {
-  it("has Clerk's SMSMessage shape (those phone numbers send: tests/integration/emulator-phone-numbers.test.ts)", () => {
+  it("has Clerk's SMSMessage shape (those phone numbers send: tests/api/phone-numbers.test.ts)", () => {
     const message = verificationCodeSms(
       new Store(null),
       { phoneNumber: "+15555550123", phoneNumberId: "idn_phone", userId: "user_x" },

@@ -4,7 +4,7 @@ import { createClerkEmulator } from "../../src";
 import { BACKEND_BODY_FIELDS, withDeclaredBodyFields } from "../../src/backend/body-params";
 
 // The emulator's one table of Backend API body fields
-// (emulator/backend/body-params.ts) against Clerk's OpenAPI description: each
+// (src/backend/body-params.ts) against Clerk's OpenAPI description: each
 // write it answers has a rule (kept, followed, or refused with a reason) for
 // every field Clerk documents for it, and no other.
 type Schema = { properties?: Record<string, unknown>; $ref?: string };
@@ -29,7 +29,7 @@ describe("the Backend API's body fields", () => {
     (key, rules) => {
       const [method, pattern] = key.split(" ") as [string, string];
       // What @clerk/backend's betaFeatures.changeDomain sends, a path Clerk's description does not list: the
-      // documented POST /instance/change_domain under its older name (tests/contract/allowlist.ts).
+      // documented POST /instance/change_domain under its older name (contract/allowlist.ts).
       if (key === "POST /v1/beta_features/change_domain") {
         expect(documentedFields(method, pattern)).toBeNull();
         expect(Object.keys(rules).sort()).toEqual(documentedFields("POST", "/v1/instance/change_domain"));

@@ -7,7 +7,7 @@ import { seedState } from "../../src/state/seed";
 import { Store } from "../../src/state/store";
 import { generateSigningKey } from "../../src/domain/tokens";
 
-// Clerk's shortcodes as emulator/jwt-templates.ts renders them, on the seeded
+// Clerk's shortcodes as src/domain/jwt-templates.ts renders them, on the seeded
 // people: a lone shortcode keeps its value's type, text around shortcodes
 // makes a string, `||` falls back, and Clerk's default claims win.
 const key = generateSigningKey();

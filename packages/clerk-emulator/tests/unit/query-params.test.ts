@@ -4,7 +4,7 @@ import { createClerkEmulator } from "../../src";
 import { BACKEND_QUERY_PARAMS, withDeclaredQueryParams } from "../../src/backend/query-params";
 
 // The emulator's one table of Backend API query parameters
-// (emulator/backend/query-params.ts) against Clerk's OpenAPI description:
+// (src/backend/query-params.ts) against Clerk's OpenAPI description:
 // each GET it answers takes exactly the parameters Clerk documents for it.
 type Parameter = { name: string; in: string } | { $ref: string };
 type Spec = {
@@ -30,7 +30,7 @@ describe("the Backend API's query parameters", () => {
   it("are Clerk's documented ones for every GET the emulator answers", () => {
     for (const [pattern, known] of Object.entries(BACKEND_QUERY_PARAMS)) {
       const documented = documentedQueryParams(pattern);
-      // Clerk's description has no GET for the handshake payload (tests/contract/allowlist.ts).
+      // Clerk's description has no GET for the handshake payload (contract/allowlist.ts).
       if (pattern === "/v1/clients/handshake_payload") {
         expect(documented).toBeNull();
         continue;

@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from "node:cryp
 import { describe, expect, it } from "vitest";
 import { verifyAssertion, verifyRegistration, WebAuthnError } from "../../src/domain/webauthn";
 
-// The emulator's WebAuthn checks (emulator/webauthn.ts) against a software
+// The emulator's WebAuthn checks (src/domain/webauthn.ts) against a software
 // authenticator written here from the specification: a P-256 key, CBOR
 // attestation objects and signed assertions, each check then broken in turn.
 const RP_ID = "localhost";
