@@ -235,6 +235,7 @@ describe.each([
     const people = await otherPeople(f);
     let others: Promise<number[]> = Promise.resolve([]);
     const attackStatuses: number[] = [];
+    const attackStarted = Date.now();
     const reads = await callsDuring(f, HANDSHAKE_PAYLOAD, async () => {
       const attack = (async () => {
         const queue = Array.from({ length: 1_000 }, (_, n) => n);
@@ -258,9 +259,12 @@ describe.each([
       others = othersBrowse(f, people, attack);
       await Promise.all([attack, others]);
     });
-    // The pool's worth of reads, then 429s: never more, whatever the number of addresses.
-    expect(reads).toBeLessThanOrEqual(ALLOWANCES.anonymous);
-    expect(count(attackStatuses, 429)).toBeGreaterThanOrEqual(1_000 - ALLOWANCES.anonymous);
+    // The pool's worth of reads a minute, then 429s: never more, whatever the number of addresses. (Each
+    // return is two requests now, its handshake bound first: on a loaded machine the flood can outlast
+    // the pool's minute, and each minute it spans has a pool's worth.)
+    const minutes = Math.ceil((Date.now() - attackStarted) / 60_000);
+    expect(reads).toBeLessThanOrEqual(ALLOWANCES.anonymous * minutes);
+    expect(count(attackStatuses, 429)).toBeGreaterThanOrEqual(1_000 - ALLOWANCES.anonymous * minutes);
     expect(attackStatuses.filter((s) => s >= 500)).toEqual([]);
     expect((await others).filter((s) => s !== 200)).toEqual([]);
 

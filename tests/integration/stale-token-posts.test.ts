@@ -182,19 +182,24 @@ describe("a form sent with a stale session token", () => {
 });
 
 describe("nothing is written for a session that is no longer active, or a token that is not its person's", () => {
-  /** Posts the form and checks that the person is sent to sign-in and back, with nothing created. */
-  async function expectRefused(cookie: string, sessionChecks: number) {
+  /**
+   * Posts the form and checks that the person is sent to sign-in and back, with nothing created, and
+   * `sessionChecks` calls to confirm the session (at most that many, where a webhook may have said first).
+   */
+  async function expectRefused(cookie: string, sessionChecks: number, { orFewer = false } = {}) {
     const { result: res, calls } = await callsDuring(() => createOrgDocument(cookie));
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("/sign-in?redirect_url=%2Forgs%2Fnew");
     expect(calls(CREATE_ORG)).toBe(0);
-    expect(calls(SESSION_CHECK)).toBe(sessionChecks);
+    if (orFewer) expect(calls(SESSION_CHECK)).toBeLessThanOrEqual(sessionChecks);
+    else expect(calls(SESSION_CHECK)).toBe(sessionChecks);
   }
 
   it("revoked through the Backend API", async () => {
     const { session, cookie } = await expiredBrowser("grace@example.com");
     expect((await bapi("POST", `/v1/sessions/${session.sessionId}/revoke`)).status).toBe(200);
-    await expectRefused(cookie, 1);
+    // One check, or none once the emulator's session.revoked webhook has reached the app (it says the session is gone).
+    await expectRefused(cookie, 1, { orFewer: true });
   });
 
   it("removed by the person on another device", async () => {
@@ -205,7 +210,8 @@ describe("nothing is written for a session that is no longer active, or a token 
     });
     expect(removed.status).toBe(200);
     expect(await sessionStatus(session.sessionId)).toBe("removed");
-    await expectRefused(cookie, 1);
+    // One check, or none once the emulator's session.removed webhook has reached the app.
+    await expectRefused(cookie, 1, { orFewer: true });
   });
 
   it("a token naming another person's session", async () => {

@@ -96,7 +96,8 @@ async function startServerOnce(env: Record<string, string | undefined>): Promise
     }),
   );
 
-  const deadline = Date.now() + 20_000;
+  // Generous: on a loaded machine (a CI host running other work) a start has taken more than 20 s.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
     try {
