@@ -6,6 +6,7 @@
  * the app's answer setting fresh cookies, and the page itself. Two cookie
  * jars, one per site, as a browser keeps them.
  */
+import { randomBytes } from "node:crypto";
 import { emulatorSession, emulatorToken } from "../tests/support/session";
 
 /** The Frontend API's host in the publishable key the bench's instances use (bench/servers.ts `clerkKeys`). */
@@ -78,4 +79,49 @@ export async function realHandshake(
     next = new URL(location, target);
   }
   return { completed: false, hops };
+}
+
+const documentGet = (address: string) => ({
+  Accept: "text/html",
+  "Sec-Fetch-Dest": "document",
+  "Sec-Fetch-Mode": "navigate",
+  "X-Forwarded-For": address,
+});
+
+/**
+ * An attacker's handshake return with a nonce Clerk never issued, bound as a
+ * browser's own return is (app/lib/clerk/handshake-binding.server.ts): a
+ * document GET of `path` with `cookie` (by default Clerk's client and no
+ * session token, which the app sends through the handshake; or a leaked
+ * token's cookies) gets the app's 307 to Clerk and its state cookie, and the
+ * browser comes back at once with the state, its cookie and the made-up
+ * nonce, from `address`. The return's status; a first hop that started no
+ * handshake is counted by its own ("no handshake: 200"). Both answers are
+ * read to the end (an unread body holds its connection).
+ */
+export async function madeUpReturn(
+  origin: string,
+  { cookie = "__client_uat=1", address, path = "/orgs" }: { cookie?: string; address: string; path?: string },
+): Promise<number | string> {
+  const first = await fetch(new URL(path, origin), {
+    headers: { ...documentGet(address), Cookie: cookie },
+    redirect: "manual",
+  });
+  await first.arrayBuffer();
+  const location = first.headers.get("location");
+  if (first.status !== 307 || !location) return `no handshake: ${first.status}`;
+  const back = new URL(new URL(location, origin).searchParams.get("redirect_url") ?? "", origin);
+  const state = back.searchParams.get("__handshake_state");
+  const stateCookie = first.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0] ?? "")
+    .find((c) => state && c.startsWith(`__hs_${state}=`));
+  if (!stateCookie) return "no handshake state";
+  back.searchParams.set("__clerk_handshake_nonce", `hsn_${randomBytes(16).toString("hex")}`);
+  const res = await fetch(new URL(back.pathname + back.search, origin), {
+    headers: { ...documentGet(address), Cookie: `${cookie}; ${stateCookie}` },
+    redirect: "manual",
+  });
+  await res.arrayBuffer();
+  return res.status;
 }

@@ -73,11 +73,11 @@ async function budgetPhase() {
   for (const line of [...coldStartLines(budget), ...changesLines(budget), ...redisLines(budget)]) console.log(line);
 }
 
-/** Fair share: one member's attacks and a flood of made-up handshake nonces, on two instances in keys mode. */
+/** Fair share: one member's attacks, floods of made-up handshake nonces (a leaked token's among them) and a crowd of 100 accounts, on two instances in keys mode. */
 async function fairSharePhase() {
   const seconds = process.env.BENCH_FAIR_SHARE_SECONDS ?? FAIR_SHARE_SECONDS;
   console.log(
-    `\nFair share: 2 instances sharing Redis, webhooks on, the default budget; each attack ${seconds} s while 10 other people browse, then a flood of made-up handshake nonces…`,
+    `\nFair share: 2 instances sharing Redis, webhooks on, the default budget; each attack ${seconds} s while 10 other people browse, then floods of made-up handshake nonces (unbound, bound, with a leaked token) and 100 accounts on the deferrable paths…`,
   );
   const run = await fairShareRun(stackServers, 4790);
   console.log("");
