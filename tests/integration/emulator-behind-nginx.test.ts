@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { startStandaloneEmulator, type GroupChild, type StandaloneEmulator } from "clerk-emulator/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnGroup, stopGroup, waitForPort } from "../support/process-group";
-import { clerkProxyLocation } from "../support/production-stack";
+import { clerkProxyLocation, nginxConfigHead } from "../support/production-stack";
 import { freePort, ROOT, startServer, type RunningServer } from "../support/server";
 
 // Security finding: through the documented nginx rule for /__clerk, the emulator's control API gave
@@ -73,18 +73,7 @@ beforeAll(async () => {
   }`;
   writeFileSync(
     join(dir, "nginx.conf"),
-    `
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+    `${nginxConfigHead(dir, 64)}
   ${server(ports.shipped, clerkProxyLocation(clerk.port))}
   ${server(ports.guide, guideRule(Number(new URL(standalone.url).port)))}
   ${server(ports.bare, ruleWithoutBlock(clerk.port))}

@@ -62,12 +62,17 @@ export function clerkProxyLocation(clerkPort: number): string {
     }`;
 }
 
-function nginxConfig(dir: string, ports: { nginx: number; hooks: number; clerk: number; instances: number[] }) {
+/**
+ * The top of an nginx.conf that runs from `dir` as any user (its pid, logs and
+ * temp files there), with `connections` per worker; an `http` block is left
+ * open for the caller's servers.
+ */
+export function nginxConfigHead(dir: string, connections: number): string {
   return `
 worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
-events { worker_connections 256; }
+events { worker_connections ${connections}; }
 http {
   access_log off;
   client_body_temp_path ${dir}/body;
@@ -75,7 +80,11 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream teamwork { ${ports.instances.map((port) => `server 127.0.0.1:${port};`).join(" ")} }
+`;
+}
+
+function nginxConfig(dir: string, ports: { nginx: number; hooks: number; clerk: number; instances: number[] }) {
+  return `${nginxConfigHead(dir, 256)}  upstream teamwork { ${ports.instances.map((port) => `server 127.0.0.1:${port};`).join(" ")} }
   server {
     listen 127.0.0.1:${ports.nginx} ssl;
     server_name ${PUBLIC_HOST};

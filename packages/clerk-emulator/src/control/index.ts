@@ -38,18 +38,17 @@ const notFound = (res: express.Response, what: string) =>
 const directRequestsOnly: express.RequestHandler = (req, res, next) => {
   const found = proxyHeadersOf(req);
   if (found.length === 0) return next();
-  sendJson(
+  refuseProxiedControl(
     res,
-    403,
-    new ApiError(
-      403,
-      "control_api_direct_only",
-      "The control API answers only requests sent straight to the emulator, never through a proxy",
-      undefined,
-      `This request came through a proxy (it carries ${found.join(", ")}). The control API (/_emulator/…) is for tests only: call the emulator's own address from the test, and keep /__clerk/_emulator/… out of the proxy's rules (GUIDE.md).`,
-    ).toJSON(),
+    "The control API answers only requests sent straight to the emulator, never through a proxy",
+    `This request came through a proxy (it carries ${found.join(", ")}). The control API (/_emulator/…) is for tests only: call the emulator's own address from the test, and keep /__clerk/_emulator/… out of the proxy's rules (GUIDE.md).`,
   );
 };
+
+/** The control API's 403 for a request that came through a proxy (here, or in a host's own check). */
+export function refuseProxiedControl(res: express.Response, message: string, longMessage: string): void {
+  sendJson(res, 403, new ApiError(403, "control_api_direct_only", message, undefined, longMessage).toJSON());
+}
 
 /**
  * The control API for tests (`/_emulator/…`): reset, faults, call counts,

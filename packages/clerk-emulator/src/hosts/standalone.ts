@@ -1,9 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { ApiError } from "../domain/errors";
 import { createScriptCdn } from "../http/cdn";
-import { sendJson } from "../http/routing";
+import { refuseProxiedControl } from "../control";
 import { createClerkEmulator, type ClerkEmulator } from "../index";
 import {
   EMULATOR_ISSUER,
@@ -93,16 +92,10 @@ function knownHostsOnly(hosts: () => Set<string>): express.RequestHandler {
 function ownHostsOnly(hosts: () => Set<string>): express.RequestHandler {
   return (req, res, next) => {
     if (hosts().has((req.headers.host ?? "").toLowerCase())) return next();
-    sendJson(
+    refuseProxiedControl(
       res,
-      403,
-      new ApiError(
-        403,
-        "control_api_direct_only",
-        "The control API answers only at the emulator's own address, never through a proxy",
-        undefined,
-        "This request names the app's proxy host. The control API (/_emulator/…) is for tests only: call the emulator's own address (http://127.0.0.1:<port>/_emulator/…) from the test.",
-      ).toJSON(),
+      "The control API answers only at the emulator's own address, never through a proxy",
+      "This request names the app's proxy host. The control API (/_emulator/…) is for tests only: call the emulator's own address (http://127.0.0.1:<port>/_emulator/…) from the test.",
     );
   };
 }
