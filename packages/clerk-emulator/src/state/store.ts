@@ -6,6 +6,7 @@ import type {
   ClientRecord,
   ImageRecord,
   MembershipRecord,
+  MemoryState,
   OrgRecord,
   Role,
   SessionActivity,
@@ -34,14 +35,24 @@ export type StoreSettings = {
   passkeys?: boolean;
 };
 
+function emptyMemoryState(): MemoryState {
+  return {
+    testingTokens: new Map(),
+    emailVerifications: new Map(),
+    phoneVerifications: new Map(),
+    linkTokens: new Map(),
+    webhookPortalTokens: new Set(),
+  };
+}
+
 /**
  * Holds the state in memory; in local mode also in a JSON file, written a
  * moment after each change (atomically: temp file, then rename).
  */
 export class Store {
   state: State;
-  /** Testing tokens (`POST /v1/testing_tokens`) and when each expires; kept in memory only. */
-  readonly testingTokens = new Map<string, number>();
+  /** What is kept in memory only (tokens, verifications): changed inside `write`, emptied by `reset`. */
+  memory: MemoryState = emptyMemoryState();
   private saveTimer: NodeJS.Timeout | null = null;
   /** How many `write`s are under way: only the outermost tells the listeners. */
   private writeDepth = 0;
@@ -75,7 +86,7 @@ export class Store {
     this.apply(() => {
       for (const image of this.state.images) this.deleteImage(image.id);
       this.state = seedState(this.settings.demoPassword);
-      this.testingTokens.clear();
+      this.memory = emptyMemoryState();
     }, true);
   }
 
@@ -98,15 +109,15 @@ export class Store {
    * a write tells them once, when the outer one ends; a change that throws
    * (a refused request) tells no one, as before.
    */
-  write<T>(change: (state: State) => T): T {
+  write<T>(change: (state: State, memory: MemoryState) => T): T {
     return this.apply(change, false);
   }
 
-  private apply<T>(change: (state: State) => T, reset: boolean): T {
+  private apply<T>(change: (state: State, memory: MemoryState) => T, reset: boolean): T {
     this.writeDepth++;
     let result: T;
     try {
-      result = change(this.state);
+      result = change(this.state, this.memory);
     } finally {
       this.writeDepth--;
     }
