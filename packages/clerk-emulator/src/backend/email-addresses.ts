@@ -24,7 +24,7 @@ import { identificationStatus, type BackendContext, type Route } from "./context
 export function registerEmailAddressRoutes(route: Route, { store, userOf }: BackendContext): void {
   const emailById = (req: Request, param = "id"): { user: UserRecord; email: EmailRecord } => {
     const id = String(req.params[param]);
-    for (const user of store.state.users) {
+    for (const user of store.all("users")) {
       const email = user.emails.find((e) => e.id === id);
       if (email) return { user, email };
     }

@@ -26,7 +26,7 @@ const verificationJSON = (v: CodeVerificationRecord) => ({
 /** Phone numbers: add one to a user, read, update (verified, primary), remove, verify by a texted code; replace them all. */
 export function registerPhoneNumberRoutes(route: Route, { store, userOf }: BackendContext): void {
   const phoneById = (id: unknown): { user: UserRecord; phone: PhoneRecord } => {
-    for (const user of store.state.users) {
+    for (const user of store.all("users")) {
       const phone = user.phones.find((p) => p.id === id);
       if (phone) return { user, phone };
     }
