@@ -30,8 +30,8 @@ const ALGORITHMS: Record<string, { kind: "hmac" | "rsa" | "ec"; hash: string }> 
   ES512: { kind: "ec", hash: "sha512" },
 };
 
-export function jwtTemplates(store: Store): DeepReadonly<JwtTemplateRecord>[] {
-  return [...store.state.jwtTemplates];
+export function jwtTemplates(store: Store): DeepReadonly<JwtTemplateRecord[]> {
+  return store.state.jwtTemplates;
 }
 
 export function jwtTemplate(store: Store, id: string): JwtTemplateRecord {

@@ -231,9 +231,9 @@ export class Store {
   // A look-up hands out a record as the handle a domain function changes (inside a `write`): its type is the
   // record's own, not the read-only view `state` gives.
 
-  /** One of the state's lists, as handles (a copy of the list: the records themselves). */
-  all<K extends ListName>(list: K): State[K][number][] {
-    return [...this.current[list]];
+  /** One of the state's lists, its records as handles (the list itself is read-only: add through `write`). */
+  all<K extends ListName>(list: K): readonly State[K][number][] {
+    return this.current[list];
   }
 
   /** The first record of one of the state's lists that `match` picks. */
