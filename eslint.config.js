@@ -185,7 +185,9 @@ export default tseslint.config(
     }),
     {
       // Only the domain writes state, through store.write: the APIs, webhooks, the HTTP kit and the control API
-      // call domain functions. (A record a handler holds is not seen by these selectors; review sees it.)
+      // call domain functions. The type already refuses writes into store.state and store.memory (DeepReadonly
+      // outside store.write); these selectors also catch the store's own changes. (A record a handler got from a
+      // look-up, store.user(id) or store.find, is not seen by either; review sees it.)
       files: [
         "packages/clerk-emulator/src/{frontend,backend,webhooks,http,control}/**/*.ts",
         "packages/clerk-emulator/src/index.ts",

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import express, { type Router } from "express";
@@ -7,6 +6,7 @@ import { createControlApi } from "./control";
 import { Faults } from "./http/faults";
 import { createFrontendApi } from "./frontend";
 import { enrollByDomains } from "./domain/organization-domains";
+import { createWebhookPortalToken, isWebhookPortalToken } from "./domain/webhook-endpoints";
 import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./http/proxy";
 import { createRateLimiter, type RateLimiter } from "./http/rate-limits";
 import { recordAnswersTo } from "./http/recorder";
@@ -125,9 +125,6 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       enrolling = false;
     }
   });
-  // `svix_url`'s read-only portal: each address is a fresh secret, kept for this process.
-  const portalTokens = new Set<string>();
-
   const router = express.Router();
   // The control API is mounted on its own (or not at all): leave its paths to it.
   router.use("/_emulator", (_req, _res, next) => next("router"));
@@ -170,7 +167,7 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   });
   const sessionLifetimeMs = 7 * 86_400_000;
   router.get("/svix/:token", (req, res) => {
-    if (!portalTokens.has(req.params.token))
+    if (!isWebhookPortalToken(store, req.params.token))
       return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such portal").toJSON());
     sendJson(res, 200, {
       endpoint: options.webhooks?.url ?? null,
@@ -188,11 +185,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       frontendApiUrl,
       tokens: { issuer: options.issuer, tokenTtlSeconds, sessionTokenVersion, sessionLifetimeMs },
       allowedOrigins: (options.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o),
-      webhookPortalUrl: (req) => {
-        const token = randomBytes(24).toString("hex");
-        portalTokens.add(token);
-        return `${frontendApiUrl(req)}/svix/${token}`;
-      },
+      // `svix_url`'s read-only portal: each address is a fresh secret (domain/webhook-endpoints.ts).
+      webhookPortalUrl: (req) => `${frontendApiUrl(req)}/svix/${createWebhookPortalToken(store)}`,
     }),
   );
   router.use(

@@ -53,6 +53,16 @@ export function frontendClient(origin: string) {
   return Object.assign(call, { cookie: () => (client ? `__client=${client}` : "") });
 }
 
+/** A browser signed in with a password (a seeded person's, by default), its sign-in checked complete. */
+export async function signedInBrowser(origin: string, identifier = "ada@example.com", password?: string) {
+  const { DEMO_PASSWORD } = await import("../src");
+  const browser = frontendClient(origin);
+  const r = await browser("POST", "/v1/client/sign_ins", { identifier, password: password ?? DEMO_PASSWORD });
+  if (r.body?.response?.status !== "complete")
+    throw new Error(`${identifier} did not sign in: ${JSON.stringify(r.body)}`);
+  return browser;
+}
+
 /**
  * Arms one of the emulator's faults (tests only: its control API) for the
  * next calls of an endpoint ("bapi GET /v1/organizations/:id/memberships"…).

@@ -8,6 +8,7 @@ export {
   frontendClient,
   newPerson,
   newTeam,
+  signedInBrowser,
   startInProcessEmulator,
   TEAM_PASSWORD,
   uniqueEmail,

@@ -17,7 +17,7 @@ export function registerClientRoutes(route: Route, { store }: BackendContext): v
   route("GET", "/v1/clients", (req) =>
     pagedAnswer(
       req,
-      [...store.state.clients].sort((a, b) => b.createdAt - a.createdAt),
+      [...store.all("clients")].sort((a, b) => b.createdAt - a.createdAt),
       (c) => backendClientJSON(store, c),
     ),
   );

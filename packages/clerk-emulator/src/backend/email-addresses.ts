@@ -1,34 +1,19 @@
 import type { Request } from "express";
-import { newId } from "../state/ids";
 import { parseEmail } from "../domain/invitations";
 import { deletedJSON, emailAddressJSON } from "../json";
-import { verificationCodeEmail } from "../domain/messages";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
-import type { EmailRecord, UserRecord } from "../state/store";
-import { TEST_EMAIL_CODE, isSentCode } from "../domain/verification-codes";
+import type { CodeVerificationRecord, EmailRecord, UserRecord } from "../state/store";
 import {
   addEmailAddress,
+  attemptEmailVerification,
+  prepareEmailVerification,
   removeEmailAddress,
   replaceEmailAddresses,
   updateEmailAddress,
-  verifyEmailAddress,
 } from "../domain/email-addresses";
 import { isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";
-
-/** A code sent by `prepare_verification`, checked by `attempt_verification`; kept in memory only. */
-type CodeVerification = {
-  id: string;
-  emailId: string;
-  status: "unverified" | "verified" | "failed" | "expired";
-  attempts: number;
-  expireAt: number;
-};
-
-/** Clerk's codes last ten minutes and take three wrong tries. */
-const CODE_LIFETIME_MS = 10 * 60_000;
-const MAX_CODE_ATTEMPTS = 3;
 
 /**
  * Email addresses through the Backend API, kept in the same records the
@@ -37,11 +22,9 @@ const MAX_CODE_ATTEMPTS = 3;
  * verified address signs in.
  */
 export function registerEmailAddressRoutes(route: Route, { store, userOf }: BackendContext): void {
-  const verifications = new Map<string, CodeVerification>();
-
   const emailById = (req: Request, param = "id"): { user: UserRecord; email: EmailRecord } => {
     const id = String(req.params[param]);
-    for (const user of store.state.users) {
+    for (const user of store.all("users")) {
       const email = user.emails.find((e) => e.id === id);
       if (email) return { user, email };
     }
@@ -78,7 +61,7 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
     return deletedJSON("email_address", email.id);
   });
 
-  const verificationJSON = (v: CodeVerification) => ({
+  const verificationJSON = (v: CodeVerificationRecord) => ({
     object: "verification",
     id: v.id,
     status: v.status,
@@ -91,23 +74,7 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
   // The code is always the test code; the email that carries it is an `email.created` webhook.
   route("POST", "/v1/email_addresses/:id/prepare_verification", (req) => {
     const { user, email } = emailById(req);
-    const verification: CodeVerification = {
-      id: newId("ver"),
-      emailId: email.id,
-      status: "unverified",
-      attempts: 0,
-      expireAt: Date.now() + CODE_LIFETIME_MS,
-    };
-    verifications.set(verification.id, verification);
-    store.send(
-      verificationCodeEmail(
-        store,
-        req.get("user-agent") ?? null,
-        { address: email.email, emailAddressId: email.id, userId: user.id },
-        TEST_EMAIL_CODE,
-      ),
-    );
-    return verificationJSON(verification);
+    return verificationJSON(prepareEmailVerification(store, user, email, req.get("user-agent") ?? null));
   });
 
   // A wrong or late code is told through the status, not as an error; a spent verification is.
@@ -117,23 +84,7 @@ export function registerEmailAddressRoutes(route: Route, { store, userOf }: Back
     if (!id) throw new ApiError(422, "form_param_missing", "Enter verification_id.", "verification_id");
     const code = str(req.body?.code);
     if (code === null) throw new ApiError(422, "form_param_missing", "Enter code.", "code");
-    const verification = verifications.get(id);
-    if (!verification || verification.emailId !== email.id) {
-      throw new ApiError(404, "resource_not_found", "Verification not found", "verification_id");
-    }
-    if (verification.status === "verified") {
-      throw new ApiError(400, "verification_already_verified", "This verification has already been verified.");
-    }
-    if (verification.status === "unverified" && verification.expireAt <= Date.now()) verification.status = "expired";
-    if (verification.status !== "unverified") return verificationJSON(verification);
-    verification.attempts += 1;
-    if (!isSentCode(code)) {
-      if (verification.attempts >= MAX_CODE_ATTEMPTS) verification.status = "failed";
-      return verificationJSON(verification);
-    }
-    verification.status = "verified";
-    if (!email.verified) verifyEmailAddress(store, user, email, "admin");
-    return verificationJSON(verification);
+    return verificationJSON(attemptEmailVerification(store, user, email, id, code));
   });
 
   // Every address the user had goes; the new one is primary, verified unless asked otherwise.

@@ -28,7 +28,7 @@ const orders = {
 /** The instance's organization roles and permissions (Clerk's `/v1/organization_roles`, `/v1/organization_permissions`). */
 export function registerOrganizationRoleRoutes(route: Route, { store }: BackendContext): void {
   const roleOf = (id: unknown): RoleRecord => {
-    const role = store.state.roles.find((r) => r.id === id);
+    const role = store.find("roles", (r) => r.id === id);
     if (!role) throw new ApiError(404, "resource_not_found", `No organization role found with id ${String(id)}.`);
     return role;
   };
@@ -39,7 +39,7 @@ export function registerOrganizationRoleRoutes(route: Route, { store }: BackendC
   };
 
   route("GET", "/v1/organization_roles", (req) => {
-    const found = filterList(ROLE_LIST, req, store, store.state.roles);
+    const found = filterList(ROLE_LIST, req, store, store.all("roles"));
     const list = orderBy(req, found, orders, "-created_at").map((r) => roleJSON(store, r, "bapi"));
     return paginate(list, req.query);
   });

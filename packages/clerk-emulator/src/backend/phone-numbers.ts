@@ -1,34 +1,20 @@
-import { randomBytes } from "node:crypto";
 import { parsePhone } from "../domain/identifiers";
 import {
   addPhoneNumber,
+  attemptPhoneVerification,
+  preparePhoneVerification,
   removePhoneNumber,
   replacePhoneNumbers,
   updatePhoneNumber,
-  verifyPhoneNumber,
 } from "../domain/phone-numbers";
 import { deletedJSON, phoneNumberJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
-import type { PhoneRecord, UserRecord } from "../state/store";
-import { TEST_EMAIL_CODE, textCode } from "../domain/verification-codes";
+import type { CodeVerificationRecord, PhoneRecord, UserRecord } from "../state/store";
 import { bodyOf, isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";
 
-/** A code sent by `prepare_verification`, checked by `attempt_verification` (kept in memory, as testing tokens are). */
-type PhoneVerification = {
-  id: string;
-  phoneId: string;
-  status: "unverified" | "verified" | "failed" | "expired";
-  attempts: number;
-  expireAt: number;
-};
-
-/** Clerk's codes last ten minutes and allow this many wrong tries. */
-const CODE_LIFETIME_MS = 10 * 60_000;
-const MAX_ATTEMPTS = 3;
-
-const verificationJSON = (v: PhoneVerification) => ({
+const verificationJSON = (v: CodeVerificationRecord) => ({
   object: "verification_otp",
   id: v.id,
   status: v.status,
@@ -39,10 +25,8 @@ const verificationJSON = (v: PhoneVerification) => ({
 
 /** Phone numbers: add one to a user, read, update (verified, primary), remove, verify by a texted code; replace them all. */
 export function registerPhoneNumberRoutes(route: Route, { store, userOf }: BackendContext): void {
-  const verifications = new Map<string, PhoneVerification>();
-
   const phoneById = (id: unknown): { user: UserRecord; phone: PhoneRecord } => {
-    for (const user of store.state.users) {
+    for (const user of store.all("users")) {
       const phone = user.phones.find((p) => p.id === id);
       if (phone) return { user, phone };
     }
@@ -83,16 +67,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
 
   route("POST", "/v1/phone_numbers/:id/prepare_verification", (req) => {
     const { user, phone } = phoneById(req.params.id);
-    const verification: PhoneVerification = {
-      id: `ver_${randomBytes(12).toString("hex")}`,
-      phoneId: phone.id,
-      status: "unverified",
-      attempts: 0,
-      expireAt: Date.now() + CODE_LIFETIME_MS,
-    };
-    verifications.set(verification.id, verification);
-    textCode(store, phone.phone, phone.id, user.id);
-    return verificationJSON(verification);
+    return verificationJSON(preparePhoneVerification(store, user, phone));
   });
 
   // A wrong or late code is told through the verification's status, not as an error (Clerk's description).
@@ -101,23 +76,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     const { user, phone } = phoneById(req.params.id);
     const code = str(body.code);
     if (code === null) throw new ApiError(422, "form_param_missing", "Enter code.", "code");
-    const verification = verifications.get(str(body.verification_id) ?? "");
-    if (!verification || verification.phoneId !== phone.id) {
-      throw new ApiError(404, "resource_not_found", "Verification not found", "verification_id");
-    }
-    if (verification.status === "verified") {
-      throw new ApiError(400, "verification_already_verified", "This verification has already been verified.");
-    }
-    if (verification.status === "unverified" && Date.now() > verification.expireAt) verification.status = "expired";
-    if (verification.status !== "unverified") return verificationJSON(verification);
-    verification.attempts += 1;
-    if (code === TEST_EMAIL_CODE) {
-      verification.status = "verified";
-      if (!phone.verified) verifyPhoneNumber(store, user, phone, "phone_code");
-    } else if (verification.attempts >= MAX_ATTEMPTS) {
-      verification.status = "failed";
-    }
-    return verificationJSON(verification);
+    return verificationJSON(attemptPhoneVerification(store, user, phone, str(body.verification_id) ?? "", code));
   });
 
   // All the user's numbers replaced by one primary number (verified unless asked otherwise).

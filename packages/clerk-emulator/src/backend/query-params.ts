@@ -373,7 +373,7 @@ export function filterList<T>(spec: ListSpec<T>, req: Request, store: Store, ite
  */
 export function orderBy<T>(
   req: Request,
-  items: T[],
+  items: readonly T[],
   fields: Readonly<Record<string, (item: T) => string | number | null>>,
   fallback: string,
 ): T[] {
@@ -402,7 +402,7 @@ export function orderBy<T>(
 }
 
 /** `limit` and `offset` as Clerk reads them (10 and 0 by default, at most 500). */
-export function page<T>(req: Request, items: T[]): T[] {
+export function page<T>(req: Request, items: readonly T[]): T[] {
   const limit = clampInt(req.query.limit, 10, 1, 500);
   const offset = clampInt(req.query.offset, 0, 0, 1_000_000);
   return items.slice(offset, offset + limit);

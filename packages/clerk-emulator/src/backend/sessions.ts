@@ -1,21 +1,16 @@
-import { randomBytes } from "node:crypto";
 import { createSignInToken, revokeSignInToken, ticketUrl } from "../domain/invitations";
 import { backendSessionJSON, signInTokenJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { endSession } from "../domain/sessions";
+import { createTestingToken } from "../domain/testing-tokens";
 import { clampInt, str } from "../http/routing";
 import type { BackendContext, Route } from "./context";
 import { pagedAnswer, SESSION_LIST, filterList } from "./query-params";
 
-/** How long a testing token lasts: Clerk's last about an hour. */
-const TESTING_TOKEN_TTL_MS = 60 * 60_000;
-
 /** Sessions, handshakes, and the endpoints Clerk's test helpers (@clerk/testing) call. */
 export function registerSessionRoutes(route: Route, { store, frontendApiUrl }: BackendContext): void {
   route("POST", "/v1/testing_tokens", () => {
-    const token = `${Date.now()}-${randomBytes(16).toString("hex")}`;
-    const expiresAt = Date.now() + TESTING_TOKEN_TTL_MS;
-    store.testingTokens.set(token, expiresAt);
+    const { token, expiresAt } = createTestingToken(store);
     return { object: "testing_token", token, expires_at: expiresAt };
   });
   route("POST", "/v1/sign_in_tokens", (req) => {

@@ -55,7 +55,7 @@ export function registerUserRoutes(route: Route, { store, userOf, frontendApiUrl
     web3wallet: () => null,
   };
   route("GET", "/v1/users", (req) => {
-    let list = orderBy(req, filterList(USER_LIST, req, store, store.state.users), userOrders, "-created_at");
+    let list = orderBy(req, filterList(USER_LIST, req, store, store.all("users")), userOrders, "-created_at");
     const after = str(req.query.starting_after);
     if (after !== null) {
       const at = list.findIndex((u) => u.id === after);
@@ -65,7 +65,7 @@ export function registerUserRoutes(route: Route, { store, userOf, frontendApiUrl
   });
   route("GET", "/v1/users/count", (req) => ({
     object: "total_count",
-    total_count: filterList(USER_COUNT, req, store, store.state.users).length,
+    total_count: filterList(USER_COUNT, req, store, store.all("users")).length,
   }));
   route("GET", "/v1/users/:id", (req) => userJSON(store, userOf(req), "bapi"));
   route("POST", "/v1/users", (req) => {

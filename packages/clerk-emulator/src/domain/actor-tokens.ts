@@ -7,10 +7,6 @@ import { newTicket, type ActorTokenRecord, type Metadata, type SessionRecord, ty
 export const ACTOR_TOKEN_TTL_SECONDS = 3_600;
 export const ACTOR_SESSION_SECONDS = 1_800;
 
-export function actorTokens(store: Store): ActorTokenRecord[] {
-  return store.state.actorTokens;
-}
-
 export function createActorToken(
   store: Store,
   input: { userId: string; actor: Metadata; expiresInSeconds: number; sessionMaxDurationSeconds: number },
@@ -32,7 +28,7 @@ export function createActorToken(
 }
 
 export function revokeActorToken(store: Store, id: string): ActorTokenRecord {
-  const record = actorTokens(store).find((a) => a.id === id);
+  const record = store.find("actorTokens", (a) => a.id === id);
   if (!record) throw new ApiError(404, "resource_not_found", "Actor token not found");
   if (record.status !== "pending") {
     throw new ApiError(
@@ -51,7 +47,7 @@ export function revokeActorToken(store: Store, id: string): ActorTokenRecord {
  * domain/invitations.ts reads).
  */
 export function usableActorToken(store: Store, ticket: string | null): ActorTokenRecord | null {
-  const record = ticket ? actorTokens(store).find((a) => a.ticket === ticket) : undefined;
+  const record = ticket ? store.find("actorTokens", (a) => a.ticket === ticket) : null;
   if (!record) return null;
   if (record.status !== "pending") {
     throw new ApiError(400, "ticket_invalid_code", "This link has already been used or was revoked.");

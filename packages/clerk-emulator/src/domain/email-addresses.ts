@@ -1,6 +1,9 @@
 import { newId } from "../state/ids";
 import { ApiError } from "./errors";
-import type { EmailRecord, Store, UserRecord } from "../state/store";
+import type { CodeVerificationRecord, EmailRecord, Store, UserRecord } from "../state/store";
+import { attemptCodeVerification, startCodeVerification } from "./code-verifications";
+import { verificationCodeEmail } from "./messages";
+import { TEST_EMAIL_CODE } from "./verification-codes";
 
 /**
  * A user's email addresses, as the person changes them (`/v1/me/email_addresses`, `by: "owner"`) and as the
@@ -68,6 +71,35 @@ export function verifyEmailAddress(store: Store, user: UserRecord, email: EmailR
     email.verified = true;
     email.updatedAt = Date.now();
     user.updatedAt = email.updatedAt;
+  });
+}
+
+/**
+ * The Backend API's `prepare_verification`: a verification waiting for the code, which is always the test code;
+ * the email that carries it is an `email.created` webhook. `userAgent` is the asking client's, as the email names it.
+ */
+export function prepareEmailVerification(
+  store: Store,
+  user: UserRecord,
+  email: EmailRecord,
+  userAgent: string | null,
+): CodeVerificationRecord {
+  const verification = startCodeVerification(store, "emailVerifications", email.id);
+  const to = { address: email.email, emailAddressId: email.id, userId: user.id };
+  store.send(verificationCodeEmail(store, userAgent, to, TEST_EMAIL_CODE));
+  return verification;
+}
+
+/** The Backend API's `attempt_verification`: the right code verifies the address (`admin`), if not already. */
+export function attemptEmailVerification(
+  store: Store,
+  user: UserRecord,
+  email: EmailRecord,
+  verificationId: string,
+  code: string,
+): CodeVerificationRecord {
+  return attemptCodeVerification(store, "emailVerifications", email.id, verificationId, code, () => {
+    if (!email.verified) verifyEmailAddress(store, user, email, "admin");
   });
 }
 

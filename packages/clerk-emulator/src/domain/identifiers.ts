@@ -83,7 +83,7 @@ export function refuseTakenUsername(store: Store, username: string, except?: Use
 
 /** The user a verified number identifies. */
 export const userByPhone = (store: Store, phone: string) =>
-  store.state.users.find((u) => u.phones.some((p) => p.verified && p.phone === phone)) ?? null;
+  store.find("users", (u) => u.phones.some((p) => p.verified && p.phone === phone));
 
 /** Who an identifier typed into sign-in names: an email address, a username or a phone number. */
 export function userByIdentifier(store: Store, identifier: string): UserRecord | null {
@@ -91,7 +91,7 @@ export function userByIdentifier(store: Store, identifier: string): UserRecord |
   const phone = identifier.replace(/[\s().-]/g, "");
   if (/^\+\d+$/.test(phone)) return userByPhone(store, phone);
   const name = identifier.trim().toLowerCase();
-  return store.state.users.find((u) => u.username === name) ?? null;
+  return store.find("users", (u) => u.username === name);
 }
 
 /** A new number on a user's profile, verified (and how) or not; the first verified one becomes primary, as in Clerk. */

@@ -1,6 +1,6 @@
 import { ApiError } from "./errors";
 import { findRole, isCreatorEligible } from "./roles";
-import type { InstanceRecord, RoleRecord, Store } from "../state/store";
+import type { DeepReadonly, InstanceRecord, RoleRecord, Store } from "../state/store";
 
 /**
  * The instance's settings (`/v1/instance…`), changed as the Backend API asks:
@@ -18,14 +18,14 @@ export function changeInstanceSettings(store: Store, changes: Partial<InstanceSe
 }
 
 /** A role a setting names by id (`role_admin`…, as `GET /v1/organization_roles` lists them) or by key; `param` names it in the refusal. */
-export function settingRole(store: Store, idOrKey: string, param: string): RoleRecord {
+export function settingRole(store: Store, idOrKey: string, param: string): DeepReadonly<RoleRecord> {
   const role = findRole(store, idOrKey);
   if (!role) throw new ApiError(422, "resource_not_found", "Role not found", param, `No role ${idOrKey}.`);
   return role;
 }
 
 /** The role new organizations' creators get: it must be able to manage the organization (Clerk's creator role rule). */
-export function creatorRole(store: Store, idOrKey: string): RoleRecord {
+export function creatorRole(store: Store, idOrKey: string): DeepReadonly<RoleRecord> {
   const role = settingRole(store, idOrKey, "creator_role_id");
   if (!isCreatorEligible(store, role)) {
     throw new ApiError(

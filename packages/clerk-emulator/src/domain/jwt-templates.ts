@@ -2,7 +2,7 @@ import { createHmac, createPrivateKey, randomBytes, sign, type KeyObject } from 
 import { newId } from "../state/ids";
 import { renderClaims } from "./jwt-shortcodes";
 import { ApiError } from "./errors";
-import type { JwtTemplateRecord, Metadata, SessionRecord, Store } from "../state/store";
+import type { DeepReadonly, JwtTemplateRecord, Metadata, SessionRecord, Store } from "../state/store";
 import type { SigningKey } from "./tokens";
 
 /** Clerk's defaults for a template's token: a minute's lifetime, five seconds' clock skew. */
@@ -30,19 +30,19 @@ const ALGORITHMS: Record<string, { kind: "hmac" | "rsa" | "ec"; hash: string }> 
   ES512: { kind: "ec", hash: "sha512" },
 };
 
-export function jwtTemplates(store: Store): JwtTemplateRecord[] {
+export function jwtTemplates(store: Store): DeepReadonly<JwtTemplateRecord[]> {
   return store.state.jwtTemplates;
 }
 
 export function jwtTemplate(store: Store, id: string): JwtTemplateRecord {
-  const found = jwtTemplates(store).find((t) => t.id === id);
+  const found = store.find("jwtTemplates", (t) => t.id === id);
   if (!found) throw new ApiError(404, "resource_not_found", "JWT template not found");
   return found;
 }
 
 /** The template a token is asked for by name (`getToken({ template })`), or Clerk's 404. */
 export function jwtTemplateNamed(store: Store, name: string): JwtTemplateRecord {
-  const found = jwtTemplates(store).find((t) => t.name === name);
+  const found = store.find("jwtTemplates", (t) => t.name === name);
   if (!found) throw new ApiError(404, "resource_not_found", `No JWT template exists with name: ${name}`);
   return found;
 }

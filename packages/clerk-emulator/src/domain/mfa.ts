@@ -117,7 +117,7 @@ const storedSecrets = (store: Store, userId: string) => store.state.mfaSecrets.f
 
 /** The user's secrets, a record made for them if they had none (for a change). */
 export function mfaSecretsOf(store: Store, userId: string): MfaSecretsRecord {
-  const found = storedSecrets(store, userId);
+  const found = store.find("mfaSecrets", (s) => s.userId === userId);
   if (found) return found;
   const secrets: MfaSecretsRecord = { userId, totp: null, backupCodes: null };
   store.write((state) => state.mfaSecrets.push(secrets));
@@ -310,7 +310,7 @@ export function replaceBackupCodes(store: Store, user: UserRecord, codes = newBa
 export const newBackupCodesList = () => Array.from({ length: BACKUP_CODE_COUNT }, newBackupCode);
 
 function spendBackupCode(store: Store, user: UserRecord, code: string): boolean {
-  const backup = storedSecrets(store, user.id)?.backupCodes;
+  const backup = store.find("mfaSecrets", (s) => s.userId === user.id)?.backupCodes;
   const wanted = code.trim().toLowerCase();
   if (!backup?.codes.includes(wanted)) return false;
   store.write(() => {

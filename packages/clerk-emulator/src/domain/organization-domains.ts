@@ -303,7 +303,9 @@ export function enrollByDomains(store: Store): void {
   for (const domain of domains) {
     const org = store.org(domain.orgId);
     if (!org) continue;
-    for (const user of store.state.users) {
+    for (const { id } of store.state.users) {
+      const user = store.user(id);
+      if (!user) continue;
       const addresses = verifiedOn(user, domain.name);
       if (addresses.length === 0 || store.membership(org.id, user.id)) continue;
       if (domain.enrollmentMode === "automatic_invitation") inviteByDomain(store, org, domain, addresses[0]!.email);

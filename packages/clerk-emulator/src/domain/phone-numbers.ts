@@ -1,6 +1,8 @@
 import { ApiError } from "./errors";
 import { addPhone, refuseTakenPhone, removePhone, verifyPhone } from "./identifiers";
-import type { PhoneRecord, Store, UserRecord, Verifier } from "../state/store";
+import type { CodeVerificationRecord, PhoneRecord, Store, UserRecord, Verifier } from "../state/store";
+import { attemptCodeVerification, startCodeVerification } from "./code-verifications";
+import { textCode } from "./verification-codes";
 
 /**
  * A user's phone numbers as the person (`/v1/me/phone_numbers`) and the Backend API change them: a number
@@ -64,6 +66,26 @@ export function updatePhoneNumber(
 /** Marks a number verified (by its texted code, or by the Backend API); with no primary number yet, it becomes it. */
 export function verifyPhoneNumber(store: Store, user: UserRecord, phone: PhoneRecord, by: Verifier): void {
   store.write(() => verifyPhone(user, phone, by));
+}
+
+/** The Backend API's `prepare_verification`: a verification waiting for the texted code (`sms.created`). */
+export function preparePhoneVerification(store: Store, user: UserRecord, phone: PhoneRecord): CodeVerificationRecord {
+  const verification = startCodeVerification(store, "phoneVerifications", phone.id);
+  textCode(store, phone.phone, phone.id, user.id);
+  return verification;
+}
+
+/** The Backend API's `attempt_verification`: the right code verifies the number (`phone_code`), if not already. */
+export function attemptPhoneVerification(
+  store: Store,
+  user: UserRecord,
+  phone: PhoneRecord,
+  verificationId: string,
+  code: string,
+): CodeVerificationRecord {
+  return attemptCodeVerification(store, "phoneVerifications", phone.id, verificationId, code, () => {
+    if (!phone.verified) verifyPhoneNumber(store, user, phone, "phone_code");
+  });
 }
 
 /** Takes a number off the user's profile; the primary place passes to another verified number, if any. */

@@ -1,6 +1,6 @@
 import { newId, nowMs } from "../state/ids";
 import type { PermissionRecord, RoleRecord } from "../state/records";
-import type { Store } from "../state/store";
+import type { DeepReadonly, Store } from "../state/store";
 import { CREATOR_ROLE_ID, DEFAULT_ROLE_ID, findRole, permissionById, permissionType, type Holder } from "./roles";
 import { ApiError } from "./errors";
 
@@ -18,6 +18,8 @@ function requiredText(value: unknown, param: string): string {
   if (text.length > 256) throw new ApiError(422, "form_param_exceeds_allowed_size", `${param} is too long.`, param);
   return text;
 }
+
+type Permission = DeepReadonly<PermissionRecord>;
 
 function roleKeyOf(store: Holder, value: unknown, except?: RoleRecord): string {
   const key = requiredText(value, "key");
@@ -134,7 +136,7 @@ export function deleteRole(store: Store, role: RoleRecord): void {
   });
 }
 
-export function assignPermission(store: Store, role: RoleRecord, permission: PermissionRecord): RoleRecord {
+export function assignPermission(store: Store, role: RoleRecord, permission: Permission): RoleRecord {
   if (role.permissionIds.includes(permission.id)) {
     throw new ApiError(409, "duplicate_record", `The role already has the permission ${permission.key}.`);
   }
@@ -145,7 +147,7 @@ export function assignPermission(store: Store, role: RoleRecord, permission: Per
   });
 }
 
-export function removePermission(store: Store, role: RoleRecord, permission: PermissionRecord): RoleRecord {
+export function removePermission(store: Store, role: RoleRecord, permission: Permission): RoleRecord {
   if (!role.permissionIds.includes(permission.id)) {
     throw new ApiError(404, "resource_not_found", `The role does not have the permission ${permission.key}.`);
   }
@@ -173,12 +175,11 @@ export function createPermission(store: Store, body: Record<string, unknown>): P
 }
 
 /** A custom permission only: Clerk's system ones cannot be changed or deleted. */
-export function customPermission(store: Holder, id: string): PermissionRecord {
-  const found = permissionById(store, id);
-  if (!found) throw new ApiError(404, "resource_not_found", `No permission found with id ${id}.`);
-  if (permissionType(found) === "system") {
-    throw new ApiError(403, "authorization_invalid", "System permissions cannot be changed or deleted.");
-  }
+export function customPermission(store: Store, id: string): PermissionRecord {
+  const known = permissionById(store, id);
+  if (!known) throw new ApiError(404, "resource_not_found", `No permission found with id ${id}.`);
+  const found = permissionType(known) === "system" ? null : store.find("permissions", (p) => p.id === id);
+  if (!found) throw new ApiError(403, "authorization_invalid", "System permissions cannot be changed or deleted.");
   return found;
 }
 

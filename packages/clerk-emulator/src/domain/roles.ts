@@ -1,4 +1,5 @@
 import type { MembershipRecord, PermissionRecord, RoleRecord, State } from "../state/records";
+import type { DeepReadonly } from "../state/store";
 import { ApiError } from "./errors";
 import { CREATOR_ROLE_ID, DEFAULT_ROLE_ID, SYSTEM_PERMISSIONS } from "../state/default-roles";
 
@@ -18,7 +19,9 @@ const CREATOR_PERMISSIONS = ["org:sys_memberships:manage", "org:sys_memberships:
 
 /** The key of the role an organization's creator gets: the instance's setting (`creator_role_id`), else `org:admin`. */
 export function creatorRoleKey(
-  store: Holder & { state: { instance?: { organizationSettings: { creatorRole: string } } } },
+  store: Holder & {
+    state: { readonly instance?: { readonly organizationSettings: { readonly creatorRole: string } } };
+  },
 ): string {
   const chosen = store.state.instance?.organizationSettings.creatorRole;
   return (chosen ? findRole(store, chosen)?.key : null) ?? findRole(store, CREATOR_ROLE_ID)?.key ?? "org:admin";
@@ -29,22 +32,25 @@ export function defaultRoleKey(store: Holder): string {
   return findRole(store, DEFAULT_ROLE_ID)?.key ?? "org:member";
 }
 
-export type Holder = { state: Pick<State, "roles" | "permissions" | "memberships" | "invitations"> };
+/** What the roles' rules read (the store's read-only state): they find, never change. */
+export type Holder = { state: DeepReadonly<Pick<State, "roles" | "permissions" | "memberships" | "invitations">> };
+type Role = DeepReadonly<RoleRecord>;
+type Permission = DeepReadonly<PermissionRecord>;
 
 export const permissionType = (p: PermissionRecord): PermissionType =>
   p.key.startsWith("org:sys_") ? "system" : "user";
 
-export function permissionById(store: Holder, id: string): PermissionRecord | null {
+export function permissionById(store: Holder, id: string): Permission | null {
   return SYSTEM_PERMISSIONS.find((p) => p.id === id) ?? store.state.permissions.find((p) => p.id === id) ?? null;
 }
 
 /** A role by its id or its key. */
-export function findRole(store: Holder, idOrKey: string): RoleRecord | null {
+export function findRole(store: Holder, idOrKey: string): Role | null {
   return store.state.roles.find((r) => r.id === idOrKey || r.key === idOrKey) ?? null;
 }
 
 /** A role's permissions, system ones first as Clerk lists them. */
-export function permissionsOfRole(store: Holder, role: RoleRecord): PermissionRecord[] {
+export function permissionsOfRole(store: Holder, role: Role): Permission[] {
   const found = role.permissionIds.map((id) => permissionById(store, id)).filter((p) => p !== null);
   return [...found.filter((p) => permissionType(p) === "system"), ...found.filter((p) => permissionType(p) === "user")];
 }
@@ -59,7 +65,7 @@ export function roleName(store: Holder, roleKey: string): string {
   return findRole(store, roleKey)?.name ?? roleKey;
 }
 
-export function isCreatorEligible(store: Holder, role: RoleRecord): boolean {
+export function isCreatorEligible(store: Holder, role: Role): boolean {
   const keys = permissionsOfRole(store, role).map((p) => p.key);
   return CREATOR_PERMISSIONS.every((k) => keys.includes(k));
 }

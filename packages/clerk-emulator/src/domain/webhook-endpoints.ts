@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { ApiError } from "./errors";
 import type { Store } from "../state/store";
 
@@ -24,4 +25,15 @@ export function deleteSvixApp(store: Store): void {
   store.write((state) => {
     state.instance.svixApp = false;
   });
+}
+
+/** `svix_url`'s read-only portal: each address is a fresh secret, kept in the store's memory until a reset. */
+export function createWebhookPortalToken(store: Store): string {
+  const token = randomBytes(24).toString("hex");
+  store.write((_state, memory) => memory.webhookPortalTokens.add(token));
+  return token;
+}
+
+export function isWebhookPortalToken(store: Store, token: string): boolean {
+  return store.memory.webhookPortalTokens.has(token);
 }

@@ -3,6 +3,7 @@ import type { Faults } from "../http/faults";
 import { clientJSON } from "../json";
 import { newClient } from "../domain/clients";
 import { startSession } from "../domain/sessions";
+import { isTestingToken } from "../domain/testing-tokens";
 import { frontendApiPath } from "../http/proxy";
 import { ApiError } from "../domain/errors";
 import { activityOf } from "../http/activity";
@@ -81,11 +82,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
   };
 
   /** Clerk's test helpers add a testing token to every Frontend API call; a valid one sets `captcha_bypass`. */
-  const carriesTestingToken = (req: Request) => {
-    const token = str(req.query.__clerk_testing_token);
-    const expiresAt = token ? store.testingTokens.get(token) : undefined;
-    return expiresAt !== undefined && expiresAt > Date.now();
-  };
+  const carriesTestingToken = (req: Request) => isTestingToken(store, str(req.query.__clerk_testing_token));
 
   const clientPayload = (req: Request, client: ClientRecord | null) =>
     client ? clientJSON(store, client, (s) => mintToken(req, s), carriesTestingToken(req)) : null;

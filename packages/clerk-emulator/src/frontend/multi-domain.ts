@@ -1,14 +1,9 @@
-import { newId } from "../state/ids";
+import { createLinkToken, takeLinkToken } from "../domain/multi-domain";
 import { frontendApiPath, proxyUrlOf, publicOrigin } from "../http/proxy";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { allowedRedirect } from "./redirects";
-
-/** How long a sync's link token may wait to be opened: one redirect's worth. */
-const LINK_TOKEN_TTL_MS = 60_000;
-
-type LinkToken = { clientId: string; origin: string; redirectUrl: string; expiresAt: number };
 
 /**
  * Multi-domain sync for production instances (clerk-js's
@@ -25,8 +20,6 @@ type LinkToken = { clientId: string; origin: string; redirectUrl: string; expire
  * to an allowed origin (`allowedRedirect`).
  */
 export function registerMultiDomainRoutes(route: Route, fapi: FrontendContext): void {
-  const tokens = new Map<string, LinkToken>();
-
   const synced = (redirectUrl: string) => {
     const back = new URL(redirectUrl);
     back.searchParams.set("__clerk_synced", "true");
@@ -49,14 +42,10 @@ export function registerMultiDomainRoutes(route: Route, fapi: FrontendContext): 
     const client = fapi.currentClient(req);
     // A browser with no client here has nothing to share: the satellite stays signed out.
     if (!client) return res.redirect(307, synced(target.toString()));
-    const now = Date.now();
-    for (const [token, link] of tokens) if (link.expiresAt <= now) tokens.delete(token);
-    const token = newId("lnk", 32);
-    tokens.set(token, {
+    const token = createLinkToken(fapi.store, {
       clientId: client.id,
       origin: target.origin,
       redirectUrl: target.toString(),
-      expiresAt: now + LINK_TOKEN_TTL_MS,
     });
     const path = frontendApiPath(req, fapi.secretKey, fapi.mountPath).replace(/\/$/, "");
     const link = new URL(`${path}/v1/client/link`, target.origin);
@@ -67,9 +56,8 @@ export function registerMultiDomainRoutes(route: Route, fapi: FrontendContext): 
   route("GET", "/v1/client/link", (req, res) => {
     const token = str(req.query.__clerk_token);
     if (!token) throw new ApiError(422, "form_param_missing", "__clerk_token is missing", "__clerk_token");
-    const link = tokens.get(token);
-    tokens.delete(token);
-    if (!link || link.expiresAt <= Date.now())
+    const link = takeLinkToken(fapi.store, token);
+    if (!link)
       throw new ApiError(400, "form_param_value_invalid", "The sync token is invalid or has expired", "__clerk_token");
     // The token was made for one satellite origin: opened anywhere else it links nothing.
     const origin = proxyUrlOf(req, fapi.secretKey)?.origin ?? publicOrigin(req);

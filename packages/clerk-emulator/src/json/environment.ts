@@ -1,5 +1,6 @@
 import { defaultInstance } from "../state/instance";
 import type { InstanceRecord, RestrictionsRecord } from "../state/records";
+import type { DeepReadonly } from "../state/store";
 import { noRestrictions } from "../state/seed";
 
 /**
@@ -37,8 +38,8 @@ const off = { enabled: false };
 export function environmentJSON(
   applicationName: string,
   settings: { organizationSlugs: boolean; emailLinkVerification?: boolean; passkeys?: boolean },
-  instance: InstanceRecord = defaultInstance(),
-  restrictions: RestrictionsRecord = noRestrictions(),
+  instance: DeepReadonly<InstanceRecord> = defaultInstance(),
+  restrictions: DeepReadonly<RestrictionsRecord> = noRestrictions(),
 ) {
   const { settings: own, organizationSettings: orgs } = instance;
   // Email links sign in always; verifying an address by link is an instance setting (off: codes only),

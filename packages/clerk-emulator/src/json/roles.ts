@@ -1,4 +1,4 @@
-import type { MembershipRequestRecord, PermissionRecord, RoleRecord, Store } from "../state/store";
+import type { DeepReadonly, MembershipRequestRecord, PermissionRecord, RoleRecord, Store } from "../state/store";
 import { isCreatorEligible, permissionsOfRole, permissionType } from "../domain/roles";
 import type { Api } from "./common";
 import { publicUserDataJSON } from "./public-user-data";
@@ -18,7 +18,7 @@ export function permissionJSON(p: PermissionRecord) {
 }
 
 /** A role with its permissions. The browser's shape has no null description (Clerk's Frontend API types it a string). */
-export function roleJSON(store: Store, role: RoleRecord, api: Api) {
+export function roleJSON(store: Store, role: DeepReadonly<RoleRecord>, api: Api) {
   return {
     object: "role",
     id: role.id,

@@ -491,3 +491,35 @@ export type InstanceRecord = {
   /** The production domain's home URL, as `POST /v1/instance/change_domain` last set it. */
   homeUrl: string | null;
 };
+
+/**
+ * A code sent by the Backend API's `prepare_verification` on an email address or a phone number, checked by
+ * its `attempt_verification` (domain/code-verifications.ts).
+ */
+export type CodeVerificationRecord = {
+  id: string;
+  /** The email address's or phone number's id. */
+  identificationId: string;
+  status: "unverified" | "verified" | "failed" | "expired";
+  attempts: number;
+  expireAt: number;
+};
+
+/** A multi-domain sync's one-time token (`/v1/client/sync` makes it, `/v1/client/link` takes it). */
+export type LinkTokenRecord = { clientId: string; origin: string; redirectUrl: string; expiresAt: number };
+
+/**
+ * What the emulator keeps in memory only, never in the state file (a restart forgets it, as short-lived
+ * secrets should be): the store holds it beside the state, `store.write` changes it, and `reset` empties it.
+ */
+export type MemoryState = {
+  /** Testing tokens (`POST /v1/testing_tokens`) and when each expires. */
+  testingTokens: Map<string, number>;
+  /** The Backend API's email address and phone number verifications, by id. */
+  emailVerifications: Map<string, CodeVerificationRecord>;
+  phoneVerifications: Map<string, CodeVerificationRecord>;
+  /** Multi-domain sync tokens, by token. */
+  linkTokens: Map<string, LinkTokenRecord>;
+  /** The secrets of `svix_url`'s read-only webhook portals. */
+  webhookPortalTokens: Set<string>;
+};

@@ -6,6 +6,7 @@ import type {
   ClientRecord,
   ImageRecord,
   MembershipRecord,
+  MemoryState,
   OrgRecord,
   Role,
   SessionActivity,
@@ -35,13 +36,43 @@ export type StoreSettings = {
 };
 
 /**
+ * `T` with every property, list, map and set read-only, all the way down: what the store hands to anyone
+ * reading its state.
+ */
+export type DeepReadonly<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends ReadonlyMap<infer K, infer V>
+    ? ReadonlyMap<K, DeepReadonly<V>>
+    : T extends ReadonlySet<infer V>
+      ? ReadonlySet<DeepReadonly<V>>
+      : T extends readonly (infer E)[]
+        ? readonly DeepReadonly<E>[]
+        : T extends object
+          ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+          : T;
+
+/** The state's lists of records (`users`, `roles`…), which `Store.find` searches. */
+export type ListName = { [K in keyof State]: State[K] extends unknown[] ? K : never }[keyof State];
+
+function emptyMemoryState(): MemoryState {
+  return {
+    testingTokens: new Map(),
+    emailVerifications: new Map(),
+    phoneVerifications: new Map(),
+    linkTokens: new Map(),
+    webhookPortalTokens: new Set(),
+  };
+}
+
+/**
  * Holds the state in memory; in local mode also in a JSON file, written a
  * moment after each change (atomically: temp file, then rename).
  */
 export class Store {
-  state: State;
-  /** Testing tokens (`POST /v1/testing_tokens`) and when each expires; kept in memory only. */
-  readonly testingTokens = new Map<string, number>();
+  /** The state itself: mutable only here and inside `write`; everyone else reads `state`. */
+  private current: State;
+  /** What is kept in memory only (tokens, verifications): changed inside `write`, emptied by `reset`. */
+  private currentMemory: MemoryState = emptyMemoryState();
   private saveTimer: NodeJS.Timeout | null = null;
   /** How many `write`s are under way: only the outermost tells the listeners. */
   private writeDepth = 0;
@@ -56,7 +87,7 @@ export class Store {
     private readonly file: string | null,
     readonly settings: StoreSettings = { organizationSlugs: true, publicUrl: "", applicationName: "Clerk emulator" },
   ) {
-    this.state = this.load();
+    this.current = this.load();
   }
 
   private load(): State {
@@ -71,11 +102,25 @@ export class Store {
     return seedState(this.settings.demoPassword);
   }
 
+  /**
+   * The state, read-only by its type: nothing outside a `write` can assign into it, push to its lists or
+   * change a record found in them (the type check refuses it). Changes go through `write`, whose callback
+   * gets the same state, mutable.
+   */
+  get state(): DeepReadonly<State> {
+    return this.current;
+  }
+
+  /** The memory-only part (tokens, verifications), read-only the same way; `write`'s second argument changes it. */
+  get memory(): DeepReadonly<MemoryState> {
+    return this.currentMemory;
+  }
+
   reset(): void {
     this.apply(() => {
-      for (const image of this.state.images) this.deleteImage(image.id);
-      this.state = seedState(this.settings.demoPassword);
-      this.testingTokens.clear();
+      for (const image of this.current.images) this.deleteImage(image.id);
+      this.current = seedState(this.settings.demoPassword);
+      this.currentMemory = emptyMemoryState();
     }, true);
   }
 
@@ -98,15 +143,15 @@ export class Store {
    * a write tells them once, when the outer one ends; a change that throws
    * (a refused request) tells no one, as before.
    */
-  write<T>(change: (state: State) => T): T {
+  write<T>(change: (state: State, memory: MemoryState) => T): T {
     return this.apply(change, false);
   }
 
-  private apply<T>(change: (state: State) => T, reset: boolean): T {
+  private apply<T>(change: (state: State, memory: MemoryState) => T, reset: boolean): T {
     this.writeDepth++;
     let result: T;
     try {
-      result = change(this.state);
+      result = change(this.current, this.currentMemory);
     } finally {
       this.writeDepth--;
     }
@@ -136,7 +181,7 @@ export class Store {
     if (!this.file) return;
     mkdirSync(dirname(this.file), { recursive: true });
     const temp = `${this.file}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.state));
+    writeFileSync(temp, JSON.stringify(this.current));
     renameSync(temp, this.file);
   }
 
@@ -161,12 +206,12 @@ export class Store {
     } else {
       this.imageBytes.set(image.id, input.bytes);
     }
-    this.state.images.push(image);
+    this.current.images.push(image);
     return image;
   }
 
   image(id: string): { record: ImageRecord; bytes: Buffer } | null {
-    const record = this.state.images.find((i) => i.id === id);
+    const record = this.current.images.find((i) => i.id === id);
     if (!record) return null;
     const file = this.imageFile(id);
     const bytes = file ? (existsSync(file) ? readFileSync(file) : null) : this.imageBytes.get(id);
@@ -176,43 +221,56 @@ export class Store {
   deleteImage(id: string | null): void {
     if (!id) return;
     this.writing("deleteImage");
-    this.state.images = this.state.images.filter((i) => i.id !== id);
+    this.current.images = this.current.images.filter((i) => i.id !== id);
     const file = this.imageFile(id);
     if (file) rmSync(file, { force: true });
     this.imageBytes.delete(id);
   }
 
   // Look-ups ---------------------------------------------------------------
+  // A look-up hands out a record as the handle a domain function changes (inside a `write`): its type is the
+  // record's own, not the read-only view `state` gives.
+
+  /** One of the state's lists, its records as handles (the list itself is read-only: add through `write`). */
+  all<K extends ListName>(list: K): readonly State[K][number][] {
+    return this.current[list];
+  }
+
+  /** The first record of one of the state's lists that `match` picks. */
+  find<K extends ListName>(list: K, match: (record: State[K][number]) => boolean): State[K][number] | null {
+    const records: State[K][number][] = this.current[list];
+    return records.find(match) ?? null;
+  }
   user(id: string) {
-    return this.state.users.find((u) => u.id === id) ?? null;
+    return this.current.users.find((u) => u.id === id) ?? null;
   }
   /** The user a verified address identifies (any of theirs, not only the primary one). */
   userByEmail(email: string) {
     const wanted = email.trim().toLowerCase();
-    return this.state.users.find((u) => u.emails.some((e) => e.verified && e.email === wanted)) ?? null;
+    return this.current.users.find((u) => u.emails.some((e) => e.verified && e.email === wanted)) ?? null;
   }
   /** Whether any user holds this address, verified or not (Clerk refuses it to anyone else). */
   emailTaken(email: string, except?: UserRecord) {
     const wanted = email.trim().toLowerCase();
-    return this.state.users.some((u) => u !== except && u.emails.some((e) => e.email === wanted));
+    return this.current.users.some((u) => u !== except && u.emails.some((e) => e.email === wanted));
   }
   org(idOrSlug: string) {
-    return this.state.organizations.find((o) => o.id === idOrSlug || o.slug === idOrSlug) ?? null;
+    return this.current.organizations.find((o) => o.id === idOrSlug || o.slug === idOrSlug) ?? null;
   }
   membershipsOfOrg(orgId: string) {
-    return this.state.memberships.filter((m) => m.orgId === orgId);
+    return this.current.memberships.filter((m) => m.orgId === orgId);
   }
   membershipsOfUser(userId: string) {
-    return this.state.memberships.filter((m) => m.userId === userId);
+    return this.current.memberships.filter((m) => m.userId === userId);
   }
   membership(orgId: string, userId: string) {
-    return this.state.memberships.find((m) => m.orgId === orgId && m.userId === userId) ?? null;
+    return this.current.memberships.find((m) => m.orgId === orgId && m.userId === userId) ?? null;
   }
   session(id: string) {
-    return this.state.sessions.find((s) => s.id === id) ?? null;
+    return this.current.sessions.find((s) => s.id === id) ?? null;
   }
   client(id: string) {
-    return this.state.clients.find((c) => c.id === id) ?? null;
+    return this.current.clients.find((c) => c.id === id) ?? null;
   }
 
   // Changes ----------------------------------------------------------------
@@ -234,7 +292,7 @@ export class Store {
       createdAt: t,
       updatedAt: t,
     };
-    this.state.users.push(user);
+    this.current.users.push(user);
     return user;
   }
 
@@ -248,11 +306,11 @@ export class Store {
       createdBy: input.createdBy,
       ...newOrgFields(),
       // The instance's default limit (`PATCH /v1/instance/organization_settings`); 0 is none.
-      maxAllowedMemberships: this.state.instance.organizationSettings.maxAllowedMemberships,
+      maxAllowedMemberships: this.current.instance.organizationSettings.maxAllowedMemberships,
       createdAt: t,
       updatedAt: t,
     };
-    this.state.organizations.push(org);
+    this.current.organizations.push(org);
     if (input.createdBy) this.addMembership(org.id, input.createdBy, input.creatorRole);
     return org;
   }
@@ -261,15 +319,15 @@ export class Store {
     this.writing("addMembership");
     const t = nowMs();
     const m: MembershipRecord = { id: newId("orgmem"), orgId, userId, role, createdAt: t, updatedAt: t };
-    this.state.memberships.push(m);
+    this.current.memberships.push(m);
     return m;
   }
 
   removeMembership(m: MembershipRecord) {
     this.writing("removeMembership");
-    this.state.memberships = this.state.memberships.filter((other) => other !== m);
+    this.current.memberships = this.current.memberships.filter((other) => other !== m);
     // A session whose active organization this was has none now, as in Clerk.
-    for (const s of this.state.sessions) {
+    for (const s of this.current.sessions) {
       if (s.userId === m.userId && s.lastActiveOrganizationId === m.orgId) s.lastActiveOrganizationId = null;
     }
   }
@@ -277,23 +335,23 @@ export class Store {
   /** A user and everything that is theirs: sessions (revoked), memberships, image. Rules are the caller's. */
   deleteUser(user: UserRecord): void {
     this.writing("deleteUser");
-    for (const s of this.state.sessions)
+    for (const s of this.current.sessions)
       if (s.userId === user.id && s.status === "active") this.endSession(s, "revoked");
-    this.state.memberships = this.state.memberships.filter((m) => m.userId !== user.id);
-    this.state.membershipRequests = this.state.membershipRequests.filter((r) => r.userId !== user.id);
-    this.state.mfaSecrets = this.state.mfaSecrets.filter((s) => s.userId !== user.id);
-    this.state.users = this.state.users.filter((u) => u !== user);
+    this.current.memberships = this.current.memberships.filter((m) => m.userId !== user.id);
+    this.current.membershipRequests = this.current.membershipRequests.filter((r) => r.userId !== user.id);
+    this.current.mfaSecrets = this.current.mfaSecrets.filter((s) => s.userId !== user.id);
+    this.current.users = this.current.users.filter((u) => u !== user);
     this.deleteImage(user.imageId);
   }
 
   /** An organization with its memberships, invitations and logo; sessions whose active organization it was have none. */
   deleteOrganization(org: OrgRecord): void {
     this.writing("deleteOrganization");
-    this.state.memberships = this.state.memberships.filter((m) => m.orgId !== org.id);
-    this.state.invitations = this.state.invitations.filter((i) => i.orgId !== org.id);
-    this.state.membershipRequests = this.state.membershipRequests.filter((r) => r.orgId !== org.id);
-    for (const s of this.state.sessions) if (s.lastActiveOrganizationId === org.id) s.lastActiveOrganizationId = null;
-    this.state.organizations = this.state.organizations.filter((o) => o !== org);
+    this.current.memberships = this.current.memberships.filter((m) => m.orgId !== org.id);
+    this.current.invitations = this.current.invitations.filter((i) => i.orgId !== org.id);
+    this.current.membershipRequests = this.current.membershipRequests.filter((r) => r.orgId !== org.id);
+    for (const s of this.current.sessions) if (s.lastActiveOrganizationId === org.id) s.lastActiveOrganizationId = null;
+    this.current.organizations = this.current.organizations.filter((o) => o !== org);
     this.deleteImage(org.imageId);
   }
 
@@ -309,7 +367,7 @@ export class Store {
       createdAt: t,
       updatedAt: t,
     };
-    this.state.clients.push(client);
+    this.current.clients.push(client);
     return client;
   }
 
@@ -328,7 +386,7 @@ export class Store {
       lastActiveAt: t,
       expireAt: t + lifetimeMs,
     };
-    this.state.sessions.push(session);
+    this.current.sessions.push(session);
     client.sessionIds.push(session.id);
     client.lastActiveSessionId = session.id;
     client.updatedAt = t;

@@ -1,12 +1,12 @@
 import { createVerify } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "../../src";
 import {
   errorCode,
   frontendClient,
   startInProcessEmulator,
   type InProcessEmulator,
   OPEN_REDIRECT_PAYLOADS,
+  signedInBrowser,
 } from "../../testing";
 
 // Issue 49: the Frontend API's infrastructure operations — the well-known
@@ -29,12 +29,7 @@ const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${emu.origin}/__clerk${path}`, { headers, redirect: "manual" });
 
 /** A browser signed in with a password as the seeded person. */
-async function signedIn() {
-  const browser = frontendClient(emu.origin);
-  const r = await browser("POST", "/v1/client/sign_ins", { identifier: "ada@example.com", password: DEMO_PASSWORD });
-  expect(r.body.response.status).toBe("complete");
-  return browser;
-}
+const signedIn = () => signedInBrowser(emu.origin);
 
 describe("the well-known documents", () => {
   it("jwks.json is the instance's key, the Backend API's /v1/jwks, and verifies its session tokens", async () => {

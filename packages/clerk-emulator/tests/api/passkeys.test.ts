@@ -218,7 +218,7 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
       createdAt: now,
       updatedAt: now,
     };
-    emulator.store.state.passkeys.push(passkey);
+    emulator.store.write((state) => state.passkeys.push(passkey));
     const clerk = (await sdk())({ secretKey: SECRET, apiUrl: `${origin}/__clerk/api` });
     expect((await bapiUser("user_seed_grace")).passkeys.map((p: { id: string }) => p.id)).toContain(passkey.id);
     const users = clerk.users as unknown as {

@@ -36,7 +36,7 @@ describe("the contract check", () => {
   const contract = loadContract();
   const store = new Store(null);
   const org = store.state.organizations[0]!;
-  const user = store.state.users[0]!;
+  const user = store.all("users")[0]!;
   const orgPath = `/v1/organizations/${org.id}`;
   // The Frontend API wraps every answer with the browser's client.
   const client = clientJSON(

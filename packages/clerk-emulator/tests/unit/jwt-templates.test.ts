@@ -79,7 +79,7 @@ describe("a state file from before JWT templates and actor tokens", () => {
     writeFileSync(file, JSON.stringify(old));
     const store = new Store(file);
     expect(jwtTemplates(store)).toEqual([]);
-    jwtTemplates(store).push(templateFromBody(store, { name: "later", claims: {} }, null));
+    store.write((state) => state.jwtTemplates.push(templateFromBody(store, { name: "later", claims: {} }, null)));
     expect(store.state.jwtTemplates?.map((t) => t.name)).toEqual(["later"]);
   });
 });

@@ -25,7 +25,7 @@ describe("an older emulator state file", () => {
     expect(store.state.users[0]?.id).toBe("user_seed_ada");
     expect([store.state.allowlist, store.state.blocklist]).toEqual([[], []]);
     expect(store.state.restrictions).toMatchObject({ allowlist: false, blocklist: false });
-    expect(userJSON(store, store.state.users[0]!, "bapi")).toMatchObject({
+    expect(userJSON(store, store.user("user_seed_ada")!, "bapi")).toMatchObject({
       banned: false,
       locked: false,
       lockout_expires_in_seconds: null,
