@@ -154,7 +154,7 @@ const ATTACK_PATHS: AttackPath[] = [
 const SYBIL_PATHS: AttackPath[] = [MEMBERS_SEARCH, ORGS_LEFT, ORGANIZATIONS_LEFT];
 
 /** A request's answer, read to the end: its status (and whether a 429/503 said when to come back), or "no answer". */
-async function answer(url: string, init: RequestInit): Promise<number | string> {
+export async function answer(url: string, init: RequestInit): Promise<number | string> {
   try {
     const res = await fetch(url, { ...init, redirect: "manual" });
     await res.arrayBuffer();
@@ -653,15 +653,15 @@ export async function fairShareRun(servers: Servers, basePort: number): Promise<
   }
 }
 
-const all = (statuses: Statuses) => Object.values(statuses).reduce((sum, n) => sum + n, 0);
-const byStatus = (statuses: Statuses) =>
+export const all = (statuses: Statuses) => Object.values(statuses).reduce((sum, n) => sum + n, 0);
+export const byStatus = (statuses: Statuses) =>
   Object.entries(statuses)
     .sort((a, b) => b[1] - a[1])
     .map(([status, n]) => `${n.toLocaleString("en")} × ${status}`)
     .join(", ") || "none";
-const met = (ok: boolean) => (ok ? "met" : "**missed**");
+export const met = (ok: boolean) => (ok ? "met" : "**missed**");
 /** Whether every answer was `success` (and there was at least one). */
-const allWere = (statuses: Statuses, success: string) =>
+export const allWere = (statuses: Statuses, success: string) =>
   all(statuses) > 0 && all(statuses) === (statuses[success] ?? 0);
 
 /** The report: one line per attack path, then the handshake floods, then the Sybil crowd. */

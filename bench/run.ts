@@ -5,8 +5,9 @@
  * Debian's Chromium for page metrics, /proc for memory.
  *
  * The phases measure in this order (latency, cold, load, memory, browser),
- * then, with those servers stopped, their tables are printed; Clerk's budget
- * and the dev loop start servers of their own and print as they end.
+ * then, with those servers stopped, their tables are printed; Clerk's budget,
+ * fair share, stalled bodies and the dev loop start servers of their own and
+ * print as they end.
  */
 import {
   BUDGET_HEADER,
@@ -18,6 +19,7 @@ import {
   refreshCost,
   VIEWS_PER_SECOND,
 } from "./budget";
+import { bodiesLines, bodiesRun } from "./bodies";
 import { browserPhase, printPages } from "./browser";
 import { devLoopPhase } from "./dev-loop";
 import { FAIR_SHARE_SECONDS, fairShareLines, fairShareRun } from "./fair-share";
@@ -84,6 +86,16 @@ async function fairSharePhase() {
   for (const line of fairShareLines(run)) console.log(line);
 }
 
+/** Stalled bodies (issue 67, finding 5): the finding's two attacks at full size and the fix's target, on one instance reached directly. */
+async function bodiesPhase() {
+  console.log(
+    "\nStalled bodies: one instance reached directly (no proxy); 64 stalled webhook bodies from 2 addresses, 256 stalled forms from 4, then 1,024 from 64, each while Clerk delivers a removal and other people send forms…",
+  );
+  const rows = await bodiesRun(4820);
+  console.log("");
+  for (const line of bodiesLines(rows)) console.log(line);
+}
+
 async function main() {
   // `npm run bench -- --only budget`: Clerk's budget alone (its servers are its own).
   if (process.argv.slice(2).join(" ") === "--only budget") {
@@ -94,6 +106,11 @@ async function main() {
   if (process.argv.slice(2).join(" ") === "--only fair-share") {
     buildApp();
     return fairSharePhase();
+  }
+  // `npm run bench -- --only bodies`: stalled bodies against Clerk's webhooks and people's forms (issue 67).
+  if (process.argv.slice(2).join(" ") === "--only bodies") {
+    buildApp();
+    return bodiesPhase();
   }
   // `npm run bench -- --only pages`: each page's CPU per request on one instance (docs/scaling.md).
   if (process.argv.slice(2).join(" ") === "--only pages") {
@@ -141,6 +158,7 @@ async function main() {
 
   await budgetPhase();
   await fairSharePhase();
+  await bodiesPhase();
   await devLoopPhase();
 }
 

@@ -95,6 +95,8 @@ const adaCookie = (clerk: string) => emulatorCookie(clerk, "ada@example.com", "o
 export async function startClerk(port: number, latencyMs = 0) {
   const dataDir = mkdtempSync(join(tmpdir(), "teamwork-bench-clerk-"));
   start("clerk", ["build/server.js"], {
+    // On loopback only, as the instances are (COMMON_ENV).
+    HOST: "127.0.0.1",
     PORT: String(port),
     CLERK_EMULATOR_DATA_DIR: dataDir,
     CLERK_EMULATOR_TOKEN_TTL: "3600",

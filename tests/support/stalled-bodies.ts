@@ -24,7 +24,8 @@ export type StalledPost = {
 const filler = Buffer.alloc(1_000_000, "a");
 
 export function stalledPost(
-  server: RunningServer,
+  /** The server's port is all it needs: a test's server, or the bench's instance. */
+  server: Pick<RunningServer, "port">,
   {
     path,
     client,
@@ -120,7 +121,7 @@ export function headerOf(answer: Answer, name: string): string | null {
 }
 
 /** The server process's resident memory, in MB. */
-export function rssMb(server: RunningServer): number {
+export function rssMb(server: Pick<RunningServer, "child">): number {
   const status = readFileSync(`/proc/${server.child.pid}/status`, "utf8");
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) / 1024;
 }
@@ -130,7 +131,7 @@ export function rssMb(server: RunningServer): number {
  * quarter-second steps: resolves with its answer.
  */
 export function tricklePost(
-  server: RunningServer,
+  server: Pick<RunningServer, "port">,
   { path, client, body, bytesPerSecond }: { path: string; client: string; body: string; bytesPerSecond: number },
 ): StalledPost {
   const bytes = Buffer.from(body);
