@@ -2,7 +2,8 @@ import { createAnalytics } from "../app/lib/analytics/analytics.server";
 import { createClerkBackend } from "../app/lib/clerk/client.server";
 import { memoryHandshakeClaims } from "../app/lib/clerk/handshake-binding.server";
 import { createSigningKeys } from "../app/lib/clerk/signing-keys.server";
-import { isLocalEmulator, isProduction, type Env } from "../app/lib/env.server";
+import { isLocalEmulator, type Env } from "../app/lib/env.server";
+import { signedCookieOptions } from "../app/lib/http/cookies.server";
 import { createRateLimiter } from "../app/lib/http/rate-limit.server";
 import type { AppServices } from "../app/lib/load-context.server";
 import { logEvent } from "../app/lib/log.server";
@@ -76,7 +77,7 @@ export function createServices(env: Env) {
     orgs,
     backoff: counted.backoff,
     clerkBudget,
-    theme: createThemeStore({ secret: env.SESSION_SECRET, secure: isProduction(env) }),
+    theme: createThemeStore(signedCookieOptions(env)),
     handshakeClaims: redis ? redisHandshakeClaims(redis) : memoryHandshakeClaims(),
   };
   return {

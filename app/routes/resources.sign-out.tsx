@@ -17,9 +17,8 @@ import {
   endSignOutContinuation,
   readSignOutContinuation,
   startSignOutContinuation,
-  type ContinuationOptions,
 } from "~/lib/clerk/sign-out-continuation.server";
-import { getEnv, isProduction } from "~/lib/env.server";
+import { signedCookieOptions } from "~/lib/http/cookies.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
 import { isUnavailable, refusalMessage } from "~/lib/upstream/request-scope.server";
@@ -30,11 +29,6 @@ const NOT_SIGNED_OUT =
 const SIGN_OUT_PATH = "/resources/sign-out";
 
 export const meta: MetaFunction = () => [{ title: "Sign out — Teamwork" }, NOT_INDEXED];
-
-function continuationOptions(): ContinuationOptions {
-  const env = getEnv();
-  return { secret: env.SESSION_SECRET, secure: isProduction(env) };
-}
 
 /**
  * The page, and the second half of a sign-out sent with an old token (see
@@ -47,7 +41,7 @@ function continuationOptions(): ContinuationOptions {
  * nothing.
  */
 export async function loader(args: LoaderFunctionArgs) {
-  const options = continuationOptions();
+  const options = signedCookieOptions();
   const continuation = await readSignOutContinuation(args.request, options);
   const { userId, sessionId } = await getRequestAuth(args);
   if (!continuation) {
@@ -93,7 +87,7 @@ export async function action(args: ActionFunctionArgs) {
   return redirectDocument(SIGN_OUT_PATH, {
     status: 303,
     headers: {
-      "Set-Cookie": await startSignOutContinuation(named, continuationOptions()),
+      "Set-Cookie": await startSignOutContinuation(named, signedCookieOptions()),
       "Cache-Control": "no-store",
     },
   });

@@ -5,7 +5,8 @@ import { getEnv, isLocalEmulator } from "../env.server";
 import { safeLocation } from "../http/safe-redirect";
 import { unavailable } from "../upstream/request-scope.server";
 import { bindHandshake, HANDSHAKE_STATE, isHandshakeRedirect } from "./handshake-binding.server";
-import { bindingOptions, HANDSHAKE_NONCE, resolveHandshakeNonce } from "./handshake-nonce.server";
+import { HANDSHAKE_NONCE, resolveHandshakeNonce } from "./handshake-nonce.server";
+import { signedCookieOptions } from "../http/cookies.server";
 import { personPays, type Payer } from "../upstream/payer.server";
 import { sessionTokenCookie, withoutForgedTokens } from "./session-cookies.server";
 import { sessionToEnd, settlePost, STALE_TOKEN_WINDOW_MS, staleReason, type ClerkCheck } from "./stale-token.server";
@@ -218,7 +219,7 @@ async function settledState(args: Args): Promise<RequestState> {
     });
     // A handshake comes back only to the browser that started it (handshake-binding.server).
     if (isHandshakeRedirect(location)) {
-      const bound = await bindHandshake(request, location, bindingOptions());
+      const bound = await bindHandshake(request, location, signedCookieOptions());
       location = bound.location;
       for (const cookie of bound.cookies) headers.append("Set-Cookie", cookie);
     }

@@ -1,6 +1,7 @@
 import { createCookie } from "@remix-run/node";
 import { randomBytes } from "node:crypto";
 import { parse } from "cookie";
+import type { SignedCookieOptions } from "../http/cookies.server";
 
 /**
  * Clerk's handshake brings a browser back with a nonce (or a handshake token)
@@ -36,15 +37,7 @@ type Payload = { purpose: typeof PURPOSE; expiresAt: number };
 /** Marks a state used, once across the fleet: true the first time (Redis SET NX, or this process's memory). */
 export type HandshakeClaims = { claim(state: string, ttlMs: number): Promise<boolean> };
 
-export type BindingOptions = {
-  /** SESSION_SECRET. */
-  secret: string;
-  /** Sent over HTTPS only (production). */
-  secure: boolean;
-  now?: () => number;
-};
-
-const stateCookie = (state: string, { secret, secure }: BindingOptions) =>
+const stateCookie = (state: string, { secret, secure }: SignedCookieOptions) =>
   createCookie(`${COOKIE_PREFIX}${state}`, { path: "/", httpOnly: true, sameSite: "lax", secure, secrets: [secret] });
 
 const isPayload = (value: unknown): value is Payload =>
@@ -71,7 +64,7 @@ export function isHandshakeRedirect(location: string): boolean {
 export async function bindHandshake(
   request: Request,
   location: string,
-  options: BindingOptions,
+  options: SignedCookieOptions,
 ): Promise<{ location: string; cookies: string[] }> {
   const to = new URL(location);
   const back = to.searchParams.get("redirect_url");
@@ -100,7 +93,8 @@ function pendingStates(request: Request): string[] {
     .filter((state) => STATE.test(state));
 }
 
-const endState = (state: string, options: BindingOptions) => stateCookie(state, options).serialize("", { maxAge: 0 });
+const endState = (state: string, options: SignedCookieOptions) =>
+  stateCookie(state, options).serialize("", { maxAge: 0 });
 
 /**
  * Whether the request's handshake return was started by this browser: the
@@ -111,7 +105,7 @@ const endState = (state: string, options: BindingOptions) => stateCookie(state, 
 export async function checkHandshakeBinding(
   request: Request,
   claims: HandshakeClaims,
-  options: BindingOptions,
+  options: SignedCookieOptions,
 ): Promise<{ bound: boolean; end: string | null }> {
   const state = new URL(request.url).searchParams.get(HANDSHAKE_STATE);
   if (state === null || !STATE.test(state)) return { bound: false, end: null };

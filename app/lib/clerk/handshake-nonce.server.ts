@@ -1,6 +1,6 @@
 import { json, type AppLoadContext } from "@remix-run/node";
 import { parse, serialize } from "cookie";
-import { getEnv, isProduction } from "../env.server";
+import { signedCookieOptions } from "../http/cookies.server";
 import { clerkRead } from "./backend-calls.server";
 import { isClerkNotFound } from "./field-errors.server";
 import { checkHandshakeBinding } from "./handshake-binding.server";
@@ -58,7 +58,9 @@ export async function resolveHandshakeNonce(
   let cookies = withoutCookies(cookieHeader, new Set([HANDSHAKE_NONCE]));
   let directives: string[] | null = null;
   // Only a document GET that this browser's own redirect to Clerk started is read (or shown to Clerk's SDK).
-  const binding = documentGet ? await checkHandshakeBinding(request, context.handshakeClaims, bindingOptions()) : null;
+  const binding = documentGet
+    ? await checkHandshakeBinding(request, context.handshakeClaims, signedCookieOptions())
+    : null;
   if (!binding?.bound) url.searchParams.delete(HANDSHAKE_TOKEN);
   if (binding?.bound && nonce !== null && NONCE.test(nonce)) {
     context.payer = await payer();
@@ -80,12 +82,6 @@ export async function resolveHandshakeNonce(
   if (cookies) headers.set("Cookie", cookies);
   else headers.delete("Cookie");
   return { request: new Request(url, { method: request.method, headers }), directives };
-}
-
-/** How the handshake's state cookie is signed and sent. */
-export function bindingOptions() {
-  const env = getEnv();
-  return { secret: env.SESSION_SECRET, secure: isProduction(env) };
 }
 
 /** Whether the payer's nonces missed too often lately to be read again this minute (rate-limit.server's `handshake-misses`). */

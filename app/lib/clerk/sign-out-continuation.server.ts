@@ -1,4 +1,5 @@
 import { createCookie } from "@remix-run/node";
+import type { SignedCookieOptions } from "../http/cookies.server";
 
 /**
  * Sign-out's continuation (docs/stale-session-tokens.md, "Sign-out with an
@@ -21,17 +22,9 @@ export const CONTINUATION_TTL_MS = 2 * 60_000;
 
 const PURPOSE = "sign-out";
 
-export type ContinuationOptions = {
-  /** SESSION_SECRET. */
-  secret: string;
-  /** Sent over HTTPS only (production). */
-  secure: boolean;
-  now?: () => number;
-};
-
 type Payload = { purpose: typeof PURPOSE; sessionId: string; expiresAt: number };
 
-function continuationCookie({ secret, secure }: ContinuationOptions) {
+function continuationCookie({ secret, secure }: SignedCookieOptions) {
   // `/resources` covers the sign-out route's document and its data requests (`/resources/sign-out.data`).
   return createCookie("__sign_out", { path: "/resources", httpOnly: true, sameSite: "lax", secure, secrets: [secret] });
 }
@@ -48,7 +41,7 @@ function isPayload(value: unknown): value is Payload {
 }
 
 /** The Set-Cookie value that lets this browser finish signing `sessionId` out after the handshake. */
-export function startSignOutContinuation(sessionId: string, options: ContinuationOptions): Promise<string> {
+export function startSignOutContinuation(sessionId: string, options: SignedCookieOptions): Promise<string> {
   const expiresAt = (options.now ?? Date.now)() + CONTINUATION_TTL_MS;
   const payload: Payload = { purpose: PURPOSE, sessionId, expiresAt };
   return continuationCookie(options).serialize(payload, { maxAge: CONTINUATION_TTL_MS / 1000 });
@@ -57,7 +50,7 @@ export function startSignOutContinuation(sessionId: string, options: Continuatio
 /** The session the request's continuation names, if it is this app's, for sign-out, and not yet expired; else null. */
 export async function readSignOutContinuation(
   request: Request,
-  options: ContinuationOptions,
+  options: SignedCookieOptions,
 ): Promise<{ sessionId: string } | null> {
   const value: unknown = await continuationCookie(options).parse(request.headers.get("Cookie"));
   if (!isPayload(value) || value.expiresAt <= (options.now ?? Date.now)()) return null;
@@ -65,6 +58,6 @@ export async function readSignOutContinuation(
 }
 
 /** The Set-Cookie value that ends the continuation (it is used once). */
-export function endSignOutContinuation(options: ContinuationOptions): Promise<string> {
+export function endSignOutContinuation(options: SignedCookieOptions): Promise<string> {
   return continuationCookie(options).serialize("", { maxAge: 0 });
 }
