@@ -1,3 +1,5 @@
+import { createExpiringKeys } from "../expiring-keys";
+
 /**
  * Sessions and people Clerk said are gone (its webhooks `session.ended`,
  * `session.removed`, `session.revoked`, `user.deleted`), by session or user
@@ -22,19 +24,9 @@ export const GONE_KEPT_MS = 12 * 60_000;
 
 /** The list of a single instance (no Redis), in memory: at most `max` ids, the oldest going first. */
 export function memoryGoneSessions({ max = 50_000, now = Date.now } = {}): GoneSessions {
-  const gone = new Map<string, number>();
+  const gone = createExpiringKeys({ max, now });
   return {
-    async mark(id) {
-      const at = now();
-      gone.delete(id);
-      if (gone.size >= max) for (const [key, until] of gone) if (until <= at) gone.delete(key);
-      // Still full: the oldest goes (Maps keep insertion order).
-      if (gone.size >= max) gone.delete(gone.keys().next().value as string);
-      gone.set(id, at + GONE_KEPT_MS);
-    },
-    async anyGone(ids) {
-      const at = now();
-      return ids.some((id) => (gone.get(id) ?? 0) > at);
-    },
+    mark: async (id) => gone.add(id, GONE_KEPT_MS),
+    anyGone: async (ids) => ids.some(gone.has),
   };
 }

@@ -1,6 +1,7 @@
 import { createCookie } from "@remix-run/node";
 import { randomBytes } from "node:crypto";
 import { parse } from "cookie";
+import { createExpiringKeys } from "../expiring-keys";
 import type { SignedCookieOptions } from "../http/cookies.server";
 
 /**
@@ -122,16 +123,6 @@ export async function checkHandshakeBinding(
 
 /** The claims of a single instance (no Redis): at most `max` states, each kept until it expires. */
 export function memoryHandshakeClaims({ max = 10_000, now = Date.now } = {}): HandshakeClaims {
-  const claimed = new Map<string, number>();
-  return {
-    async claim(state, ttlMs) {
-      const at = now();
-      if ((claimed.get(state) ?? 0) > at) return false;
-      if (claimed.size >= max) for (const [s, until] of claimed) if (until <= at) claimed.delete(s);
-      // Still full: the oldest goes (its cookie has expired or soon will: Maps keep insertion order).
-      if (claimed.size >= max) claimed.delete(claimed.keys().next().value as string);
-      claimed.set(state, at + ttlMs);
-      return true;
-    },
-  };
+  const claimed = createExpiringKeys({ max, now });
+  return { claim: async (state, ttlMs) => claimed.addIfAbsent(state, ttlMs) };
 }

@@ -1,4 +1,5 @@
 import { memoryGoneSessions, type GoneSessions } from "../clerk/gone-sessions.server";
+import { createExpiringKeys } from "../expiring-keys";
 import { NO_METRICS, type AppMetrics } from "../metrics.server";
 import { createCache, memoryStore, type CacheStore, type SharedCache } from "../shared-cache.server";
 import { memberPageKeptMs, type MemberPage, type PendingInvitation } from "./members.server";
@@ -59,17 +60,8 @@ export function createThrottle({
   maxKeys?: number;
   now?: () => number;
 }) {
-  const last = new Map<string, number>();
-  return (key: string): boolean => {
-    const at = now();
-    if ((last.get(key) ?? -Infinity) > at - everyMs) return false;
-    if (last.size >= maxKeys) for (const [k, t] of last) if (t <= at - everyMs) last.delete(k);
-    // Still full: the oldest goes (Maps keep insertion order).
-    if (last.size >= maxKeys) last.delete(last.keys().next().value as string);
-    last.delete(key);
-    last.set(key, at);
-    return true;
-  };
+  const recent = createExpiringKeys({ max: maxKeys, now });
+  return (key: string): boolean => recent.addIfAbsent(key, everyMs);
 }
 
 /**
