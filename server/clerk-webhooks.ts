@@ -7,6 +7,8 @@ import type { Coordination } from "./coordination";
 
 export const WEBHOOK_PATH = "/webhooks/clerk";
 const MAX_BODY = "64kb";
+/** The headers Svix signs a delivery with (Standard Webhooks'). */
+const SVIX_HEADERS = ["svix-id", "svix-timestamp", "svix-signature"] as const;
 /** How far from this server's clock a delivery's `svix-timestamp` may be: Svix's tolerance, as verifyWebhook applies it. */
 const SVIX_TOLERANCE_SECONDS = 5 * 60;
 
@@ -19,7 +21,7 @@ const SVIX_TOLERANCE_SECONDS = 5 * 60;
  * plainly not a delivery, not what pretends to be one.)
  */
 export function isTimelySvixDelivery(header: (name: string) => string | undefined, nowMs = Date.now()): boolean {
-  const [id, timestamp, signature] = ["svix-id", "svix-timestamp", "svix-signature"].map(header);
+  const [id, timestamp, signature] = SVIX_HEADERS.map(header);
   if (!id || !signature || !timestamp || !/^\d{1,12}$/.test(timestamp)) return false;
   const offBy = Math.floor(nowMs / 1000) - Number(timestamp);
   return Math.abs(offBy) <= SVIX_TOLERANCE_SECONDS;
@@ -96,7 +98,7 @@ export function clerkWebhooks({
     if (!secret) return answer(res, 404, "refused", null, "Webhooks are not configured here.");
     const id = req.get("svix-id") ?? "";
     const headers = new Headers();
-    for (const name of ["svix-id", "svix-timestamp", "svix-signature"]) {
+    for (const name of SVIX_HEADERS) {
       const value = req.get(name);
       if (value !== undefined) headers.set(name, value);
     }
