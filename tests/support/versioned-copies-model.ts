@@ -30,10 +30,7 @@ import { changesOf, type Change, type Touched } from "~/lib/orgs/webhook-changes
  * - after every event is delivered, every instance serves Clerk's truth.
  */
 
-/** One run's ids: a store shared by several runs (Redis) holds each run's keys apart. */
-let ORGS: [string, string] = ["org_a", "org_b"];
 type OrgId = string;
-let USER = "user_model";
 let runs = 0;
 type Role = "org:admin" | "org:member";
 /** A membership's state in Clerk from `start` on: a role, or none. */
@@ -80,12 +77,21 @@ type Event = {
 /** Clerk's side: each membership's history, each organization's state, and the events not yet delivered. */
 class Clerk {
   last = 0;
-  history = new Map<OrgId, Version[]>(ORGS.map((org) => [org, [{ start: 0, role: null }]]));
+  history: Map<OrgId, Version[]>;
   updatedAt = new Map<OrgId, number>();
   createdAt = new Map<OrgId, number>();
   deleted = new Map<OrgId, number>();
-  renamed = new Map<OrgId, number>(ORGS.map((org) => [org, 1]));
+  renamed: Map<OrgId, number>;
   outbox: Event[] = [];
+
+  /** One run's person and two organizations (a store shared by several runs, Redis, holds each run's keys apart). */
+  constructor(
+    readonly orgs: readonly [OrgId, OrgId],
+    readonly user: string,
+  ) {
+    this.history = new Map(orgs.map((org) => [org, [{ start: 0, role: null }]]));
+    this.renamed = new Map(orgs.map((org) => [org, 1]));
+  }
 
   /** Clerk's clock: this server's, strictly increasing. */
   now() {
@@ -114,7 +120,7 @@ class Clerk {
       id: `orgmem_${org}`,
       role,
       organization: this.organizationJson(org),
-      public_user_data: { user_id: USER, identifier: "model@example.com", first_name: "Mo", has_image: false },
+      public_user_data: { user_id: this.user, identifier: "model@example.com", first_name: "Mo", has_image: false },
       created_at: this.createdAt.get(org),
       updated_at: this.updatedAt.get(org),
     };
@@ -152,7 +158,7 @@ class Clerk {
   }
   /** The person's memberships as Clerk's Backend API answers them now, kept as the app keeps them. */
   memberships(): MyMembership[] {
-    return ORGS.flatMap((org) => {
+    return this.orgs.flatMap((org) => {
       const { role } = this.current(org);
       if (role === null) return [];
       // The fields of the SDK's OrganizationMembership the app reads (the class is not exported as a value).
@@ -176,13 +182,12 @@ export type Fleet = { store: CacheStore; membershipIndex: MembershipIndex };
 /** Runs the steps against a fresh fleet; throws with the step and what was served when an invariant fails. */
 export async function runModel(steps: Step[], fleet: () => Promise<Fleet>): Promise<void> {
   const run = `${process.pid}_${(runs += 1)}`;
-  ORGS = [`org_a${run}`, `org_b${run}`];
-  USER = `user_model${run}`;
-  const clerk = new Clerk();
+  const clerk = new Clerk([`org_a${run}`, `org_b${run}`], `user_model${run}`);
+  const { orgs, user } = clerk;
   const { store, membershipIndex } = await fleet();
   const instances: OrgCaches[] = [0, 1].map(() => createOrgCaches({ store, membershipIndex, webhooks: true }));
   /** The newest version of each membership the fleet has seen (by a read or a webhook). */
-  const seen = new Map<OrgId, number>(ORGS.map((org) => [org, 0]));
+  const seen = new Map<OrgId, number>(orgs.map((org) => [org, 0]));
   const deletionSeen = new Set<OrgId>();
 
   const deliver = async (event: Event, instance: number) => {
@@ -194,11 +199,11 @@ export async function runModel(steps: Step[], fleet: () => Promise<Fleet>): Prom
     if (event.type === "organization.deleted" && event.seen) deletionSeen.add(event.seen.org);
   };
   const read = async (instance: number) => {
-    await instances[instance]!.memberships.get(USER, async () => {
-      for (const org of ORGS) seen.set(org, Math.max(seen.get(org)!, clerk.current(org).start));
+    await instances[instance]!.memberships.get(user, async () => {
+      for (const org of orgs) seen.set(org, Math.max(seen.get(org)!, clerk.current(org).start));
       return clerk.memberships();
     });
-    for (const org of ORGS) {
+    for (const org of orgs) {
       await instances[instance]!.profiles.get(org, async () => {
         if (clerk.deleted.has(org)) {
           // As memberships.server's organizationProfile does with Clerk's 404.
@@ -214,7 +219,7 @@ export async function runModel(steps: Step[], fleet: () => Promise<Fleet>): Prom
   /** What an instance serves without asking Clerk: null when it would ask. */
   const served = (caches: OrgCaches) =>
     caches.memberships
-      .get(USER, () => Promise.reject(NOT_KEPT))
+      .get(user, () => Promise.reject(NOT_KEPT))
       .catch((error: unknown) => {
         if (error === NOT_KEPT) return null;
         throw error;
@@ -223,7 +228,7 @@ export async function runModel(steps: Step[], fleet: () => Promise<Fleet>): Prom
     for (const [instance, caches] of instances.entries()) {
       const list = await served(caches);
       if (list === null) continue;
-      for (const org of ORGS) {
+      for (const org of orgs) {
         const role = list.find((m) => m.orgId === org)?.role ?? null;
         const versions = clerk.history.get(org)!;
         const stillCurrent = versions.some(
@@ -250,13 +255,13 @@ export async function runModel(steps: Step[], fleet: () => Promise<Fleet>): Prom
   for (const [index, step] of steps.entries()) {
     switch (step.kind) {
       case "role":
-        clerk.setRole(ORGS[step.org]!, step.role);
+        clerk.setRole(orgs[step.org]!, step.role);
         break;
       case "rename":
-        clerk.rename(ORGS[step.org]!);
+        clerk.rename(orgs[step.org]!);
         break;
       case "deleteOrg":
-        clerk.deleteOrganization(ORGS[step.org]!);
+        clerk.deleteOrganization(orgs[step.org]!);
         break;
       case "deliver": {
         if (clerk.outbox.length === 0) break;
