@@ -7,7 +7,7 @@
  * jars, one per site, as a browser keeps them.
  */
 import { randomBytes } from "node:crypto";
-import { emulatorSession, emulatorToken } from "../tests/support/session";
+import { beginHandshake, emulatorSession, emulatorToken } from "../tests/support/session";
 
 /** The Frontend API's host in the publishable key the bench's instances use (bench/servers.ts `clerkKeys`). */
 const FRONTEND_API_HOST = "clerk.emulator.invalid";
@@ -103,23 +103,11 @@ export async function madeUpReturn(
   origin: string,
   { cookie = "__client_uat=1", address, path = "/orgs" }: { cookie?: string; address: string; path?: string },
 ): Promise<number | string> {
-  const first = await fetch(new URL(path, origin), {
-    headers: { ...documentGet(address), Cookie: cookie },
-    redirect: "manual",
-  });
-  await first.arrayBuffer();
-  const location = first.headers.get("location");
-  if (first.status !== 307 || !location) return `no handshake: ${first.status}`;
-  const back = new URL(new URL(location, origin).searchParams.get("redirect_url") ?? "", origin);
-  const state = back.searchParams.get("__handshake_state");
-  const stateCookie = first.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0] ?? "")
-    .find((c) => state && c.startsWith(`__hs_${state}=`));
-  if (!stateCookie) return "no handshake state";
-  back.searchParams.set("__clerk_handshake_nonce", `hsn_${randomBytes(16).toString("hex")}`);
-  const res = await fetch(new URL(back.pathname + back.search, origin), {
-    headers: { ...documentGet(address), Cookie: `${cookie}; ${stateCookie}` },
+  const started = await beginHandshake(origin, path, { cookie, headers: documentGet(address) });
+  if (!started.ok) return started.why;
+  const nonce = `hsn_${randomBytes(16).toString("hex")}`;
+  const res = await fetch(new URL(started.returnPath(nonce), origin), {
+    headers: { ...documentGet(address), Cookie: `${cookie}; ${started.stateCookie}` },
     redirect: "manual",
   });
   await res.arrayBuffer();

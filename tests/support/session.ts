@@ -202,37 +202,59 @@ export function documentBrowser(origin: string, cookie: string) {
   return { navigate, cookies: () => [...jar.values()] };
 }
 
+/** A handshake the app started (beginHandshake), or why it started none. */
+export type HandshakeStart =
+  | {
+      ok: true;
+      /** Clerk's handshake URL. */
+      handshake: URL;
+      /** The app's state, in the URL the browser comes back to. */
+      state: string;
+      /** The state's cookie, `name=value`: it binds the return to this browser. */
+      stateCookie: string;
+      /** The URL the browser comes back to with `nonce`. */
+      returnPath: (nonce: string) => string;
+    }
+  | { ok: false; why: string };
+
 /**
- * A handshake started at the app by a browser with `cookie` (by default one
- * that holds Clerk's client but no session token, which Clerk's SDK sends
- * through the handshake): Clerk's handshake URL, the app's state in the URL
- * it comes back to, and the state's cookie (`name=value`), which binds the
- * return to this browser (app/lib/clerk/handshake-binding.server.ts).
+ * The first hop of a handshake at the app, for a browser with `cookie` (by
+ * default one that holds Clerk's client but no session token, which Clerk's
+ * SDK sends through the handshake), its answer read to the end (an unread
+ * body holds its connection): what binds the return to this browser
+ * (app/lib/clerk/handshake-binding.server.ts), or why there is none.
  */
-export async function startHandshake(
+export async function beginHandshake(
   origin: string,
   path: string,
   { cookie = "__client_uat=1", headers = {} as Record<string, string> } = {},
-) {
+): Promise<HandshakeStart> {
   const res = await fetch(new URL(path, origin), {
     headers: { Cookie: cookie, Accept: "text/html", ...headers },
     redirect: "manual",
   });
+  await res.arrayBuffer();
   const location = res.headers.get("location");
-  if (res.status !== 307 || !location) throw new Error(`${path}: no handshake (${res.status})`);
+  if (res.status !== 307 || !location) return { ok: false, why: `no handshake: ${res.status}` };
   const handshake = new URL(location, origin);
-  const back = new URL(handshake.searchParams.get("redirect_url") ?? "");
+  const back = new URL(handshake.searchParams.get("redirect_url") ?? "", origin);
   const state = back.searchParams.get("__handshake_state") ?? "";
   const stateCookie = res.headers
     .getSetCookie()
     .map((c) => c.split(";")[0] ?? "")
     .find((c) => c.startsWith(`__hs_${state}=`));
-  if (!state || !stateCookie) throw new Error(`${path}: the handshake carries no state of the app's`);
-  /** The URL the browser comes back to with `nonce`. */
+  if (!state || !stateCookie) return { ok: false, why: "no handshake state" };
   const returnPath = (nonce: string) => {
     const url = new URL(back);
     url.searchParams.set("__clerk_handshake_nonce", nonce);
     return url.pathname + url.search;
   };
-  return { handshake, state, stateCookie, returnPath };
+  return { ok: true, handshake, state, stateCookie, returnPath };
+}
+
+/** beginHandshake, for a test: the handshake the app started, or an error saying why there is none. */
+export async function startHandshake(...args: Parameters<typeof beginHandshake>) {
+  const started = await beginHandshake(...args);
+  if (!started.ok) throw new Error(`${args[1]}: ${started.why}`);
+  return started;
 }
