@@ -4,10 +4,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import express from "express";
-import { userIdsWithEmail } from "./app/lib/clerk/backend-calls.server";
 import { EnvError, localModeRefusal, parseEnv } from "./app/lib/env.server";
 import { logEvent } from "./app/lib/log.server";
-import { organizationIdsOf } from "./app/lib/orgs/memberships.server";
 import { createLoadContext } from "./app/lib/load-context.server";
 import { loadAppBuild, WrongBuildError } from "./server/app-build";
 import { clerkWebhooks, WEBHOOK_PATH } from "./server/clerk-webhooks";
@@ -74,7 +72,7 @@ const build = await loadAppBuild(join(root, "build", "index.js"), { dev: devOrig
     process.exit(1);
   },
 );
-const { services, redis, metrics, coordination, close: closeServices } = createServices(env);
+const { services, redis, metrics, webhooks, close: closeServices } = createServices(env);
 // The emulator's control API (reset, faults…) exists only for test servers;
 // its faults also reach the few fault points inside the app.
 const testEmulator = local && env.CLERK_EMULATOR_CONTROL === "1" ? local.emulator : null;
@@ -128,10 +126,8 @@ app.post(
   WEBHOOK_PATH,
   ...clerkWebhooks({
     secret: env.CLERK_WEBHOOK_SIGNING_SECRET,
-    coordination,
+    ...webhooks,
     metrics: services.metrics,
-    usersWithEmail: (email) => userIdsWithEmail(services, email),
-    organizationsOf: (userId) => organizationIdsOf(services, userId),
   }),
 );
 const remix = createRequestHandler({

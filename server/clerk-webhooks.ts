@@ -2,7 +2,6 @@ import { verifyWebhook } from "@clerk/backend/webhooks";
 import express from "express";
 import { logEvent } from "../app/lib/log.server";
 import type { AppMetrics, WebhookOutcome } from "../app/lib/metrics.server";
-import { changesOf, type Change, type Touched } from "../app/lib/orgs/webhook-changes.server";
 import type { Coordination } from "./coordination";
 
 export const WEBHOOK_PATH = "/webhooks/clerk";
@@ -38,8 +37,9 @@ const isEvent = (value: unknown): value is { type: string; data: Record<string, 
 /**
  * `POST /webhooks/clerk`: Clerk's webhooks (through Svix) say what changed:
  * the kept answers it touches are written from its payload where that
- * carries them, else forgotten (app/lib/orgs/webhook-changes.server), in
- * Redis, and every other instance drops its own copies.
+ * carries them, else forgotten (the shared caches' `ofEvent`:
+ * app/lib/cache/fleet.server), in Redis, and every other instance drops its
+ * own copies.
  * - signed with CLERK_WEBHOOK_SIGNING_SECRET (Standard Webhooks), with a
  *   timestamp at most 5 minutes off, or refused with 400;
  * - a message already applied (the same `svix-id`: Svix retries, or a replay)
@@ -54,17 +54,19 @@ const isEvent = (value: unknown): value is { type: string; data: Record<string, 
  */
 export function clerkWebhooks({
   secret,
-  coordination,
-  usersWithEmail,
-  organizationsOf,
+  claims,
+  ofEvent,
   metrics,
 }: {
   secret: string | undefined;
-  coordination: Coordination;
-  /** The ids of the people with this address (an invitation's: whose invitations changed). */
-  usersWithEmail: (email: string) => Promise<string[]>;
-  /** The ids of a person's organizations (a changed person's: whose member lists show them). */
-  organizationsOf: (userId: string) => Promise<string[]>;
+  /** Which deliveries are applied, across the fleet (coordination.ts). */
+  claims: Pick<Coordination, "claim" | "applied" | "release">;
+  /** What the shared caches make of a verified event: its changes to apply, or null when none depends on it. */
+  ofEvent: (
+    type: string,
+    data: Record<string, unknown>,
+    meta: { timestamp: number | null },
+  ) => { apply(options?: { asForgets?: boolean }): Promise<void> } | null;
   metrics: AppMetrics;
 }): [express.RequestHandler, express.RequestHandler, express.ErrorRequestHandler] {
   const answer = (
@@ -78,20 +80,6 @@ export function clerkWebhooks({
     logEvent("clerk_webhook", { outcome, type, status });
     res.status(status).set("Cache-Control", "no-store").json({ message });
   };
-
-  /** What the event names by a person: the changes it stands for. */
-  async function changesFor(touched: Touched): Promise<Change[]> {
-    if ("invitee" in touched)
-      return (await usersWithEmail(touched.invitee)).map((userId) => ({ cache: "invitations", key: userId }));
-    if ("memberOf" in touched) {
-      return (await organizationsOf(touched.memberOf)).flatMap((orgId): Change[] => [
-        { cache: "latestMembers", key: orgId },
-        { cache: "memberPages", prefix: `${orgId}|` },
-      ]);
-    }
-    return [touched];
-  }
-  const resolved = async (touched: Touched[]) => (await Promise.all(touched.map(changesFor))).flat();
 
   /** Verifies, then applies once: the answer Svix gets says whether to deliver it again. */
   async function receive(req: express.Request, res: express.Response) {
@@ -109,28 +97,21 @@ export function clerkWebhooks({
     if (!isEvent(event)) return answer(res, 400, "refused", null, "That is not a Clerk event.");
     // When Clerk made the event (ms): the signed body has it, verifyWebhook's answer leaves it out.
     const { timestamp } = JSON.parse(body) as { timestamp?: unknown };
-    const touched = changesOf(event.type, event.data, {
-      timestamp: typeof timestamp === "number" ? timestamp : null,
-    });
+    const changes = ofEvent(event.type, event.data, { timestamp: typeof timestamp === "number" ? timestamp : null });
     // An event no kept answer depends on (a session began, an email was sent) is acknowledged
     // without a claim: applying it does nothing, so nothing can be applied twice, and it costs
     // Redis nothing (Clerk sends one for every sign-in) nor fails while Redis is away.
-    if (!touched) return answer(res, 200, "ignored", event.type, "Nothing to do.");
+    if (!changes) return answer(res, 200, "ignored", event.type, "Nothing to do.");
     const unavailable = () =>
       answer(res, 503, "unavailable", event.type, "Redis or Clerk is unavailable; try again later.");
-    const claim = await coordination.claim(id).catch(() => null);
+    const claim = await claims.claim(id).catch(() => null);
     if (claim === null) {
       // The id could not be claimed (Redis failing, or on a cluster only the node that holds
       // it, mid-failover): what the change touches is dropped all the same wherever it can be
       // (forgetting twice is harmless), so a removed member's kept memberships on a working
       // node do not let them in until Svix's next delivery, which applies it again.
       // Written answers could be applied twice, or out of order, unclaimed: forgotten instead.
-      await resolved(touched)
-        .then(
-          (changes) => coordination.apply(changes, { asForgets: true }),
-          () => undefined,
-        )
-        .catch(() => undefined);
+      await changes.apply({ asForgets: true }).catch(() => undefined);
       return unavailable();
     }
     if (claim === "applied") return answer(res, 200, "replayed", event.type, "Already applied.");
@@ -138,14 +119,14 @@ export function clerkWebhooks({
     if (claim === "applying")
       return answer(res, 503, "in_progress", event.type, "This message is being applied; try again later.");
     try {
-      await coordination.apply(await resolved(touched));
+      await changes.apply();
     } catch {
       // Not applied: the id goes back for Svix's next delivery (or, Redis away, frees itself shortly).
-      await coordination.release(id).catch(() => undefined);
+      await claims.release(id).catch(() => undefined);
       return unavailable();
     }
     // Applied even if this fails: the id is then free again after its short claim, and a replay only forgets again.
-    await coordination.applied(id).catch(() => undefined);
+    await claims.applied(id).catch(() => undefined);
     answer(res, 200, "applied", event.type, "Applied.");
   }
 

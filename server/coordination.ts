@@ -1,17 +1,9 @@
 import { randomUUID } from "node:crypto";
-import {
-  applyChanges,
-  FORGETTABLE,
-  forgetKeys,
-  forgetKeysHere,
-  type CacheKey,
-  type OrgCaches,
-} from "../app/lib/orgs/org-caches.server";
-import type { Change } from "../app/lib/orgs/webhook-changes.server";
+import type { Channel } from "../app/lib/cache/fleet.server";
 import { createBackoff, type Backoff } from "../app/lib/upstream/backoff.server";
-import { logEvent } from "../app/lib/log.server";
 import { COORDINATION_CHANNEL as CHANNEL, REDIS_FORMAT, redisKey } from "./redis-keys";
-import { connectSubscriber, type RedisConfig, type SharedRedis } from "./redis";
+import type { SharedRedis } from "../app/lib/redis-commands.server";
+import { connectSubscriber, type RedisConfig } from "./redis";
 
 /** Upstreams held back after a 429: upstream → until (ms since the epoch), for instances that start or reconnect during a hold. */
 const HOLDS = redisKey("holds");
@@ -42,19 +34,9 @@ if previous then return previous end
 redis.call('SET', KEYS[1], '${APPLYING}', 'PX', ARGV[1])
 return false`;
 
-export type Coordination = {
+export type Coordination = Channel & {
   /** Upstreams held back after a 429: here, and (through Redis) on every other instance. */
   backoff: Backoff;
-  /**
-   * Applies a webhook's changes here and in Redis (forgets, and answers
-   * written from its payload), then has every other instance drop its own
-   * copies of what they touched, so that its next read finds the shared
-   * answer. `asForgets`: writes become forgets (see applyChanges). Throws
-   * when Redis could not carry them out, or tell the others.
-   */
-  apply(changes: Change[], options?: { asForgets?: boolean }): Promise<void>;
-  /** Forgets the keys on this instance and, through Redis, on every other (apply, with forgets only). */
-  forget(keys: CacheKey[]): Promise<void>;
   /**
    * Takes a webhook's id (on every instance) for a short while, so that two
    * deliveries of one message are not both applied; see Claim. An id given
@@ -77,19 +59,8 @@ export type Coordination = {
  * key format the sender keeps its copies in.
  */
 type Message = { from: string; format?: number } & (
-  { keys: CacheKey[] } | { hold: { upstream: string; until: number } }
+  { keys: unknown[] } | { hold: { upstream: string; until: number } }
 );
-
-/** A key to forget, naming one of this release's caches. */
-const isCacheKey = (entry: unknown): entry is CacheKey => {
-  if (typeof entry !== "object" || entry === null) return false;
-  const { cache, key, prefix } = entry as Record<string, unknown>;
-  return (
-    typeof cache === "string" &&
-    (FORGETTABLE as readonly string[]).includes(cache) &&
-    (typeof key === "string" || typeof prefix === "string")
-  );
-};
 
 /** A message as sent, or null for anything else on the channel (a newer release's kind, a stray PUBLISH). */
 function readMessage(json: string): Message | null {
@@ -102,27 +73,23 @@ function readMessage(json: string): Message | null {
   if (typeof message !== "object" || message === null) return null;
   const { from, keys, hold } = message as Record<string, unknown>;
   if (typeof from !== "string") return null;
-  if (Array.isArray(keys)) return keys.every(isCacheKey) ? (message as Message) : null;
+  // (The caches read the keys: app/lib/cache/fleet.server.)
+  if (Array.isArray(keys)) return message as Message;
   const { upstream, until } = (hold ?? {}) as Record<string, unknown>;
   return typeof upstream === "string" && typeof until === "number" ? (message as Message) : null;
 }
 
 /**
- * What instances tell each other: cached answers to drop (Clerk's webhooks
- * reach one of them, which forgets them or writes them anew in Redis),
- * upstreams to leave alone for a while (a 429 reached one of them). With
- * Redis, on a channel every instance listens to (its own connection, which
- * subscribes again after a reconnect), and applied webhooks' ids are shared;
- * without it, there is one instance and its memory is enough.
- *
- * Redis's channel delivers at most once: an instance reconnecting, or not yet
- * subscribed, misses a change. It then serves its own copies until they
- * expire (seconds), but cannot write back to Redis an answer read before the
- * change: the store refuses a write whose family was forgotten (or written
- * anew) since it was read (shared-cache.server, CacheStore).
+ * What instances tell each other: cached answers to drop (the channel the
+ * shared caches speak on: app/lib/cache/fleet.server), upstreams to leave
+ * alone for a while (a 429 reached one of them), and which webhooks are
+ * applied. With Redis, on a channel every instance listens to (its own
+ * connection, which subscribes again after a reconnect), and applied
+ * webhooks' ids are shared; without it, there is one instance and its
+ * memory is enough. Redis's channel delivers at most once: an instance
+ * reconnecting, or not yet subscribed, misses a message.
  */
 export function createCoordination(
-  caches: OrgCaches,
   redis: { client: SharedRedis; config: RedisConfig } | null,
   { now = Date.now, applyingForMs = APPLYING_FOR_MS } = {},
 ): Coordination {
@@ -131,8 +98,8 @@ export function createCoordination(
     const ids = new Map<string, { state: Exclude<Claim, "claimed">; until: number }>();
     return {
       backoff,
-      apply: async (changes, options) => void (await applyChanges(caches, changes, options)),
-      forget: (keys) => forgetKeys(caches, keys),
+      tell: async () => undefined,
+      onHeard: () => undefined,
       async claim(id) {
         const at = now();
         for (const [key, { until }] of ids) if (until <= at) ids.delete(key);
@@ -153,22 +120,13 @@ export function createCoordination(
   }
 
   const instance = randomUUID();
+  const listeners: Parameters<Channel["onHeard"]>[0][] = [];
   const subscriber = connectSubscriber(redis.config);
   subscriber.on("message", (_channel: string, json: string) => {
     const message = readMessage(json);
     if (message === null || message.from === instance) return;
     if ("hold" in message) return backoff.hold(message.hold.upstream, message.hold.until);
-    // The sender has dropped the shared copies (its webhook fails otherwise), moving
-    // their generation on: deleting them again would only refuse writes of fresh reads.
-    // A release of format 1 knows nothing of this format's copies: they are
-    // dropped here (by each instance that hears it, during a rolling deploy).
-    if (message.format !== undefined) return forgetKeysHere(caches, message.keys);
-    forgetKeys(caches, message.keys).catch((error: unknown) =>
-      logEvent("warning", {
-        component: "redis",
-        message: `A change heard from an instance of the previous release could not be dropped from Redis (${String(error)}); its answers stay until their fresh lifetime ends.`,
-      }),
-    );
+    for (const listener of listeners) listener(message.keys, message.format);
   });
   const listening = subscriber.subscribe(CHANNEL).then(
     () => undefined,
@@ -186,15 +144,8 @@ export function createCoordination(
   subscriber.on("ready", readHolds);
   redis.client.on("ready", readHolds);
   if (redis.client.status === "ready") readHolds();
-  const publish = (message: { keys: CacheKey[] } | { hold: { upstream: string; until: number } }) =>
+  const publish = (message: { keys: unknown[] } | { hold: { upstream: string; until: number } }) =>
     redis.client.publish(CHANNEL, JSON.stringify({ from: instance, format: REDIS_FORMAT, ...message }));
-  const apply: Coordination["apply"] = async (changes, options) => {
-    // The shared copies go first (forgotten, or written anew): an instance told of the change must not
-    // find the old ones in Redis. Told with the same message as a forget, which every release reads:
-    // each drops its own copies, and this release's next read finds what was written.
-    const keys = await applyChanges(caches, changes, options);
-    await publish({ keys });
-  };
 
   return {
     backoff: {
@@ -213,8 +164,8 @@ export function createCoordination(
           .catch(() => undefined);
       },
     },
-    apply,
-    forget: (keys) => apply(keys),
+    tell: async (keys) => void (await publish({ keys })),
+    onHeard: (listener) => void listeners.push(listener),
     async claim(id) {
       const previous = await redis.client.eval(CLAIM, 1, claimKey(id), applyingForMs);
       if (previous === null) return "claimed";

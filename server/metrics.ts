@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
-import type { SharedRedis } from "./redis";
+import type { SharedRedis } from "../app/lib/redis-commands.server";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AppMetrics } from "../app/lib/metrics.server";
 

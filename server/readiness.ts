@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import type { SharedRedis } from "./redis";
+import type { SharedRedis } from "../app/lib/redis-commands.server";
 import type { SigningKeys } from "../app/lib/clerk/signing-keys.server";
 
 const CHECK_TIMEOUT_MS = 2_000;

@@ -10,8 +10,11 @@
  * fields, see coordination.ts); the rate limits' counters,
  * `teamwork:rate:…`, whose format is rate-limiter-flexible's
  * (app/lib/http/rate-limit.server.ts); and the fleet's window of Clerk
- * calls, `teamwork:clerk-budget` (server/clerk-call-budget.ts), since
- * Clerk's limit is the whole application's.
+ * calls, CLERK_BUDGET_KEY, since Clerk's limit is the whole application's.
+ *
+ * The stores' Redis adapters (app/lib/cache/, app/lib/clerk/redis-*,
+ * app/lib/upstream/redis-call-window.server.ts) know none of these names:
+ * server/services.ts hands each its own.
  *
  * Format 1 is the release before this one, which had no number in its keys.
  */
@@ -19,6 +22,20 @@ export const REDIS_FORMAT = 2;
 
 /** `teamwork:2:<name>`: a key of this release's format. */
 export const redisKey = (name: string) => `teamwork:${REDIS_FORMAT}:${name}`;
+
+/**
+ * The shared caches' prefixes: this format's, and format 1's (no number),
+ * whose generations a forget also moves while both releases run
+ * (app/lib/cache/redis-store.server.ts).
+ */
+export const CACHE_PREFIXES = { current: redisKey(""), previous: "teamwork:" };
+
+/**
+ * The fleet's window of Clerk calls (app/lib/upstream/redis-call-window.server.ts):
+ * two releases side by side during a rolling deploy count in one window, not
+ * one each. A release that changes what is kept there gives it a new name.
+ */
+export const CLERK_BUDGET_KEY = "teamwork:clerk-budget";
 
 /** Channel of the messages instances send each other, shared by every release. */
 export const COORDINATION_CHANNEL = "teamwork:coordination";

@@ -1,21 +1,12 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import { logEvent } from "../app/lib/log.server";
+import type { SharedRedis } from "../app/lib/redis-commands.server";
 
 /**
  * Where the shared store is: one Redis (`REDIS_URL`), or some nodes of a Redis
  * Cluster (`REDIS_CLUSTER_URLS`), from which the client learns the others.
  */
 export type RedisConfig = { url: string } | { clusterUrls: string[] };
-
-/**
- * A connection to either. Both speak the same commands; on a cluster, a
- * command's keys must share a hash slot (a Lua script's too), and a pipeline's
- * commands must go to one node, so the code that sends several keys at once
- * asks `isCluster` (server/redis-cache-store.ts).
- */
-export type SharedRedis = Redis | Cluster;
-
-export const isCluster = (redis: SharedRedis): redis is Cluster => redis instanceof Cluster;
 
 /** The config from the validated environment, or null when neither variable is set. */
 export function redisConfig(env: { REDIS_URL?: string; REDIS_CLUSTER_URLS?: string[] }): RedisConfig | null {

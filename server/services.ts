@@ -1,15 +1,18 @@
 import { createAnalytics } from "../app/lib/analytics/analytics.server";
+import { createFleetCaches } from "../app/lib/cache/fleet.server";
+import { userIdsWithEmail } from "../app/lib/clerk/backend-calls.server";
 import { createClerkBackend } from "../app/lib/clerk/client.server";
 import { memoryHandshakeClaims } from "../app/lib/clerk/handshake-binding.server";
 import { createSigningKeys } from "../app/lib/clerk/signing-keys.server";
 import { isLocalEmulator, type Env } from "../app/lib/env.server";
 import { signedCookieOptions } from "../app/lib/http/cookies.server";
 import { createRateLimiter } from "../app/lib/http/rate-limit.server";
+import { organizationIdsOf } from "../app/lib/orgs/memberships.server";
 import type { AppServices } from "../app/lib/load-context.server";
 import { logEvent } from "../app/lib/log.server";
 import { NO_METRICS } from "../app/lib/metrics.server";
-import { createOrgCaches } from "../app/lib/orgs/org-caches.server";
-import { memoryStore } from "../app/lib/shared-cache.server";
+import { createOrgCaches } from "../app/lib/cache/org-caches.server";
+import { memoryStore } from "../app/lib/cache/shared-cache.server";
 import { createThemeStore } from "../app/lib/theme/theme.server";
 import {
   BUDGET_WINDOW_MS,
@@ -18,14 +21,15 @@ import {
   UNLIMITED,
 } from "../app/lib/upstream/call-budget.server";
 import { readUpstreamOutsidePages } from "../app/lib/upstream/request-scope.server";
-import { redisCallWindow } from "./clerk-call-budget";
+import { redisCallWindow } from "../app/lib/upstream/redis-call-window.server";
 import { createCoordination } from "./coordination";
 import { createMetrics } from "./metrics";
-import { redisCacheStore } from "./redis-cache-store";
-import { redisGoneSessions } from "./redis-gone-sessions";
-import { redisHandshakeClaims } from "./redis-handshake-claims";
-import { redisMembershipIndex } from "./redis-membership-index";
+import { redisCacheStore } from "../app/lib/cache/redis-store.server";
+import { redisGoneSessions } from "../app/lib/clerk/redis-gone-sessions.server";
+import { redisHandshakeClaims } from "../app/lib/clerk/redis-handshake-claims.server";
+import { redisMembershipIndex } from "../app/lib/cache/redis-membership-index.server";
 import { connectRedis, redisConfig } from "./redis";
+import { CACHE_PREFIXES, CLERK_BUDGET_KEY, redisKey } from "./redis-keys";
 
 /**
  * The process-wide state every request shares, made once from the validated
@@ -38,13 +42,19 @@ export function createServices(env: Env) {
   const metrics = env.METRICS_PORT === undefined ? null : createMetrics({ redis });
   const orgs = createOrgCaches({
     metrics: metrics?.app,
-    store: redis ? redisCacheStore(redis) : memoryStore(),
-    membershipIndex: redis ? redisMembershipIndex(redis) : undefined,
-    goneSessions: redis ? redisGoneSessions(redis) : undefined,
+    store: redis ? redisCacheStore(redis, CACHE_PREFIXES) : memoryStore(),
+    membershipIndex: redis ? redisMembershipIndex(redis, redisKey) : undefined,
+    goneSessions: redis ? redisGoneSessions(redis, redisKey) : undefined,
     // Clerk's webhooks say what changed: answers may then be kept minutes.
     webhooks: env.CLERK_WEBHOOK_SIGNING_SECRET !== undefined,
   });
-  const coordination = createCoordination(orgs, redis && redisAt ? { client: redis, config: redisAt } : null);
+  const coordination = createCoordination(redis && redisAt ? { client: redis, config: redisAt } : null);
+  // Clerk's webhooks reach one instance: it changes the shared copies, and the channel tells the others.
+  const fleet = createFleetCaches(orgs, {
+    channel: coordination,
+    usersWithEmail: (email) => userIdsWithEmail(services, email),
+    organizationsOf: (userId) => organizationIdsOf(services, userId),
+  });
   const clerk = createClerkBackend(env);
   const budget = clerkCallsPer10s(env);
   const clerkBudget =
@@ -52,7 +62,9 @@ export function createServices(env: Env) {
       ? UNLIMITED
       : createCallBudget({
           limit: budget,
-          shared: redis ? redisCallWindow(redis, budget, BUDGET_WINDOW_MS) : null,
+          shared: redis
+            ? redisCallWindow(redis, { fleetKey: CLERK_BUDGET_KEY, limit: budget, windowMs: BUDGET_WINDOW_MS })
+            : null,
         });
   const counted = { backoff: coordination.backoff, metrics: metrics?.app ?? NO_METRICS, clerkBudget };
   if (!env.CLERK_JWT_KEY && !isLocalEmulator(env)) {
@@ -78,13 +90,14 @@ export function createServices(env: Env) {
     backoff: counted.backoff,
     clerkBudget,
     theme: createThemeStore(signedCookieOptions(env)),
-    handshakeClaims: redis ? redisHandshakeClaims(redis) : memoryHandshakeClaims(),
+    handshakeClaims: redis ? redisHandshakeClaims(redis, redisKey) : memoryHandshakeClaims(),
   };
   return {
     services,
     redis,
     metrics,
-    coordination,
+    /** What `POST /webhooks/clerk` needs (server/clerk-webhooks.ts): the fleet's claims, and the caches' reading of an event. */
+    webhooks: { claims: coordination, ofEvent: fleet.ofEvent },
     /** Sends queued analytics and closes connections (at shutdown). */
     async close() {
       await services.analytics?.shutdown();

@@ -3,8 +3,7 @@ import * as Callout from "@radix-ui/themes/components/callout";
 import { Form, useLocation, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { useHydrated } from "~/hooks/use-hydrated";
-import { roleLabel } from "~/lib/orgs/organizations";
-import type { PendingInvitation } from "~/lib/orgs/members.server";
+import { roleLabel, type PendingInvitation } from "~/lib/orgs/organizations";
 
 /**
  * The pending invitations an admin sees, each with a revoke form (a plain

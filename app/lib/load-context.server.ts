@@ -5,7 +5,7 @@ import type { SigningKeys } from "./clerk/signing-keys.server";
 import type { RateLimiter } from "./http/rate-limit.server";
 import type { AppMetrics } from "./metrics.server";
 import { createServerTiming, type ServerTiming } from "./http/server-timing.server";
-import type { OrgCaches } from "./orgs/org-caches.server";
+import type { OrgCaches } from "./cache/org-caches.server";
 import type { ThemeStore } from "./theme/theme.server";
 import type { Backoff } from "./upstream/backoff.server";
 import type { CallBudget } from "./upstream/call-budget.server";

@@ -1,4 +1,4 @@
-import type { LookupResult } from "./shared-cache.server";
+import type { LookupResult } from "./cache/shared-cache.server";
 
 /**
  * What the app counts for operators. server/metrics.ts records it with

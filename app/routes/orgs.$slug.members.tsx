@@ -13,16 +13,17 @@ import { isLocalEmulator } from "~/lib/env.server";
 import { formFailure, formOutage } from "~/lib/http/form-reply.server";
 import { readFormData } from "~/lib/http/forms.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
-import {
-  MEMBERS_PAGE_SIZE,
-  listMembers,
-  memberSearchLimit,
-  pendingInvitations,
-  type PendingInvitation,
-} from "~/lib/orgs/members.server";
+import { listMembers, memberSearchLimit, pendingInvitations } from "~/lib/orgs/members.server";
 import { readInvite, readMembersQuery, readInvitationId } from "~/lib/orgs/org-forms.server";
 import { inviteMember, revokeInvitation } from "~/lib/orgs/org-writes.server";
-import { INVITE_ROLES, isAdmin, roleLabel, type Member } from "~/lib/orgs/organizations";
+import {
+  INVITE_ROLES,
+  isAdmin,
+  MEMBERS_PAGE_SIZE,
+  roleLabel,
+  type Member,
+  type PendingInvitation,
+} from "~/lib/orgs/organizations";
 import { requireOrgMembership, requireOrgMembershipWith } from "~/lib/orgs/require-org.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
 

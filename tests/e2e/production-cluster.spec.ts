@@ -1,5 +1,6 @@
+import { CACHE_PREFIXES } from "../../server/redis-keys";
 import { once } from "node:events";
-import { redisCacheStore } from "../../server/redis-cache-store";
+import { redisCacheStore } from "../../app/lib/cache/redis-store.server";
 import { connectRedis } from "../../server/redis";
 import { publicRequest } from "../support/production-stack";
 import { armFault, backendApi, emulatorCalls, newTeam, webhooksDelivered } from "../support/emulator-api";
@@ -26,7 +27,7 @@ test.describe.configure({ mode: "serial" });
  */
 const MAX_503_DURING_FAILOVER = 5;
 
-/** How long an instance keeps its own copy of a person's memberships (LIFETIMES_MS in app/lib/orgs/org-caches.server.ts). */
+/** How long an instance keeps its own copy of a person's memberships (LIFETIMES_MS in app/lib/cache/org-caches.server.ts). */
 const MEMBERSHIPS_HERE_MS = 2_000;
 
 test.describe("behind a TLS proxy, on four instances sharing a Redis Cluster @js", () => {
@@ -173,7 +174,7 @@ test.describe("behind a TLS proxy, on four instances sharing a Redis Cluster @js
     const redis = connectRedis({ clusterUrls: stack.cluster.urls });
     try {
       await once(redis, "ready");
-      await redisCacheStore(redis).delete("memberships", other.id);
+      await redisCacheStore(redis, CACHE_PREFIXES).delete("memberships", other.id);
     } finally {
       redis.disconnect();
     }

@@ -1,6 +1,7 @@
+import { CACHE_PREFIXES } from "../../server/redis-keys";
 import type { Response } from "@playwright/test";
 import { Redis } from "ioredis";
-import { redisCacheStore } from "../../server/redis-cache-store";
+import { redisCacheStore } from "../../app/lib/cache/redis-store.server";
 import { PUBLIC_HOST, publicRequest } from "../support/production-stack";
 import { armFault, backendApi, emulatorCalls, newTeam, webhooksDelivered } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
@@ -350,7 +351,8 @@ test.describe("behind a TLS proxy, on two instances with Redis and Clerk's webho
     expect((await view(a, `/orgs/${org.slug}`, person.cookie)).status).toBe(200);
     const redis = new Redis(running.stack.redisUrl, { lazyConnect: true });
     /** Whether Redis holds the organization's newest members as a read would serve them (a forgotten copy stays, unserved, until it expires). */
-    const kept = async () => (await redisCacheStore(redis).read("latestMembers", org.id)).stored !== null;
+    const kept = async () =>
+      (await redisCacheStore(redis, CACHE_PREFIXES).read("latestMembers", org.id)).stored !== null;
     // The member renamed: the webhook reads their organizations from Clerk (slowly, here) before it drops the copies.
     const lookup = "bapi GET /v1/users/:id/organization_memberships";
     const lookups = async () => (await emulatorCalls(running.stack.clerk.origin))[lookup] ?? 0;

@@ -1,10 +1,10 @@
 import { once } from "node:events";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
-import { createCache } from "../../app/lib/shared-cache.server";
-import { redisCacheStore } from "../../server/redis-cache-store";
-import { redisKey } from "../../server/redis-keys";
+import { createOrgCaches, type OrgCaches } from "../../app/lib/cache/org-caches.server";
+import { createCache } from "../../app/lib/cache/shared-cache.server";
+import { redisCacheStore } from "../../app/lib/cache/redis-store.server";
+import { CACHE_PREFIXES, redisKey } from "../../server/redis-keys";
 import { connectRedis } from "../../server/redis";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { backendApi, newTeam } from "../support/emulator-api";
@@ -85,7 +85,7 @@ async function instance(): Promise<OrgCaches> {
   const client = connectRedis({ url: redis.url });
   clients.push(client);
   await once(client, "ready");
-  return createOrgCaches({ store: redisCacheStore(client), webhooks: true });
+  return createOrgCaches({ store: redisCacheStore(client, CACHE_PREFIXES), webhooks: true });
 }
 
 describe("an organization write, with 100,000 other keys in Redis", () => {
@@ -191,7 +191,12 @@ describe("the Redis store's generations", () => {
       const client = connectRedis({ url: redis.url });
       clients.push(client);
       await once(client, "ready");
-      return createCache<string>({ name, localTtlMs: 1, sharedTtlMs: 60_000, store: redisCacheStore(client) });
+      return createCache<string>({
+        name,
+        localTtlMs: 1,
+        sharedTtlMs: 60_000,
+        store: redisCacheStore(client, CACHE_PREFIXES),
+      });
     };
     const [a, b] = [await cache(), await cache()];
     const later = () => new Promise((r) => setTimeout(r, 20));

@@ -1,8 +1,9 @@
+import { CACHE_PREFIXES } from "../../server/redis-keys";
 import { once } from "node:events";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createCache, type SharedCache } from "../../app/lib/shared-cache.server";
-import { redisCacheStore } from "../../server/redis-cache-store";
+import { createCache, type SharedCache } from "../../app/lib/cache/shared-cache.server";
+import { redisCacheStore } from "../../app/lib/cache/redis-store.server";
 import { connectRedis, type RedisConfig } from "../../server/redis";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { startRedisCluster, type RedisCluster } from "../support/redis-cluster";
@@ -43,7 +44,12 @@ describe.each(backends)("on %s", (_name, config) => {
     const client = connectRedis(config());
     closing.push(() => client.disconnect());
     await once(client, "ready");
-    return createCache<string>({ name: family, localTtlMs: 1, sharedTtlMs: 60_000, store: redisCacheStore(client) });
+    return createCache<string>({
+      name: family,
+      localTtlMs: 1,
+      sharedTtlMs: 60_000,
+      store: redisCacheStore(client, CACHE_PREFIXES),
+    });
   }
   const fleet = async (size: number) => {
     const family = unique("family");
@@ -105,7 +111,7 @@ describe.each(backends)("on %s", (_name, config) => {
     const client = connectRedis(config());
     closing.push(() => client.disconnect());
     await once(client, "ready");
-    const store = redisCacheStore(client);
+    const store = redisCacheStore(client, CACHE_PREFIXES);
     await until(async () => (await store.read(family, "org_1").catch(() => null))?.stored !== null);
     expect(await later!.get("org_1", notAsked)).toBe("read after the change");
   });
@@ -139,7 +145,7 @@ describe("update on one redis-server", () => {
     const client = connectRedis({ url: redis!.url });
     closing.push(() => client.disconnect());
     await once(client, "ready");
-    const store = redisCacheStore(client);
+    const store = redisCacheStore(client, CACHE_PREFIXES);
     const family = unique("family");
     const cache = createCache<string>({ name: family, localTtlMs: 1, sharedTtlMs: 60_000, store });
     await cache.get("org_1", async () => "Acme");
@@ -160,7 +166,12 @@ describe("update on one redis-server", () => {
     await once(client, "ready");
     const family = unique("family");
     const [reader, waiter] = [0, 1].map(() =>
-      createCache<string>({ name: family, localTtlMs: 1, sharedTtlMs: 60_000, store: redisCacheStore(client) }),
+      createCache<string>({
+        name: family,
+        localTtlMs: 1,
+        sharedTtlMs: 60_000,
+        store: redisCacheStore(client, CACHE_PREFIXES),
+      }),
     );
     const source = clerkStandIn();
     const read = reader!.get("org_1", source.load);

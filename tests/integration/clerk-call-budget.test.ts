@@ -1,7 +1,8 @@
+import { CLERK_BUDGET_KEY } from "../../server/redis-keys";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFERRABLE_SHARE } from "../../app/lib/upstream/call-budget.server";
-import { CLERK_BUDGET_KEY } from "../../server/clerk-call-budget";
+
 import { backendApi, emulatorCalls, newTeam } from "../support/emulator-api";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { keysModeOn, startServer, type RunningServer } from "../support/server";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LIFETIMES_MS } from "../../app/lib/orgs/org-caches.server";
+import { LIFETIMES_MS } from "../../app/lib/cache/org-caches.server";
 import { armFault, backendApi, emulatorCalls, newTeam } from "../support/emulator-api";
 import { scrapeMetrics } from "../support/metrics";
 import { freePort, keysModeEnv, startServer, type RunningServer } from "../support/server";

@@ -2,15 +2,17 @@ import { once } from "node:events";
 import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
+import { createOrgCaches, type OrgCaches } from "../../app/lib/cache/org-caches.server";
+import type { FleetCaches } from "../../app/lib/cache/fleet.server";
 import { createCoordination, type Coordination } from "../../server/coordination";
-import { redisCacheStore } from "../../server/redis-cache-store";
-import { connectRedis, type SharedRedis } from "../../server/redis";
-import { redisKey } from "../../server/redis-keys";
+import { redisCacheStore } from "../../app/lib/cache/redis-store.server";
+import type { SharedRedis } from "../../app/lib/redis-commands.server";
+import { connectRedis } from "../../server/redis";
+import { CACHE_PREFIXES, redisKey } from "../../server/redis-keys";
 import { freePort } from "../support/server";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { newWebhookSecret, signedWebhook } from "../support/webhooks";
-import { profile, unique, until, webhookEndpoint } from "../support/shared-state";
+import { inFleet, profile, unique, until, webhookEndpoint } from "../support/shared-state";
 
 // What instances share through a real redis-server: webhook ids, holds after
 // a 429, and forgets. Each "instance" is its own connections and caches; the
@@ -33,7 +35,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-type Instance = { caches: OrgCaches; coordination: Coordination; client: SharedRedis };
+type Instance = { caches: OrgCaches; coordination: Coordination; fleet: FleetCaches; client: SharedRedis };
 
 /** An instance; `via`: its connections go through that address (a relay the test can cut), `subscriberVia` its subscriber's only. */
 async function instance({
@@ -43,15 +45,15 @@ async function instance({
 }: { via?: string; subscriberVia?: string; applyingForMs?: number } = {}): Promise<Instance> {
   const client = connectRedis({ url: via });
   await once(client, "ready");
-  const caches = createOrgCaches({ store: redisCacheStore(client), webhooks: true });
-  const coordination = createCoordination(caches, { client, config: { url: subscriberVia } }, { applyingForMs });
+  const caches = createOrgCaches({ store: redisCacheStore(client, CACHE_PREFIXES), webhooks: true });
+  const coordination = createCoordination({ client, config: { url: subscriberVia } }, { applyingForMs });
   closing.push(
     () => coordination.close(),
     () => client.disconnect(),
   );
   // (A message published before an instance listens never reaches it.)
   await coordination.listening;
-  return { caches, coordination, client };
+  return { caches, coordination, fleet: inFleet(caches, coordination), client };
 }
 
 /** A TCP relay to redis-server: `cut` drops every connection through it and refuses new ones until `mend`. */
@@ -86,7 +88,8 @@ const retryOf = (webhook: ReturnType<typeof signedWebhook>, event: Parameters<ty
   signedWebhook(SECRET, event, { id: webhook.headers["svix-id"] });
 
 /** Whether Redis holds a copy of the key that a read would serve (a forgotten one stays until it expires, unserved). */
-const inRedis = async (cache: string, key: string) => (await redisCacheStore(admin).read(cache, key)).stored !== null;
+const inRedis = async (cache: string, key: string) =>
+  (await redisCacheStore(admin, CACHE_PREFIXES).read(cache, key)).stored !== null;
 
 describe("instances coordinating through Redis", () => {
   it("a webhook's id is applied by one instance only; one given back, or left applying, can be taken again", async () => {
@@ -106,7 +109,7 @@ describe("instances coordinating through Redis", () => {
 
   it("without Redis, an id is claimed, applying and applied the same way", async () => {
     let time = 0;
-    const one = createCoordination(createOrgCaches(), null, { now: () => time, applyingForMs: 30_000 });
+    const one = createCoordination(null, { now: () => time, applyingForMs: 30_000 });
     expect(await one.claim("msg_1")).toBe("claimed");
     expect(await one.claim("msg_1")).toBe("applying");
     await one.release("msg_1");
@@ -144,7 +147,7 @@ describe("instances coordinating through Redis", () => {
     await until(() => inRedis("profiles", key));
     expect((await b.caches.profiles.get(key, read)).name).toBe("read 1");
 
-    await a.coordination.forget([
+    await a.fleet.forget([
       { cache: "memberPages", prefix: `${key}|` },
       { cache: "profiles", key },
     ]);
@@ -184,10 +187,13 @@ describe("a webhook when Redis fails", () => {
       expect((await b.caches.latestMembers.get(org, members(1))).total).toBe(1);
 
       let failing = true;
-      const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing }, async () => {
-        if (failing) await start(relayed, a);
-        return [org];
-      });
+      const deliver = await webhookEndpoint(
+        { caches: a.caches, coordination: a.coordination, secret: SECRET, closing },
+        async () => {
+          if (failing) await start(relayed, a);
+          return [org];
+        },
+      );
       const renamed = { type: "user.updated", data: { id: user, object: "user", first_name: "Augusta" } };
       const webhook = signedWebhook(SECRET, renamed);
       try {
@@ -241,7 +247,10 @@ describe("a webhook whose id cannot be claimed, the caches' keys reachable (a cl
     await b.caches.latestMembers.get(org, members(1));
     await until(() => inRedis("latestMembers", org));
 
-    const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing }, async () => [org]);
+    const deliver = await webhookEndpoint(
+      { caches: a.caches, coordination: a.coordination, secret: SECRET, closing },
+      async () => [org],
+    );
     const renamed = { type: "user.updated", data: { id: person, object: "user", first_name: "Augusta" } };
     const webhook = signedWebhook(SECRET, renamed);
     expect(await deliver(webhook)).toEqual({ status: 503, message: "Redis or Clerk is unavailable; try again later." });
@@ -263,7 +272,7 @@ describe("a webhook for an event no kept answer depends on", () => {
     await admin.call("ACL", "SETUSER", user, "on", ">pw", "allcommands", "allchannels");
     closing.push(() => admin.call("ACL", "DELUSER", user));
     const a = await instance({ via: `redis://${user}:pw@127.0.0.1:${redis.port}` });
-    const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing });
+    const deliver = await webhookEndpoint({ caches: a.caches, coordination: a.coordination, secret: SECRET, closing });
     for (const type of ["session.created", "email.created"]) {
       const webhook = signedWebhook(SECRET, { type, data: { id: unique("sess"), object: "session" } });
       expect(await deliver(webhook), type).toEqual({ status: 200, message: "Nothing to do." });
@@ -280,7 +289,7 @@ describe("an instance that misses the message", () => {
     const relayed = await relay();
     const a = await instance();
     const b = await instance({ subscriberVia: relayed.url });
-    const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing });
+    const deliver = await webhookEndpoint({ caches: a.caches, coordination: a.coordination, secret: SECRET, closing });
     /** A Clerk read on b, held open until the test answers it. */
     const readOnB = async (org: string) => {
       let began: () => void = () => undefined;

@@ -2,20 +2,31 @@ import { once } from "node:events";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRateLimiter } from "../../app/lib/http/rate-limit.server";
-import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
-import { createCache } from "../../app/lib/shared-cache.server";
+import { createOrgCaches, type OrgCaches } from "../../app/lib/cache/org-caches.server";
+import { createCache } from "../../app/lib/cache/shared-cache.server";
 import { createCallBudget } from "../../app/lib/upstream/call-budget.server";
 import { personPays } from "../../app/lib/upstream/payer.server";
-import { redisCallWindow } from "../../server/clerk-call-budget";
+import { redisCallWindow } from "../../app/lib/upstream/redis-call-window.server";
+import type { FleetCaches } from "../../app/lib/cache/fleet.server";
 import { createCoordination, type Coordination } from "../../server/coordination";
-import { redisCacheStore } from "../../server/redis-cache-store";
-import { redisMembershipIndex } from "../../server/redis-membership-index";
-import { connectRedis, isCluster, type SharedRedis } from "../../server/redis";
-import { redisKey } from "../../server/redis-keys";
+import { redisCacheStore } from "../../app/lib/cache/redis-store.server";
+import { redisMembershipIndex } from "../../app/lib/cache/redis-membership-index.server";
+import { isCluster, type SharedRedis } from "../../app/lib/redis-commands.server";
+import { connectRedis } from "../../server/redis";
+import { CACHE_PREFIXES, CLERK_BUDGET_KEY, redisKey } from "../../server/redis-keys";
 import { startRedisCluster, type ClusterNode, type RedisCluster } from "../support/redis-cluster";
 import { runModel, stepArbitrary } from "../support/versioned-copies-model";
 import { newWebhookSecret, signedWebhook } from "../support/webhooks";
-import { notAsked, page, profile, readUnderWay, unique, until, webhookEndpoint } from "../support/shared-state";
+import {
+  inFleet,
+  notAsked,
+  page,
+  profile,
+  readUnderWay,
+  unique,
+  until,
+  webhookEndpoint,
+} from "../support/shared-state";
 
 // What instances share, on a real Redis Cluster (3 primaries, 3 replicas)
 // through ioredis' cluster client, as REDIS_CLUSTER_URLS runs them: the same
@@ -57,16 +68,16 @@ async function clusterClient(): Promise<SharedRedis> {
   return client;
 }
 
-type Instance = { caches: OrgCaches; coordination: Coordination; client: SharedRedis };
+type Instance = { caches: OrgCaches; coordination: Coordination; fleet: FleetCaches; client: SharedRedis };
 
 async function instance({ applyingForMs }: { applyingForMs?: number } = {}): Promise<Instance> {
   const client = await clusterClient();
-  const caches = createOrgCaches({ store: redisCacheStore(client), webhooks: true });
-  const coordination = createCoordination(caches, { client, config: { clusterUrls: cluster.urls } }, { applyingForMs });
+  const caches = createOrgCaches({ store: redisCacheStore(client, CACHE_PREFIXES), webhooks: true });
+  const coordination = createCoordination({ client, config: { clusterUrls: cluster.urls } }, { applyingForMs });
   closing.push(() => coordination.close());
   // (A message published before an instance listens never reaches it.)
   await coordination.listening;
-  return { caches, coordination, client };
+  return { caches, coordination, fleet: inFleet(caches, coordination), client };
 }
 
 /**
@@ -88,7 +99,10 @@ async function groupsOnEveryPrimary(family: string): Promise<string[]> {
 
 describe("the cache store on a Redis Cluster", () => {
   it("read, start, write, writeIfQuiet, delete and clear, for groups on every primary", async () => {
-    const [a, b] = [redisCacheStore(await clusterClient()), redisCacheStore(await clusterClient())];
+    const [a, b] = [
+      redisCacheStore(await clusterClient(), CACHE_PREFIXES),
+      redisCacheStore(await clusterClient(), CACHE_PREFIXES),
+    ];
     const family = unique("family");
     const groups = await groupsOnEveryPrimary(family);
     const stored = (value: string) => ({ value, at: Date.now() });
@@ -145,7 +159,9 @@ describe("the cache store on a Redis Cluster", () => {
     await otherRead.answer(page("other, read while mine changed"));
     await mineRead.answer(page("mine, read before it changed"));
     // a's writes (not awaited by get) have landed once a's connection answers after them.
-    await until(async () => (await redisCacheStore(c.client).read("memberPages", `${other}|2|`)).stored !== null);
+    await until(
+      async () => (await redisCacheStore(c.client, CACHE_PREFIXES).read("memberPages", `${other}|2|`)).stored !== null,
+    );
 
     expect((await c.caches.memberPages.get(`${other}|2|`, notAsked)).total).toBe(
       "other, read while mine changed".length,
@@ -159,7 +175,7 @@ describe("the cache store on a Redis Cluster", () => {
     const a = await instance();
     const key = unique("org");
     expect((await a.caches.profiles.get(key, async () => profile(key, "Old name"))).name).toBe("Old name");
-    await until(async () => (await redisCacheStore(a.client).read("profiles", key)).stored !== null);
+    await until(async () => (await redisCacheStore(a.client, CACHE_PREFIXES).read("profiles", key)).stored !== null);
 
     // A page asks right after the forget began (a webhook applied here, a page served meanwhile):
     // on a cluster the store's moves are several round trips, and the read may fall between them.
@@ -175,10 +191,15 @@ describe("the cache store on a Redis Cluster", () => {
     const name = unique("family");
     const groups = await groupsOnEveryPrimary(name);
     const cache = async () =>
-      createCache<string>({ name, localTtlMs: 1, sharedTtlMs: 60_000, store: redisCacheStore(await clusterClient()) });
+      createCache<string>({
+        name,
+        localTtlMs: 1,
+        sharedTtlMs: 60_000,
+        store: redisCacheStore(await clusterClient(), CACHE_PREFIXES),
+      });
     const [a, b] = [await cache(), await cache()];
     for (const group of groups) expect(await a.get(group, async () => `${group} kept`)).toBe(`${group} kept`);
-    const reader = redisCacheStore(await clusterClient());
+    const reader = redisCacheStore(await clusterClient(), CACHE_PREFIXES);
     // (a's writes are not awaited by get.)
     await until(async () => {
       for (const group of groups) if ((await reader.read(name, group)).stored === null) return false;
@@ -243,11 +264,11 @@ describe("instances coordinating through a Redis Cluster", () => {
       let reads = 0;
       const read = async () => profile(key, `read ${++reads}`);
       expect((await a.caches.profiles.get(key, read)).name).toBe("read 1");
-      await until(async () => (await redisCacheStore(a.client).read("profiles", key)).stored !== null);
+      await until(async () => (await redisCacheStore(a.client, CACHE_PREFIXES).read("profiles", key)).stored !== null);
       expect((await b.caches.profiles.get(key, read)).name).toBe("read 1");
 
       await cluster.resetStats();
-      await a.coordination.forget([{ cache: "profiles", key }]);
+      await a.fleet.forget([{ cache: "profiles", key }]);
       const publishedOn = [];
       for (const node of cluster.nodes) if ((await cluster.commandCalls(node)).publish) publishedOn.push(node);
       expect(publishedOn).toHaveLength(1);
@@ -294,12 +315,14 @@ describe("instances coordinating through a Redis Cluster", () => {
     const [org, user] = [unique("org"), unique("user")];
     const members = (total: number) => async () => ({ members: [], total });
     expect((await b.caches.latestMembers.get(org, members(1))).total).toBe(1);
-    const deliverToA = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing }, async () => [
-      org,
-    ]);
-    const deliverToB = await webhookEndpoint({ coordination: b.coordination, secret: SECRET, closing }, async () => [
-      org,
-    ]);
+    const deliverToA = await webhookEndpoint(
+      { caches: a.caches, coordination: a.coordination, secret: SECRET, closing },
+      async () => [org],
+    );
+    const deliverToB = await webhookEndpoint(
+      { caches: b.caches, coordination: b.coordination, secret: SECRET, closing },
+      async () => [org],
+    );
     const renamed = { type: "user.updated", data: { id: user, object: "user", first_name: "Augusta" } };
     const webhook = signedWebhook(SECRET, renamed);
     expect(await deliverToA(webhook)).toEqual({ status: 200, message: "Applied." });
@@ -314,7 +337,10 @@ describe("versioned copies on a Redis Cluster", () => {
   // generations and the membership index's tombstones, each in its own slot.
   it("random histories, deliveries and reads on two instances keep every invariant (200 runs, seeded)", async () => {
     const client = await clusterClient();
-    const fleet = async () => ({ store: redisCacheStore(client), membershipIndex: redisMembershipIndex(client) });
+    const fleet = async () => ({
+      store: redisCacheStore(client, CACHE_PREFIXES),
+      membershipIndex: redisMembershipIndex(client, redisKey),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(stepArbitrary, { maxLength: 25 }), (steps) => runModel(steps, fleet)),
       { numRuns: 200, seed: 67 },
@@ -328,7 +354,7 @@ describe("Clerk's call budget on a Redis Cluster", () => {
       createCallBudget({
         limit: 10,
         allowances: { person: 100, address: 100, anonymous: 100, webhooks: 100 },
-        shared: redisCallWindow(client, 10, 11_000),
+        shared: redisCallWindow(client, { fleetKey: CLERK_BUDGET_KEY, limit: 10, windowMs: 11_000 }),
       }),
     );
     const read = "clerk.organizations.getOrganization";
@@ -366,8 +392,13 @@ describe("a webhook when its claim's primary fails", () => {
     const [org, user] = [unique("org"), unique("user")];
     const members = (total: number) => async () => ({ members: [], total });
     await a.caches.latestMembers.get(org, members(1));
-    await until(async () => (await redisCacheStore(b.client).read("latestMembers", org)).stored !== null);
-    const deliver = await webhookEndpoint({ coordination: a.coordination, secret: SECRET, closing }, async () => [org]);
+    await until(
+      async () => (await redisCacheStore(b.client, CACHE_PREFIXES).read("latestMembers", org)).stored !== null,
+    );
+    const deliver = await webhookEndpoint(
+      { caches: a.caches, coordination: a.coordination, secret: SECRET, closing },
+      async () => [org],
+    );
     const renamed = { type: "user.updated", data: { id: user, object: "user", first_name: "Ada" } };
     const id = unique("msg");
     const delivery = () => deliver(signedWebhook(SECRET, renamed, { id }));

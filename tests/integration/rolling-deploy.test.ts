@@ -1,16 +1,16 @@
 import { once } from "node:events";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { withoutLeads } from "../../app/lib/cache-store.server";
-import { createOrgCaches, type OrgCaches } from "../../app/lib/orgs/org-caches.server";
+import { withoutLeads } from "../../app/lib/cache/store.server";
+import { createOrgCaches, type CacheKey, type OrgCaches } from "../../app/lib/cache/org-caches.server";
 import { createCoordination } from "../../server/coordination";
 import { connectRedis } from "../../server/redis";
-import { redisCacheStore } from "../../server/redis-cache-store";
-import { COORDINATION_CHANNEL, redisKey } from "../../server/redis-keys";
+import { redisCacheStore } from "../../app/lib/cache/redis-store.server";
+import { CACHE_PREFIXES, COORDINATION_CHANNEL, redisKey } from "../../server/redis-keys";
 import { createCoordination as createFormat1Coordination } from "../fixtures/redis-format-1/coordination";
 import { redisCacheStore as format1Store } from "../fixtures/redis-format-1/redis-cache-store";
 import { startRedisServer, type RedisServer } from "../support/process-group";
-import { profile, unique, until } from "../support/shared-state";
+import { inFleet, profile, unique, until } from "../support/shared-state";
 
 // A rolling deploy: instances of the release before (format 1, its Redis code
 // kept as a fixture) and of this one (format 2) share one redis-server for the
@@ -35,21 +35,24 @@ afterAll(async () => {
 type Instance = {
   release: string;
   caches: OrgCaches;
-  coordination: Pick<ReturnType<typeof createCoordination>, "forget" | "claim" | "backoff">;
+  coordination: Pick<ReturnType<typeof createCoordination>, "claim" | "backoff">;
+  /** Forgets the keys on every instance of both releases, and in Redis: what Clerk's webhook makes it do. */
+  forget(keys: CacheKey[]): Promise<void>;
 };
 
 /** An instance of this release, as server/services.ts makes it. */
 async function current(): Promise<Instance> {
   const client = connectRedis({ url: redis.url });
   await once(client, "ready");
-  const caches = createOrgCaches({ store: redisCacheStore(client), webhooks: true });
-  const coordination = createCoordination(caches, { client, config: { url: redis.url } });
+  const caches = createOrgCaches({ store: redisCacheStore(client, CACHE_PREFIXES), webhooks: true });
+  const coordination = createCoordination({ client, config: { url: redis.url } });
+  const fleet = inFleet(caches, coordination);
   closing.push(
     () => coordination.close(),
     () => client.disconnect(),
   );
   await coordination.listening;
-  return { release: "format 2", caches, coordination };
+  return { release: "format 2", caches, coordination, forget: fleet.forget };
 }
 
 /** An instance of the release before, as its services.ts made it. */
@@ -64,7 +67,7 @@ async function previous(): Promise<Instance> {
     () => client.disconnect(),
   );
   await coordination.listening;
-  return { release: "format 1", caches, coordination };
+  return { release: "format 1", caches, coordination, forget: (keys) => coordination.forget(keys) };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 50));
@@ -86,7 +89,7 @@ describe.each([
     expect((await fresh.caches.profiles.get(org, read)).name).toBe("read 1");
 
     // Clerk's webhook reaches an instance of the release that tells.
-    await told.coordination.forget([{ cache: "profiles", key: org }]);
+    await told.forget([{ cache: "profiles", key: org }]);
 
     // Both instances of the other release read Clerk again: the reader's own copy went, and Redis's.
     await until(async () => (await reader.caches.profiles.get(org, read)).name !== "read 1");

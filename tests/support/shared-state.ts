@@ -2,7 +2,9 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { NO_METRICS } from "../../app/lib/metrics.server";
-import type { SharedCache } from "../../app/lib/shared-cache.server";
+import { createFleetCaches, type FleetCaches } from "../../app/lib/cache/fleet.server";
+import type { OrgCaches } from "../../app/lib/cache/org-caches.server";
+import type { SharedCache } from "../../app/lib/cache/shared-cache.server";
 import { clerkWebhooks, WEBHOOK_PATH } from "../../server/clerk-webhooks";
 import type { Coordination } from "../../server/coordination";
 import type { signedWebhook } from "./webhooks";
@@ -69,18 +71,39 @@ export async function readUnderWay<Value>(cache: SharedCache<Value>, key: string
 }
 
 /**
- * `POST /webhooks/clerk` on `coordination`'s instance, on a small server of
- * its own (closed through `closing`): a delivery's status and message.
+ * An instance's caches in the fleet, as server/services.ts makes them: they
+ * hear the other instances' changes on `coordination`'s channel, and tell
+ * theirs. (No Clerk behind them: no one has an address or an organization.)
+ */
+export const inFleet = (caches: OrgCaches, coordination: Coordination): FleetCaches =>
+  createFleetCaches(caches, {
+    channel: coordination,
+    usersWithEmail: async () => [],
+    organizationsOf: async () => [],
+  });
+
+/**
+ * `POST /webhooks/clerk` on the instance of `caches` and `coordination`, on a
+ * small server of its own (closed through `closing`): a delivery's status and
+ * message. `organizationsOf` stands in for Clerk's answer.
  */
 export async function webhookEndpoint(
-  { coordination, secret, closing }: { coordination: Coordination; secret: string; closing: (() => unknown)[] },
+  {
+    caches,
+    coordination,
+    secret,
+    closing,
+  }: { caches: OrgCaches; coordination: Coordination; secret: string; closing: (() => unknown)[] },
   organizationsOf = async (_userId: string) => [] as string[],
 ) {
+  // (The instance's own fleet hears the others; this one only tells them.)
+  const { ofEvent } = createFleetCaches(caches, {
+    channel: { tell: (keys) => coordination.tell(keys), onHeard: () => undefined },
+    usersWithEmail: async () => [],
+    organizationsOf,
+  });
   const app = express();
-  app.post(
-    WEBHOOK_PATH,
-    ...clerkWebhooks({ secret, coordination, usersWithEmail: async () => [], organizationsOf, metrics: NO_METRICS }),
-  );
+  app.post(WEBHOOK_PATH, ...clerkWebhooks({ secret, claims: coordination, ofEvent, metrics: NO_METRICS }));
   const server = app.listen(0, "127.0.0.1");
   await once(server, "listening");
   closing.push(() => (server.closeAllConnections(), new Promise((done) => server.close(done))));

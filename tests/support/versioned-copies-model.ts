@@ -1,16 +1,12 @@
+import type { MyMembership } from "~/lib/orgs/organizations";
 import type { OrganizationMembership } from "@clerk/backend";
 import fc from "fast-check";
-import type { CacheStore } from "~/lib/cache-store.server";
-import type { MembershipIndex } from "~/lib/orgs/membership-index.server";
-import { toMembership, type MyMembership } from "~/lib/orgs/memberships.server";
-import {
-  applyChanges,
-  createOrgCaches,
-  forgetKeysHere,
-  rememberOrganizationGone,
-  type OrgCaches,
-} from "~/lib/orgs/org-caches.server";
-import { changesOf, type Change, type Touched } from "~/lib/orgs/webhook-changes.server";
+import type { CacheStore } from "~/lib/cache/store.server";
+import type { MembershipIndex } from "~/lib/cache/membership-index.server";
+import { toMembership } from "~/lib/orgs/memberships.server";
+import { applyChanges, forgetKeysHere } from "~/lib/cache/apply-changes.server";
+import { createOrgCaches, rememberOrganizationGone, type OrgCaches } from "~/lib/cache/org-caches.server";
+import { changesOf, type Change, type Touched } from "~/lib/cache/webhook-changes.server";
 
 /*
  * A model of Clerk, of Svix and of two instances sharing one store, for the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCache, memoryStore } from "~/lib/shared-cache.server";
+import { createCache, memoryStore } from "~/lib/cache/shared-cache.server";
 import { clerkStandIn } from "../support/shared-state";
 
 // Several "instances" are several caches over one store (as processes over Redis), on one controlled clock

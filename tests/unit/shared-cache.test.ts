@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCache, memoryStore, STALE_FOR_MS, type LookupResult } from "~/lib/shared-cache.server";
+import { createCache, memoryStore, STALE_FOR_MS, type LookupResult } from "~/lib/cache/shared-cache.server";
 
 // Two "instances" are two caches over one store (as two processes over Redis).
 function setup(sharedTtlMs = 60_000, authorizes = false) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createShortCache } from "../../app/lib/short-cache.server";
+import { createShortCache } from "../../app/lib/cache/short-cache.server";
 
 describe("short caches", () => {
   function clock() {

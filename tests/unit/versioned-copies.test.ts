@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, it } from "vitest";
-import { memoryStore } from "~/lib/cache-store.server";
-import { memoryMembershipIndex } from "~/lib/orgs/membership-index.server";
+import { memoryStore } from "~/lib/cache/store.server";
+import { memoryMembershipIndex } from "~/lib/cache/membership-index.server";
 import { runModel, stepArbitrary, type Step } from "../support/versioned-copies-model";
 
 // Kept copies are versioned (docs/decisions/0011): the model of Clerk, Svix and two instances in

@@ -1,7 +1,8 @@
+import type { MyMembership } from "~/lib/orgs/organizations";
 import { describe, expect, it } from "vitest";
-import { applyChanges, createOrgCaches, createThrottle, type OrgProfile } from "~/lib/orgs/org-caches.server";
-import type { MyMembership } from "~/lib/orgs/memberships.server";
-import { changesOf, RECENT_MS, type CacheWrite, type Change, type Touched } from "~/lib/orgs/webhook-changes.server";
+import { applyChanges } from "~/lib/cache/apply-changes.server";
+import { createOrgCaches, createThrottle, type OrgProfile } from "~/lib/cache/org-caches.server";
+import { changesOf, RECENT_MS, type CacheWrite, type Change, type Touched } from "~/lib/cache/webhook-changes.server";
 
 // What each of Clerk's webhook events changes: answers written from its payload, or keys forgotten.
 const ORG = "org_1";

@@ -1,5 +1,5 @@
 import type { AppLoadContext } from "@remix-run/node";
-import type { ShortCache } from "../short-cache.server";
+import type { ShortCache } from "../cache/short-cache.server";
 import type { AppServices } from "../load-context.server";
 import { readUpstream, readUpstreamOutsidePages, writeUpstream } from "../upstream/request-scope.server";
 import type { ClerkClient } from "./client.server";

@@ -1,13 +1,18 @@
+import { orgKey, orgPrefix } from "../cache/keys";
 import type { OrganizationMembership } from "@clerk/backend";
 import type { AppLoadContext, LoaderFunctionArgs } from "@remix-run/node";
 import { requireSignedIn } from "../clerk/auth.server";
 import { clerkRead } from "../clerk/backend-calls.server";
 import { checkRateLimit, type RateLimited } from "../http/rate-limit.server";
-import type { LatestMembers } from "./org-caches.server";
-import type { Member, OrgRole } from "./organizations";
-
-export const MEMBERS_PAGE_SIZE = 10;
-export const LATEST_MEMBERS = 5;
+import type { LatestMembers } from "../cache/org-caches.server";
+import {
+  LATEST_MEMBERS,
+  MEMBERS_PAGE_SIZE,
+  type Member,
+  type OrgRole,
+  type MemberPage,
+  type PendingInvitation,
+} from "./organizations";
 
 function toMember(m: OrganizationMembership): Member {
   const user = m.publicUserData;
@@ -21,24 +26,6 @@ function toMember(m: OrganizationMembership): Member {
     joinedAt: m.createdAt,
     updatedAt: m.updatedAt,
   };
-}
-
-export type MemberPage = { members: Member[]; total: number };
-
-/**
- * How long Redis keeps a search's answer (any query) or a page past the
- * directory's last: moments, for a reload or the next page view on another
- * instance, and never as a stand-in when Clerk fails. A query or a page
- * number is whatever a URL says, so each could otherwise leave an answer in
- * Redis for 10 minutes; the directory's own pages are few and every member's.
- */
-export const SEARCH_KEPT_MS = 30_000;
-
-/** memberPages' `keepMs`: SEARCH_KEPT_MS for a search or a page past the last, else the cache's own (undefined). */
-export function memberPageKeptMs(key: string, { total }: MemberPage): number | undefined {
-  const [, page, ...query] = key.split("|");
-  const lastPage = Math.max(1, Math.ceil(total / MEMBERS_PAGE_SIZE));
-  return query.join("|") === "" && Number(page) <= lastPage ? undefined : SEARCH_KEPT_MS;
 }
 
 /**
@@ -61,11 +48,11 @@ export function listMembers(
   orgId: string,
   { query, page }: { query: string; page: number },
 ): Promise<MemberPage> {
-  return context.orgs.memberPages.get(`${orgId}|${page}|${query}`, () =>
+  return context.orgs.memberPages.get(orgKey(orgId, page, query), () =>
     clerkRead(
       context,
       "organizations.getOrganizationMembershipList",
-      `${orgId}|${page}|${query}`,
+      orgKey(orgId, page, query),
       (clerk) =>
         clerk.organizations.getOrganizationMembershipList({
           organizationId: orgId,
@@ -84,7 +71,7 @@ export function latestMembers(context: AppLoadContext, orgId: string): Promise<L
     clerkRead(
       context,
       "organizations.getOrganizationMembershipList",
-      `${orgId}|latest`,
+      orgKey(orgId, "latest"),
       (clerk) =>
         clerk.organizations.getOrganizationMembershipList({
           organizationId: orgId,
@@ -96,14 +83,6 @@ export function latestMembers(context: AppLoadContext, orgId: string): Promise<L
   );
 }
 
-export type PendingInvitation = {
-  id: string;
-  emailAddress: string;
-  role: OrgRole;
-  createdAt: number;
-  url: string | null;
-};
-
 /**
  * The organization's pending invitations, newest last. `withLinks` keeps each
  * one's link (it holds the invitation's secret ticket): only for admins in
@@ -114,7 +93,7 @@ export function pendingInvitations(
   orgId: string,
   { withLinks = false } = {},
 ): Promise<PendingInvitation[]> {
-  return context.orgs.pendingInvitations.get(`${orgId}|${withLinks ? "links" : ""}`, () =>
+  return context.orgs.pendingInvitations.get(orgKey(orgId, withLinks ? "links" : ""), () =>
     clerkRead(
       context,
       "organizations.getOrganizationInvitationList",
@@ -136,8 +115,8 @@ export function pendingInvitations(
 
 /** After this instance's own change to an organization's members or invitations: its pages show it at once. */
 export function forgetMembersOf(context: AppLoadContext, orgId: string): void {
-  context.orgs.memberPages.clear(`${orgId}|`);
-  context.orgs.pendingInvitations.clear(`${orgId}|`);
+  context.orgs.memberPages.clear(orgPrefix(orgId));
+  context.orgs.pendingInvitations.clear(orgPrefix(orgId));
   context.orgs.latestMembers.forget(orgId);
   context.orgs.profiles.forget(orgId);
 }

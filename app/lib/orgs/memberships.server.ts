@@ -5,8 +5,8 @@ import { readUpstreamOutsidePages } from "../upstream/request-scope.server";
 import { forgetMembersOf } from "./members.server";
 import { cachedClerkRead, clerkRead } from "../clerk/backend-calls.server";
 import { isClerkNotFound } from "../clerk/field-errors.server";
-import { rememberOrganizationGone, type OrgProfile } from "./org-caches.server";
-import type { OrgRole, OrgSummary } from "./organizations";
+import { rememberOrganizationGone, type OrgProfile } from "../cache/org-caches.server";
+import { type OrgRole, type OrgSummary, type MyMembership } from "./organizations";
 
 function toProfile(org: Organization): OrgProfile {
   return {
@@ -19,15 +19,6 @@ function toProfile(org: Organization): OrgProfile {
     updatedAt: org.updatedAt,
   };
 }
-
-/**
- * A person's membership as kept: `updatedAt` is Clerk's time of its last
- * change (ms), from a read or a webhook's payload alike, so that an older
- * event delivered late never replaces it (webhook-changes.server). Absent
- * only in a copy an earlier release kept (such an entry is never patched:
- * an event forgets its list).
- */
-export type MyMembership = { orgId: string; role: OrgRole; updatedAt?: number };
 
 /** A membership as kept, from Clerk's Backend API's (its SDK's object). */
 export const toMembership = (m: OrganizationMembership): MyMembership => ({

@@ -3,10 +3,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { cachedClerkRead, clerkWrite } from "../clerk/backend-calls.server";
 import { clerkErrorCode, isClerkNotFound } from "../clerk/field-errors.server";
 import { organizationProfile } from "./memberships.server";
-import type { MyInvitation, OrgSummary } from "./organizations";
-
-/** What is kept of an invitation: the organization is named from its profile, which a rename's webhook refreshes. */
-export type KeptInvitation = Pick<MyInvitation, "id" | "orgId" | "role">;
+import { type MyInvitation, type OrgSummary, type KeptInvitation } from "./organizations";
 
 const toKept = (invitation: OrganizationInvitation): KeptInvitation[] =>
   invitation.publicOrganizationData

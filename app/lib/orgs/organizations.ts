@@ -71,3 +71,30 @@ export type MyInvitation = {
 
 /** Where an Accept form posts (the /orgs page's action), with or without JavaScript. */
 export const ACCEPT_INVITATION_PATH = "/orgs?index";
+
+/** Members on a page of an organization's directory. */
+export const MEMBERS_PAGE_SIZE = 10;
+/** The newest members an organization's home shows. */
+export const LATEST_MEMBERS = 5;
+
+export type MemberPage = { members: Member[]; total: number };
+
+export type PendingInvitation = {
+  id: string;
+  emailAddress: string;
+  role: OrgRole;
+  createdAt: number;
+  url: string | null;
+};
+
+/**
+ * A person's membership as kept: `updatedAt` is Clerk's time of its last
+ * change (ms), from a read or a webhook's payload alike, so that an older
+ * event delivered late never replaces it (webhook-changes.server). Absent
+ * only in a copy an earlier release kept (such an entry is never patched:
+ * an event forgets its list).
+ */
+export type MyMembership = { orgId: string; role: OrgRole; updatedAt?: number };
+
+/** What is kept of an invitation: the organization is named from its profile, which a rename's webhook refreshes. */
+export type KeptInvitation = Pick<MyInvitation, "id" | "orgId" | "role">;

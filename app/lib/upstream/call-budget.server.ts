@@ -183,7 +183,7 @@ export function memoryWindow(limit: number, windowMs: number): CallWindow {
 }
 
 /**
- * The same windows kept for every instance (in Redis: server/clerk-call-budget.ts):
+ * The same windows kept for every instance (in Redis: app/lib/upstream/redis-call-window.server.ts):
  * the charge's windows and the fleet's checked and counted together, all
  * or none. Rejects when it cannot answer.
  */

@@ -7,10 +7,8 @@ import {
   type Generation,
   type Read,
   type Stored,
-} from "../app/lib/cache-store.server";
-import { inOrder, mgetAcrossSlots, together, type RedisCommand } from "./redis-commands";
-import { redisKey } from "./redis-keys";
-import type { SharedRedis } from "./redis";
+} from "./store.server";
+import { inOrder, mgetAcrossSlots, together, type RedisCommand, type SharedRedis } from "../redis-commands.server";
 
 /*
  * Keys, under the release's format (server/redis-keys.ts), a group's in one
@@ -32,7 +30,7 @@ import type { SharedRedis } from "./redis";
  * The family's generation is in another slot than the group's keys (one slot
  * for a whole family would put all of a cache's traffic on one node): on a
  * cluster, what one Redis gets as one command or pipeline goes as one
- * command per slot (server/redis-commands.ts): the hit path's one MGET
+ * command per slot (app/lib/redis-commands.server.ts): the hit path's one MGET
  * becomes two, sent at once.
  *
  * Format 1, the release before, kept the same keys without the `2:`. A
@@ -41,7 +39,8 @@ import type { SharedRedis } from "./redis";
  * heard of: its instances are told to forget their own copies by the same
  * message (server/coordination.ts).
  */
-const PREVIOUS_FORMAT = "teamwork:";
+/** Where the store's keys start: this release's format's prefix, and the release's before (server/redis-keys.ts). */
+export type CachePrefixes = { current: string; previous: string };
 /** How long a group's generation outlives its last use: longer than any answer kept under it. */
 const GROUP_LIFE_MS = 60 * 60_000;
 
@@ -112,9 +111,9 @@ function layout(prefix: string) {
  * forget or clear runs a fixed handful of commands, whatever the keyspace
  * holds: it looks for no key, on one Redis or on a cluster.
  */
-export function redisCacheStore(redis: SharedRedis): CacheStore {
-  const keys = layout(redisKey(""));
-  const previous = layout(PREVIOUS_FORMAT);
+export function redisCacheStore(redis: SharedRedis, prefixes: CachePrefixes): CacheStore {
+  const keys = layout(prefixes.current);
+  const previous = layout(prefixes.previous);
 
   /** The commands that move a family's generation on, then a group's (in that order: see writeIfQuiet). */
   const moves = (at: ReturnType<typeof layout>, family: string, group: string): RedisCommand[] => [

@@ -1,6 +1,6 @@
-import { LATEST_MEMBERS } from "./members.server";
-import type { MyMembership } from "./memberships.server";
-import type { Member, OrgRole } from "./organizations";
+import { WHOLE_ORGANIZATION } from "./membership-index.server";
+import { orgPrefix } from "./keys";
+import { LATEST_MEMBERS, type Member, type OrgRole, type MyMembership } from "../orgs/organizations";
 import type { CacheKey, LatestMembers, OrgProfile } from "./org-caches.server";
 
 /**
@@ -34,9 +34,6 @@ export const RECENT_MS = 5_000;
  * Clerk changed more than this before it.
  */
 export const CLOCK_SKEW_MS = 1_000;
-
-/** The tombstone of an organization itself, beside its memberships' in the membership index. */
-export const WHOLE_ORGANIZATION = "*";
 
 /** The caches an event can write to, and their values. */
 type Values = { memberships: MyMembership[]; profiles: OrgProfile; latestMembers: LatestMembers };
@@ -241,7 +238,7 @@ function membershipEventChanges(action: string, data: Record<string, unknown>, r
   }
   const tokens: CacheKey[] = action === "created" ? [] : [{ cache: "membershipChanges", key: userId }];
   const member = role ? memberFrom(data, role) : null;
-  const directory: CacheKey = { cache: "memberPages", prefix: `${orgId}|` };
+  const directory: CacheKey = { cache: "memberPages", prefix: orgPrefix(orgId) };
   if (!recent || !role || at === null || !member) {
     return [...organizationPages(orgId), { cache: "memberships", key: userId }, ...tokens];
   }
@@ -264,7 +261,7 @@ function membershipEventChanges(action: string, data: Record<string, unknown>, r
 const organizationPages = (orgId: string): CacheKey[] => [
   { cache: "profiles", key: orgId },
   { cache: "latestMembers", key: orgId },
-  { cache: "memberPages", prefix: `${orgId}|` },
+  { cache: "memberPages", prefix: orgPrefix(orgId) },
 ];
 
 /**
@@ -291,7 +288,7 @@ export function changesOf(
       // it would ask Clerk for it at every view: its members' lists (the index knows them) drop it.
       return [
         ...organizationPages(orgId),
-        { cache: "pendingInvitations", prefix: `${orgId}|` },
+        { cache: "pendingInvitations", prefix: orgPrefix(orgId) },
         { organizationGone: orgId, at: timestamp ?? now },
       ];
     }
@@ -301,7 +298,7 @@ export function changesOf(
       const orgId = text(data.organization_id);
       const email = text(data.email_address);
       return [
-        orgId ? { cache: "pendingInvitations", prefix: `${orgId}|` } : { cache: "pendingInvitations", prefix: "" },
+        orgId ? { cache: "pendingInvitations", prefix: orgPrefix(orgId) } : { cache: "pendingInvitations", prefix: "" },
         email ? { invitee: email } : { cache: "invitations", prefix: "" },
       ];
     }

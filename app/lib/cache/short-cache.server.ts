@@ -1,4 +1,4 @@
-import { waiterCopy } from "./waiter-copy.server";
+import { waiterCopy } from "../waiter-copy.server";
 
 /**
  * Answers kept a few seconds per key (a user id, an organization id): a

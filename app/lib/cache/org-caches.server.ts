@@ -1,13 +1,17 @@
 import { memoryGoneSessions, type GoneSessions } from "../clerk/gone-sessions.server";
 import { createExpiringKeys } from "../expiring-keys";
 import { NO_METRICS, type AppMetrics } from "../metrics.server";
-import { createCache, memoryStore, type CacheStore, type SharedCache } from "../shared-cache.server";
-import { memberPageKeptMs, type MemberPage, type PendingInvitation } from "./members.server";
-import type { MyMembership } from "./memberships.server";
-import type { KeptInvitation } from "./my-invitations.server";
-import { memoryMembershipIndex, type MembershipIndex } from "./membership-index.server";
-import type { Member, OrgSummary } from "./organizations";
-import { asForget, WHOLE_ORGANIZATION, type CacheWrite, type Change } from "./webhook-changes.server";
+import { createCache, memoryStore, type CacheStore, type SharedCache } from "./shared-cache.server";
+import { memoryMembershipIndex, WHOLE_ORGANIZATION, type MembershipIndex } from "./membership-index.server";
+import {
+  MEMBERS_PAGE_SIZE,
+  type Member,
+  type OrgSummary,
+  type MemberPage,
+  type PendingInvitation,
+  type MyMembership,
+  type KeptInvitation,
+} from "../orgs/organizations";
 
 /** `updatedAt`: Clerk's time of the organization's last change, where a webhook's payload wrote it (webhook-changes). */
 export type OrgProfile = Omit<OrgSummary, "role"> & { updatedAt?: number };
@@ -95,6 +99,22 @@ export function createChangeLog({ keepMs = 120_000, now = Date.now } = {}): Chan
   };
 }
 
+/**
+ * How long Redis keeps a search's answer (any query) or a page past the
+ * directory's last: moments, for a reload or the next page view on another
+ * instance, and never as a stand-in when Clerk fails. A query or a page
+ * number is whatever a URL says, so each could otherwise leave an answer in
+ * Redis for 10 minutes; the directory's own pages are few and every member's.
+ */
+export const SEARCH_KEPT_MS = 30_000;
+
+/** memberPages' `keepMs`: SEARCH_KEPT_MS for a search or a page past the last, else the cache's own (undefined). */
+export function memberPageKeptMs(key: string, { total }: MemberPage): number | undefined {
+  const [, page, ...query] = key.split("|"); // (orgKey(orgId, page, query): keys.ts)
+  const lastPage = Math.max(1, Math.ceil(total / MEMBERS_PAGE_SIZE));
+  return query.join("|") === "" && Number(page) <= lastPage ? undefined : SEARCH_KEPT_MS;
+}
+
 /** Seconds each cache keeps an answer on its own; minutes where Clerk's webhooks say what changed. */
 export const LIFETIMES_MS = {
   memberships: 2_000,
@@ -116,9 +136,9 @@ export function createOrgCaches({
   metrics?: AppMetrics;
   store?: CacheStore;
   webhooks?: boolean;
-  /** Shared by every instance where the store is (Redis: server/redis-membership-index.ts). */
+  /** Shared by every instance where the store is (Redis: app/lib/cache/redis-membership-index.server.ts). */
   membershipIndex?: MembershipIndex;
-  /** Shared by every instance where the store is (Redis: server/redis-gone-sessions.ts). */
+  /** Shared by every instance where the store is (Redis: app/lib/clerk/redis-gone-sessions.server.ts). */
   goneSessions?: GoneSessions;
 } = {}): OrgCaches {
   const cache = <Value>(
@@ -184,111 +204,3 @@ export const FORGETTABLE = [
 type Forgettable = (typeof FORGETTABLE)[number];
 /** A key of one of those, or every key with a prefix ("": all of them). */
 export type CacheKey = { cache: Forgettable; key: string } | { cache: Forgettable; prefix: string };
-
-/** Forgets the keys on this instance only: another has dropped them from the shared store (a webhook it received). */
-export function forgetKeysHere(caches: OrgCaches, keys: CacheKey[]): void {
-  for (const entry of keys) {
-    const cache = caches[entry.cache];
-    const here = "here" in cache ? cache.here : cache;
-    if ("prefix" in entry) here.clear(entry.prefix);
-    else here.forget(entry.key);
-  }
-}
-
-/** Forgets the keys here and in the shared store; resolves once the store has dropped them, rejects if it could not. */
-export async function forgetKeys(caches: OrgCaches, keys: CacheKey[]): Promise<void> {
-  for (const entry of keys) {
-    if ("prefix" in entry) caches[entry.cache].clear(entry.prefix);
-    else caches[entry.cache].forget(entry.key);
-  }
-  await Promise.all(
-    keys.map(({ cache }) => caches[cache]).map((cache) => ("forgotten" in cache ? cache.forgotten() : null)),
-  );
-}
-
-/** Writes the answer here and in the shared store (SharedCache.update). */
-function write(caches: OrgCaches, change: CacheWrite): Promise<void> {
-  // (Each cache's own `next`: the union of writes is one per cache.)
-  const cache = caches[change.cache] as OrgCaches["profiles"];
-  return cache.update(
-    change.key,
-    change.next as (current: OrgProfile | null, keptAt: number | null) => OrgProfile | null,
-  );
-}
-
-/** The keys and writes a change stands for, found through the membership index and the kept memberships. */
-async function expand(caches: OrgCaches, change: Change, asForgets: boolean): Promise<(CacheKey | CacheWrite)[]> {
-  if ("organizationGone" in change) {
-    const orgId = change.organizationGone;
-    // Its tombstone: a late rename or membership event does not bring it back.
-    await caches.membershipIndex.ended(orgId, WHOLE_ORGANIZATION, change.at);
-    // Its members' kept lists drop it (it is gone for good: exact, whatever the order of deliveries).
-    return (await caches.membershipIndex.membersOf(orgId)).map((userId): CacheWrite => ({
-      cache: "memberships",
-      key: userId,
-      next: (current) => current?.filter((m) => m.orgId !== orgId) ?? null,
-    }));
-  }
-  if ("everyMemberOf" in change) {
-    // A membership event that names no person: its organization's members' lists (the index knows them), no one else's.
-    const members = await caches.membershipIndex.membersOf(change.everyMemberOf);
-    return members.flatMap((userId): CacheKey[] => [
-      { cache: "memberships", key: userId },
-      { cache: "membershipChanges", key: userId },
-    ]);
-  }
-  if ("sessionGone" in change) {
-    await caches.goneSessions.mark(change.sessionGone);
-    return [];
-  }
-  if ("userGone" in change) {
-    const userId = change.userGone;
-    await caches.goneSessions.mark(userId);
-    // Their kept list says where they showed (not read from Clerk: they are gone there); forgotten with it.
-    let orgIds: string[] = [];
-    await caches.memberships.update(userId, (current) => ((orgIds = current?.map((m) => m.orgId) ?? []), null));
-    return [
-      { cache: "memberships", key: userId },
-      ...orgIds.flatMap((orgId): CacheKey[] => [
-        { cache: "profiles", key: orgId },
-        { cache: "latestMembers", key: orgId },
-        { cache: "memberPages", prefix: `${orgId}|` },
-      ]),
-    ];
-  }
-  if ("membershipEnded" in change) {
-    const { orgId, userId, at } = change.membershipEnded;
-    await caches.membershipIndex.ended(orgId, userId, at);
-    return [];
-  }
-  if ("unlessEnded" in change) {
-    const { orgId, userId, since } = change.unlessEnded;
-    const [ended, deleted] = await Promise.all([
-      caches.membershipIndex.endedAt(orgId, userId),
-      caches.membershipIndex.endedAt(orgId, WHOLE_ORGANIZATION),
-    ]);
-    // Ended (the membership, or the organization) after this change: a late delivery, whose answer must not come back.
-    const forgets = asForgets || [ended, deleted].some((at) => at !== null && at >= since);
-    return (await Promise.all(change.changes.map((inner) => expand(caches, inner, forgets)))).flat();
-  }
-  return "next" in change && asForgets ? [asForget(change)] : [change];
-}
-
-/**
- * Applies the changes here and in the shared store: what they forget, and
- * what they write from the event's payload (`asForgets`: each write becomes
- * the forget of its key, for a delivery that could not be claimed). Resolves
- * to the keys every other instance must drop its own copies of; rejects
- * when the store could not carry them out.
- */
-export async function applyChanges(
-  caches: OrgCaches,
-  changes: Change[],
-  { asForgets = false } = {},
-): Promise<CacheKey[]> {
-  const expanded = (await Promise.all(changes.map((change) => expand(caches, change, asForgets)))).flat();
-  const forgets = expanded.filter((change): change is CacheKey => !("next" in change));
-  const writes = expanded.filter((change): change is CacheWrite => "next" in change);
-  await Promise.all([forgetKeys(caches, forgets), ...writes.map((change) => write(caches, change))]);
-  return [...forgets, ...writes.map(asForget)];
-}

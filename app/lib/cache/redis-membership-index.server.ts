@@ -1,12 +1,5 @@
-import { ENDED_KEPT_MS, INDEX_KEPT_MS, type MembershipIndex } from "../app/lib/orgs/membership-index.server";
-import { together, type RedisCommand } from "./redis-commands";
-import type { SharedRedis } from "./redis";
-import { redisKey } from "./redis-keys";
-
-/** An organization's set of user ids whose kept memberships name it. */
-const membersKey = (orgId: string) => redisKey(`org-members:${orgId}`);
-/** When a membership last ended (Clerk's ms). */
-const endedKey = (orgId: string, userId: string) => redisKey(`membership-ended:${orgId}:${userId}`);
+import { ENDED_KEPT_MS, INDEX_KEPT_MS, type MembershipIndex } from "./membership-index.server";
+import { together, type KeyFormat, type RedisCommand, type SharedRedis } from "../redis-commands.server";
 
 /** Adds the user id and moves the set's expiry on: it outlives every kept answer that named the organization. */
 const ADD = `
@@ -20,11 +13,15 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
 /**
- * The membership index (app/lib/orgs/membership-index.server) in Redis,
+ * The membership index (app/lib/cache/membership-index.server) in Redis,
  * shared by every instance: a set per organization, each command on one key,
  * so a Redis Cluster serves it as one Redis does.
  */
-export function redisMembershipIndex(redis: SharedRedis): MembershipIndex {
+export function redisMembershipIndex(redis: SharedRedis, redisKey: KeyFormat): MembershipIndex {
+  /** An organization's set of user ids whose kept memberships name it. */
+  const membersKey = (orgId: string) => redisKey(`org-members:${orgId}`);
+  /** When a membership last ended (Clerk's ms). */
+  const endedKey = (orgId: string, userId: string) => redisKey(`membership-ended:${orgId}:${userId}`);
   return {
     async add(userId, orgIds) {
       const commands = orgIds.map((orgId): RedisCommand => ["eval", ADD, 1, membersKey(orgId), userId, INDEX_KEPT_MS]);

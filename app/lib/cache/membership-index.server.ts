@@ -1,3 +1,8 @@
+import { orgKey } from "./keys";
+
+/** The tombstone of an organization itself, beside its memberships' (`ended(orgId, WHOLE_ORGANIZATION, at)`). */
+export const WHOLE_ORGANIZATION = "*";
+
 /**
  * Who has memberships kept that name an organization: organization id →
  * user ids, recorded as the memberships cache keeps a person's list. Clerk's
@@ -75,7 +80,7 @@ export function memoryMembershipIndex({
       return entry && entry.until > now() ? [...entry.users] : [];
     },
     async ended(orgId, userId, at) {
-      const key = `${orgId}|${userId}`;
+      const key = orgKey(orgId, userId);
       // Deliveries come in any order: the later end stands.
       const later = Math.max(at, ends.get(key)?.at ?? at);
       ends.delete(key);
@@ -83,7 +88,7 @@ export function memoryMembershipIndex({
       ends.set(key, { at: later, until: now() + ENDED_KEPT_MS });
     },
     async endedAt(orgId, userId) {
-      const entry = ends.get(`${orgId}|${userId}`);
+      const entry = ends.get(orgKey(orgId, userId));
       return entry && entry.until > now() ? entry.at : null;
     },
   };

@@ -1,7 +1,7 @@
-import { groupNamedBy, groupOf, type CacheStore, type Generation, type Read, type Stored } from "./cache-store.server";
-import { logEvent } from "./log.server";
+import { groupNamedBy, groupOf, type CacheStore, type Generation, type Read, type Stored } from "./store.server";
+import { logEvent } from "../log.server";
 import { createShortCache, type ShortCache } from "./short-cache.server";
-import { isUnavailable, keepingCallSite } from "./upstream/request-scope.server";
+import { isUnavailable, keepingCallSite } from "../upstream/request-scope.server";
 
 export {
   memoryStore,
@@ -10,7 +10,7 @@ export {
   type GenerationStore,
   type Generation,
   type Stored,
-} from "./cache-store.server";
+} from "./store.server";
 
 /**
  * hit: a copy within its fresh lifetime; miss: read from Clerk; stale: an

@@ -1,6 +1,6 @@
 /**
  * What the shared caches keep their answers in (shared-cache.server), and the
- * store of a single instance; Redis's is server/redis-cache-store.ts.
+ * store of a single instance; Redis's is app/lib/cache/redis-store.server.ts.
  */
 
 /** A kept answer and when it was read from Clerk (ms since the epoch). */

@@ -1,4 +1,20 @@
-import { isCluster, type SharedRedis } from "./redis";
+import { Cluster, type Redis } from "ioredis";
+
+/**
+ * A connection to one Redis or to a Redis Cluster (server/redis.ts connects
+ * it). Both speak the same commands; on a cluster, a command's keys must
+ * share a hash slot (a Lua script's too), and a pipeline's commands must go
+ * to one node, so the helpers below ask `isCluster`.
+ */
+export type SharedRedis = Redis | Cluster;
+
+export const isCluster = (redis: SharedRedis): redis is Cluster => redis instanceof Cluster;
+
+/**
+ * How a store names its keys in Redis: the release's format
+ * (server/redis-keys.ts) hands each adapter its own, so no adapter knows it.
+ */
+export type KeyFormat = (name: string) => string;
 
 /** A command and its arguments, as `redis.call` and a pipeline take them. */
 export type RedisCommand = [name: string, ...args: (string | number)[]];

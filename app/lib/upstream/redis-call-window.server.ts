@@ -1,30 +1,16 @@
 import { randomUUID } from "node:crypto";
-import {
-  ALLOWANCE_WINDOW_MS,
-  type Charge,
-  type Refusal,
-  type SharedCallWindow,
-} from "../app/lib/upstream/call-budget.server";
-import type { SharedRedis } from "./redis";
+import { ALLOWANCE_WINDOW_MS, type Charge, type Refusal, type SharedCallWindow } from "./call-budget.server";
+import type { SharedRedis } from "../redis-commands.server";
 
 /**
- * The fleet's window of Clerk calls: one sorted set, each member a call,
- * scored by when it was taken. Outside the release's key format
- * (server/redis-keys.ts), as Clerk's limit is the whole application's: two
- * releases side by side during a rolling deploy count in one window, not
- * one each. A release that changes what is kept here gives it a new name.
+ * Each payer's window and each pool's, beside the fleet's (`fleetKey`):
+ * hash-tagged with the fleet's key's name, so that on a Redis Cluster they
+ * share its slot (a key without braces hashes by its whole name) and one
+ * script checks and counts them together. One slot for all of them: every
+ * call already goes through the fleet's key, so this adds no round trip and
+ * no hot node that was not there. Each lives a minute past its last call.
  */
-export const CLERK_BUDGET_KEY = "teamwork:clerk-budget";
-
-/**
- * Each payer's window and each pool's, beside the fleet's: hash-tagged with
- * the fleet's key's name, so that on a Redis Cluster they share its slot
- * (a key without braces hashes by its whole name) and one script checks and
- * counts them together. One slot for all of them: every call already goes
- * through the fleet's key, so this adds no round trip and no hot node that
- * was not there. Each lives a minute past its last call.
- */
-export const allowanceKey = (name: string) => `{${CLERK_BUDGET_KEY}}:${name}`;
+export const allowanceKey = (fleetKey: string, name: string) => `{${fleetKey}}:${name}`;
 
 /**
  * Drops the calls that have left each window, then, if every window has
@@ -53,22 +39,29 @@ end
 return {0, 0}`;
 
 /**
- * The budget's windows in Redis, shared by every instance: the fleet's (at
- * most `limit` members: about 40 KB at 900), each payer's seen in the last
- * minute (at most its allowance: 60 members for a person), and the pools'.
+ * The budget's windows in Redis, shared by every instance: the fleet's, one
+ * sorted set at `fleetKey` (each member a call, scored by when it was taken;
+ * at most `limit` members: about 40 KB at 900), each payer's seen in the
+ * last minute (at most its allowance: 60 members for a person), and the
+ * pools'. The key is outside the release's format (server/redis-keys.ts
+ * names it), as Clerk's limit is the whole application's.
  */
-export function redisCallWindow(redis: SharedRedis, limit: number, windowMs: number): SharedCallWindow {
+export function redisCallWindow(
+  redis: SharedRedis,
+  { fleetKey, limit, windowMs }: { fleetKey: string; limit: number; windowMs: number },
+): SharedCallWindow {
+  const windowKey = (name: string) => allowanceKey(fleetKey, name);
   const instance = randomUUID();
   let sequence = 0;
   return {
     async take(now, charge: Charge): Promise<Refusal | null> {
       const windows: { key: string; windowMs: number; limit: number; by: Refusal["by"] }[] = [
-        { key: allowanceKey(charge.payer), windowMs: ALLOWANCE_WINDOW_MS, limit: charge.limit, by: "allowance" },
+        { key: windowKey(charge.payer), windowMs: ALLOWANCE_WINDOW_MS, limit: charge.limit, by: "allowance" },
       ];
       if (charge.pool) {
         const { name, limit: poolLimit } = charge.pool;
         windows.push({
-          key: allowanceKey(`pool:${name}`),
+          key: windowKey(`pool:${name}`),
           windowMs: ALLOWANCE_WINDOW_MS,
           limit: poolLimit,
           by: "allowance",
@@ -76,12 +69,12 @@ export function redisCallWindow(redis: SharedRedis, limit: number, windowMs: num
       }
       if (charge.deferrable)
         windows.push({
-          key: allowanceKey("share:deferrable"),
+          key: windowKey("share:deferrable"),
           windowMs,
           limit: charge.deferrable.limit,
           by: "deferrable",
         });
-      windows.push({ key: CLERK_BUDGET_KEY, windowMs, limit, by: "fleet" });
+      windows.push({ key: fleetKey, windowMs, limit, by: "fleet" });
       const [full, wait] = (await redis.eval(
         TAKE,
         windows.length,
