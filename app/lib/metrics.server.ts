@@ -1,5 +1,3 @@
-import type { LookupResult } from "./cache/shared-cache.server";
-
 /**
  * What the app counts for operators. server/metrics.ts records it with
  * prom-client when METRICS_PORT is set; otherwise nothing is recorded.
@@ -12,6 +10,14 @@ import type { LookupResult } from "./cache/shared-cache.server";
  * connection) and is tried again, or failed with no attempt left (`gave_up`:
  * the person gets the 503 page).
  */
+/**
+ * hit: a copy within its fresh lifetime; miss: read from Clerk; stale: an
+ * older copy shown because Clerk could not answer; too_old_to_authorize: Clerk
+ * could not answer and the only copy, past its fresh lifetime, would have
+ * said who may see an organization, so nothing was answered.
+ */
+export type LookupResult = "hit" | "miss" | "stale" | "too_old_to_authorize";
+
 /**
  * `over_budget`: no call made, the fleet's budget of Clerk calls was spent; `over_allowance`: no call made, the
  * payer's own allowance was (app/lib/upstream/call-budget.server.ts).

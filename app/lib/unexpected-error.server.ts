@@ -1,6 +1,6 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { logUnexpectedError } from "./log.server";
-import { upstreamCallFrames } from "./upstream/request-scope.server";
+import { upstreamCallFrames } from "./upstream/refusals.server";
 
 /**
  * One failed read can fail several loaders of a request (the layout's and the

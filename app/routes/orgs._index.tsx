@@ -8,7 +8,7 @@ import { RoleBadge } from "~/components/role-badge";
 import { requireUserId } from "~/lib/clerk/auth.server";
 import { readFormData } from "~/lib/http/forms.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
-import { isUnavailable, refusalMessage } from "~/lib/upstream/request-scope.server";
+import { isUnavailable, refusalMessage } from "~/lib/upstream/refusals.server";
 import { listMyOrganizationsWithout } from "~/lib/orgs/memberships.server";
 import { acceptMyInvitation, openInvitations } from "~/lib/orgs/my-invitations.server";
 import { readInvitationId } from "~/lib/orgs/org-forms.server";

@@ -21,7 +21,7 @@ import {
 import { signedCookieOptions } from "~/lib/http/cookies.server";
 import { enforceRateLimit } from "~/lib/http/rate-limit.server";
 import { NOT_INDEXED } from "~/lib/http/meta";
-import { isUnavailable, refusalMessage } from "~/lib/upstream/request-scope.server";
+import { isUnavailable, refusalMessage } from "~/lib/upstream/refusals.server";
 
 const NOT_SIGNED_OUT =
   "You are still signed in: Clerk, which keeps your session, did not answer. Please try again in a moment.";

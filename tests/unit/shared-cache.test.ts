@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createCache, memoryStore, STALE_FOR_MS, type LookupResult } from "~/lib/cache/shared-cache.server";
+import { createCache, memoryStore, STALE_FOR_MS } from "~/lib/cache/shared-cache.server";
+import type { LookupResult } from "~/lib/metrics.server";
 
 // Two "instances" are two caches over one store (as two processes over Redis).
 function setup(sharedTtlMs = 60_000, authorizes = false) {

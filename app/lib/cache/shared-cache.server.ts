@@ -1,7 +1,8 @@
 import { groupNamedBy, groupOf, type CacheStore, type Generation, type Read, type Stored } from "./store.server";
 import { logEvent } from "../log.server";
+import type { LookupResult } from "../metrics.server";
 import { createShortCache, type ShortCache } from "./short-cache.server";
-import { isUnavailable, keepingCallSite } from "../upstream/request-scope.server";
+import { isUnavailable, keepingCallSite } from "../upstream/refusals.server";
 
 export {
   memoryStore,
@@ -11,14 +12,6 @@ export {
   type Generation,
   type Stored,
 } from "./store.server";
-
-/**
- * hit: a copy within its fresh lifetime; miss: read from Clerk; stale: an
- * older copy shown because Clerk could not answer; too_old_to_authorize: Clerk
- * could not answer and the only copy, past its fresh lifetime, would have
- * said who may see an organization, so nothing was answered.
- */
-export type LookupResult = "hit" | "miss" | "stale" | "too_old_to_authorize";
 
 /**
  * A ShortCache whose answers are also kept in a store (Redis) shared by every

@@ -3,7 +3,7 @@ import { getCookieSuffix, parsePublishableKey } from "@clerk/shared/keys";
 import { redirect, redirectDocument, type LoaderFunctionArgs } from "@remix-run/node";
 import { getEnv, isLocalEmulator } from "../env.server";
 import { safeLocation } from "../http/safe-redirect";
-import { unavailable } from "../upstream/request-scope.server";
+import { unavailable } from "../upstream/refusals.server";
 import { bindHandshake, HANDSHAKE_STATE, isHandshakeRedirect } from "./handshake-binding.server";
 import { HANDSHAKE_NONCE, resolveHandshakeNonce } from "./handshake-nonce.server";
 import { signedCookieOptions } from "../http/cookies.server";

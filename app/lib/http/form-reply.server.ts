@@ -1,5 +1,5 @@
 import { json } from "@remix-run/node";
-import { isUnavailable, refusalMessage } from "../upstream/request-scope.server";
+import { isUnavailable, refusalMessage } from "../upstream/refusals.server";
 
 /** What a form action sends back when it did not do its work: the messages, and what the person typed. */
 export type FormFailure<Values> = { ok: false; values: Values; errors: Record<string, string> };

@@ -1,6 +1,6 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { logUnexpectedError } from "../log.server";
-import { isUnavailable } from "../upstream/request-scope.server";
+import { isUnavailable } from "../upstream/refusals.server";
 import { listMyOrganizationsWithout } from "./memberships.server";
 import { listMyInvitations } from "./my-invitations.server";
 import type { MyInvitation, OrgSummary } from "./organizations";
