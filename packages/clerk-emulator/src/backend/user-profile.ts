@@ -2,7 +2,12 @@ import { deletedJSON, userJSON } from "../json";
 import { passkeysOf } from "../json/passkeys";
 import { ApiError } from "../domain/errors";
 import { removePasskey } from "../domain/passkeys";
-import { removeProfileImage, replaceUserMetadata, setProfileImage } from "../domain/user-profile";
+import {
+  removeExternalAccount,
+  removeProfileImage,
+  replaceUserMetadata,
+  setProfileImage,
+} from "../domain/user-profile";
 import { readImageUpload } from "../http/uploads";
 import type { BackendContext, Route } from "./context";
 import { USER_METADATA_FIELDS } from "./users";
@@ -28,6 +33,11 @@ export function registerUserProfileRoutes(route: Route, { store, userOf }: Backe
     if (!passkey) throw new ApiError(404, "resource_not_found", "Passkey not found");
     removePasskey(store, user, passkey);
     return deletedJSON("passkey", passkey.id);
+  });
+
+  // An OAuth account linked to the user (`users.deleteUserExternalAccount`): the emulator links none.
+  route("DELETE", "/v1/users/:id/external_accounts/:externalAccountId", { body: {} }, (req) => {
+    removeExternalAccount(userOf(req), String(req.params.externalAccountId));
   });
 
   // Unlike PATCH (a deep merge), each metadata field given replaces the old one whole; the others stay.
