@@ -5,7 +5,7 @@ import type { Store, UserRecord } from "../state/store";
 
 export type BackendContext = ReturnType<typeof createBackendContext>;
 
-/** How a Backend API module registers an operation: `route(method, pattern, { query | body, events }, handler)`. */
+/** How a Backend API module registers an operation: `route(method, pattern, { query | body }, handler)`. */
 export type { DeclaredRoute as Route } from "./declarations";
 
 /** A query or body parameter that may be given once or repeated (`?user_id=a&user_id=b`). */

@@ -12,11 +12,10 @@ import { str, type Handler, type Route } from "../http/routing";
  *   description lists for it, with what the emulator does with it: `kept`
  *   (stored, answered, read where it matters), `flag` (an instruction it
  *   follows: a check to skip, a notice it never needs to send), or refused
- *   with the reason;
- * - `events`: the webhook events the operation's change sends. The webhook
- *   sender finds them by comparing the state before and after (so no change
- *   can forget one); the declaration says which to expect, and the tests hold
- *   it to Clerk's webhooks description and to what is delivered.
+ *   with the reason.
+ *
+ * Webhook events are not declared: the webhook sender finds them by comparing
+ * the state before and after each change, so no operation can forget one.
  *
  * A parameter not declared, or refused, is Clerk's 422 `form_param_unknown`
  * naming it (what Clerk answers for a field of a feature the instance has
@@ -24,13 +23,11 @@ import { str, type Handler, type Route } from "../http/routing";
  * and passes. The request is refused before its handler runs, so nothing is
  * changed. A GET without `query`, or a write without `body`, cannot be
  * registered (it throws at start-up). tests/unit/query-params.test.ts and
- * body-fields.test.ts compare each declaration with Clerk's description, which
- * is where the parameters' types are read from.
+ * body-fields.test.ts compare each declaration with Clerk's description.
  */
 export type Declaration = {
   query?: readonly string[];
   body?: BodyFields;
-  events?: readonly string[];
 };
 
 export type FieldRule = "kept" | "flag" | { refused: string };
