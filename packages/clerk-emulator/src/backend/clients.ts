@@ -4,7 +4,7 @@ import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { ClientRecord, SignUpRecord } from "../state/store";
 import type { BackendContext, Route } from "./context";
-import { pagedAnswer } from "./query-params";
+import { pagedAnswer } from "./lists";
 
 /** Browsers' clients and the sign-ups on them, as the Backend API reads them. */
 export function registerClientRoutes(route: Route, { store }: BackendContext): void {
@@ -14,23 +14,27 @@ export function registerClientRoutes(route: Route, { store }: BackendContext): v
   };
 
   // Deprecated by Clerk, still answered: newest first.
-  route("GET", "/v1/clients", (req) =>
+  route("GET", "/v1/clients", { query: ["paginated", "limit", "offset"] }, (req) =>
     pagedAnswer(
       req,
       [...store.all("clients")].sort((a, b) => b.createdAt - a.createdAt),
       (c) => backendClientJSON(store, c),
     ),
   );
-  route("GET", "/v1/clients/:id", (req) => backendClientJSON(store, clientOr404(store.client(String(req.params.id)))));
+  route("GET", "/v1/clients/:id", { query: [] }, (req) =>
+    backendClientJSON(store, clientOr404(store.client(String(req.params.id)))),
+  );
   // The token is what the browser's `__client` cookie holds: on the emulator, the client's id.
-  route("POST", "/v1/clients/verify", (req) => {
+  route("POST", "/v1/clients/verify", { body: { token: "kept" } }, (req) => {
     const token = str(req.body?.token);
     if (!token) throw new ApiError(422, "form_param_missing", "token is required.", "token");
     return backendClientJSON(store, clientOr404(store.client(token)));
   });
 
-  route("GET", "/v1/sign_ups/:id", (req) => signUpJSON(signUpOnClient(store, String(req.params.id)), store));
-  route("PATCH", "/v1/sign_ups/:id", (req) => {
+  route("GET", "/v1/sign_ups/:id", { query: [] }, (req) =>
+    signUpJSON(signUpOnClient(store, String(req.params.id)), store),
+  );
+  route("PATCH", "/v1/sign_ups/:id", { body: { external_id: "kept", custom_action: "kept" } }, (req) => {
     const signUp = signUpOnClient(store, String(req.params.id));
     const body = (req.body ?? {}) as Record<string, unknown>;
     const changes: Pick<SignUpRecord, "externalId" | "customAction"> = {};

@@ -5,7 +5,8 @@ import type { Store, UserRecord } from "../state/store";
 
 export type BackendContext = ReturnType<typeof createBackendContext>;
 
-export type { Route } from "../http/routing";
+/** How a Backend API module registers an operation: `route(method, pattern, { query | body }, handler)`. */
+export type { DeclaredRoute as Route } from "./declarations";
 
 /** A query or body parameter that may be given once or repeated (`?user_id=a&user_id=b`). */
 export function asList(value: unknown): string[] {

@@ -19,9 +19,9 @@ import {
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { RedirectUrlRecord, SatelliteDomainRecord } from "../state/store";
-import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
-import { page } from "./query-params";
+import { bodyOf, isTrue } from "./declarations";
+import { page } from "./lists";
 
 /**
  * The instance's domains (`/v1/domains`: the primary one and satellites),
@@ -110,11 +110,11 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
   });
   const satelliteOf = (req: Request) => satelliteDomain(store, String(req.params.id));
 
-  route("GET", "/v1/domains", (req) => {
+  route("GET", "/v1/domains", { query: [] }, (req) => {
     const data = [primaryJSON(req), ...satellites().map(satelliteJSON)];
     return { data, total_count: data.length };
   });
-  route("POST", "/v1/domains", (req) => {
+  route("POST", "/v1/domains", { body: { name: "kept", is_satellite: "kept", proxy_url: "kept" } }, (req) => {
     const body = bodyOf(req.body);
     if (!isTrue(body.is_satellite)) {
       throw new ApiError(
@@ -129,7 +129,7 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
     const domain = addSatelliteDomain(store, { name, proxyUrl: parseProxyUrl(body.proxy_url) });
     return satelliteJSON(domain);
   });
-  route("PATCH", "/v1/domains/:id", (req) => {
+  route("PATCH", "/v1/domains/:id", { body: { name: "kept", proxy_url: "kept", is_secondary: "kept" } }, (req) => {
     const domain = satelliteOf(req);
     const body = bodyOf(req.body);
     const changes: SatelliteDomainChanges = {};
@@ -139,7 +139,7 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
     if (body.is_secondary !== undefined && body.is_secondary !== null) changes.isSecondary = isTrue(body.is_secondary);
     return satelliteJSON(changeSatelliteDomain(store, domain, changes));
   });
-  route("DELETE", "/v1/domains/:id", (req) => {
+  route("DELETE", "/v1/domains/:id", { body: {} }, (req) => {
     const domain = satelliteOf(req);
     removeSatelliteDomain(store, domain);
     return deletedJSON("domain", domain.id);
@@ -154,23 +154,23 @@ export function registerDomainRoutes(route: Route, { store, frontendApiUrl }: Ba
     updated_at: r.updatedAt,
   });
   const redirectOf = (req: Request) => redirectUrl(store, String(req.params.id));
-  route("GET", "/v1/redirect_urls", (req) => {
+  route("GET", "/v1/redirect_urls", { query: ["paginated", "limit", "offset"] }, (req) => {
     // `paginated`: Clerk's description of version 2025-11-10 gives this list one shape, an array.
     return page(req, store.state.instance.redirectUrls).map(redirectJSON);
   });
-  route("POST", "/v1/redirect_urls", (req) => {
+  route("POST", "/v1/redirect_urls", { body: { url: "kept" } }, (req) => {
     const url = (str(req.body?.url) ?? "").trim();
     return redirectJSON(addRedirectUrl(store, url));
   });
-  route("GET", "/v1/redirect_urls/:id", (req) => redirectJSON(redirectOf(req)));
-  route("DELETE", "/v1/redirect_urls/:id", (req) => {
+  route("GET", "/v1/redirect_urls/:id", { query: [] }, (req) => redirectJSON(redirectOf(req)));
+  route("DELETE", "/v1/redirect_urls/:id", { body: {} }, (req) => {
     const found = redirectOf(req);
     removeRedirectUrl(store, found);
     return deletedJSON("redirect_url", found.id);
   });
 
   // Proxy checks ---------------------------------------------------------------
-  route("POST", "/v1/proxy_checks", async (req) => {
+  route("POST", "/v1/proxy_checks", { body: { domain_id: "kept", proxy_url: "kept" } }, async (req) => {
     const body = bodyOf(req.body);
     const domainId = str(body.domain_id) ?? "";
     const domain = domainId === PRIMARY_DOMAIN_ID ? null : satellites().find((d) => d.id === domainId);

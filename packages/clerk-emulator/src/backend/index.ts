@@ -5,6 +5,7 @@ import { createRegistrar, notImplemented } from "../http/routing";
 import type { Store } from "../state/store";
 import { jwks, type SigningKey } from "../domain/tokens";
 import { createBackendContext } from "./context";
+import { withDeclarations } from "./declarations";
 import { rawUploadBody } from "../http/uploads";
 import { registerDomainRoutes } from "./domains";
 import { registerInstanceRoutes } from "./instance";
@@ -18,8 +19,6 @@ import { registerWaitlistRoutes } from "./waitlist";
 import { registerWebhookAppRoutes } from "./webhook-app";
 import { registerOrganizationRoutes } from "./organizations";
 import { registerPhoneNumberRoutes } from "./phone-numbers";
-import { withDeclaredBodyFields } from "./body-params";
-import { withDeclaredQueryParams } from "./query-params";
 import { registerSessionRoutes } from "./sessions";
 import { registerActorTokenRoutes } from "./actor-tokens";
 import { registerClientRoutes } from "./clients";
@@ -57,9 +56,9 @@ export function createBackendApi(options: BackendApiOptions): Router {
   router.use("/v1/organizations/:id/logo", rawUploadBody);
   // A profile image comes as a multipart form (@clerk/backend's `updateUserProfileImage`).
   router.use("/v1/users/:id/profile_image", rawUploadBody);
-  // Each GET takes the query parameters its entry in query-params.ts names, each write the body
-  // fields its entry in body-params.ts keeps or follows; anything else is refused, never ignored.
-  const route = withDeclaredBodyFields(withDeclaredQueryParams(createRegistrar(router, "bapi", faults)));
+  // Each operation takes what it declares where it is registered (declarations.ts): anything else is
+  // refused, never ignored.
+  const route = withDeclarations(createRegistrar(router, "bapi", faults));
   // Public in Clerk: registered before the secret key is asked for.
   registerInterstitialRoute(route);
   router.use((req, res, next) => {
@@ -71,7 +70,7 @@ export function createBackendApi(options: BackendApiOptions): Router {
   });
   const bapi = createBackendContext(store, frontendApiUrl);
 
-  route("GET", "/v1/jwks", () => jwks(key));
+  route("GET", "/v1/jwks", { query: [] }, () => jwks(key));
   registerUserRoutes(route, bapi);
   registerUserMfaRoutes(route, bapi);
   registerOrganizationRoutes(route, bapi);

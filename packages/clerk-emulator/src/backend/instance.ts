@@ -14,8 +14,11 @@ import {
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { DomainEnrollmentMode, InstanceRecord, Store } from "../state/store";
-import { bodyOf, isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
+import { bodyOf, isTrue } from "./declarations";
+
+/** Every field of `PATCH /v1/instance/oauth_application_settings` is refused, with this reason. */
+const NO_OAUTH_APPS = { refused: "The emulator is not an OAuth identity provider (its GUIDE.md)." };
 
 /**
  * The instance's settings (`/v1/instance…`). Each is stored and read back;
@@ -144,25 +147,58 @@ export type InstanceRouteOptions = {
 export function registerInstanceRoutes(route: Route, { store }: BackendContext, options: InstanceRouteOptions): void {
   const instance = () => store.state.instance;
 
-  route("GET", "/v1/instance", () => instanceJSON(store, options.startupOrigins));
-  route("PATCH", "/v1/instance", (req, res) => {
-    updateInstance(store, bodyOf(req.body));
-    res.status(204).end();
-    return null;
-  });
+  route("GET", "/v1/instance", { query: [] }, () => instanceJSON(store, options.startupOrigins));
+  route(
+    "PATCH",
+    "/v1/instance",
+    {
+      body: {
+        test_mode: "kept",
+        hibp: "kept",
+        support_email: "kept",
+        clerk_js_version: "kept",
+        development_origin: "kept",
+        allowed_origins: "kept",
+        cookieless_dev: "kept",
+        url_based_session_syncing: "kept",
+        preferred_sign_in_strategy_when_password_required: "kept",
+      },
+    },
+    (req, res) => {
+      updateInstance(store, bodyOf(req.body));
+      res.status(204).end();
+      return null;
+    },
+  );
 
-  route("GET", "/v1/instance/organization_settings", () => organizationSettingsJSON(store));
-  route("PATCH", "/v1/instance/organization_settings", (req) => {
-    updateOrganizationSettings(store, bodyOf(req.body));
-    return organizationSettingsJSON(store);
-  });
+  route("GET", "/v1/instance/organization_settings", { query: [] }, () => organizationSettingsJSON(store));
+  route(
+    "PATCH",
+    "/v1/instance/organization_settings",
+    {
+      body: {
+        enabled: "kept",
+        max_allowed_memberships: "kept",
+        admin_delete_enabled: "kept",
+        domains_enabled: "kept",
+        slug_disabled: "kept",
+        domains_enrollment_modes: "kept",
+        creator_role_id: "kept",
+        domains_default_role_id: "kept",
+      },
+    },
+    (req) => {
+      updateOrganizationSettings(store, bodyOf(req.body));
+      return organizationSettingsJSON(store);
+    },
+  );
 
   const communicationJSON = () => ({
     object: "instance_communication",
     blocked_country_codes: instance().blockedCountryCodes,
   });
-  route("GET", "/v1/instance/communication", communicationJSON);
-  route("PATCH", "/v1/instance/communication", (req) => {
+  route("GET", "/v1/instance/communication", { query: [] }, communicationJSON);
+  route("PATCH", "/v1/instance/communication", { body: { blocked_country_codes: "kept" } }, (req) => {
     const body = bodyOf(req.body);
     if (body.blocked_country_codes !== undefined) {
       const codes =
@@ -178,8 +214,8 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
     specter_enabled: instance().protect.specterEnabled,
     checks_bypassed: false,
   });
-  route("GET", "/v1/instance/protect", protectJSON);
-  route("PATCH", "/v1/instance/protect", (req) => {
+  route("GET", "/v1/instance/protect", { query: [] }, protectJSON);
+  route("PATCH", "/v1/instance/protect", { body: { rules_enabled: "kept", specter_enabled: "kept" } }, (req) => {
     const body = bodyOf(req.body);
     const next: Partial<InstanceRecord["protect"]> = {};
     if (given(body, "rules_enabled")) next.rulesEnabled = bool(body.rules_enabled, "rules_enabled");
@@ -189,20 +225,34 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
   });
 
   const oauthJSON = () => ({ object: "oauth_application_settings", ...instance().oauthApplicationSettings });
-  route("GET", "/v1/instance/oauth_application_settings", oauthJSON);
-  route("PATCH", "/v1/instance/oauth_application_settings", (req) => {
-    const body = bodyOf(req.body);
-    const next: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(body)) {
-      if (value === undefined) continue;
-      if (name === "default_scopes") next[name] = value === null ? null : stringList(value, name);
-      else if (value !== null) next[name] = bool(value, name);
-    }
-    changeOAuthApplicationSettings(store, next);
-    return oauthJSON();
-  });
+  route("GET", "/v1/instance/oauth_application_settings", { query: [] }, oauthJSON);
+  route(
+    "PATCH",
+    "/v1/instance/oauth_application_settings",
+    {
+      body: {
+        dynamic_oauth_client_registration: NO_OAUTH_APPS,
+        default_scopes: NO_OAUTH_APPS,
+        oauth_jwt_access_tokens: NO_OAUTH_APPS,
+        client_id_metadata_documents_advertised: NO_OAUTH_APPS,
+        client_id_metadata_documents_only_allow_pre_registered_clients: NO_OAUTH_APPS,
+        client_id_metadata_documents_block_implicitly_allowed_clients: NO_OAUTH_APPS,
+      },
+    },
+    (req) => {
+      const body = bodyOf(req.body);
+      const next: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(body)) {
+        if (value === undefined) continue;
+        if (name === "default_scopes") next[name] = value === null ? null : stringList(value, name);
+        else if (value !== null) next[name] = bool(value, name);
+      }
+      changeOAuthApplicationSettings(store, next);
+      return oauthJSON();
+    },
+  );
 
-  const changeDomain = (req: Parameters<Parameters<Route>[2]>[0], res: Response) => {
+  const changeDomain = (req: Parameters<Parameters<Route>[3]>[0], res: Response) => {
     const body = bodyOf(req.body);
     const homeUrl = str(body.home_url);
     if (homeUrl !== null) {
@@ -218,26 +268,55 @@ export function registerInstanceRoutes(route: Route, { store }: BackendContext, 
     if (body.is_secondary !== undefined) isTrue(body.is_secondary);
     return accepted(res);
   };
-  route("POST", "/v1/instance/change_domain", changeDomain);
-  route("PUT", "/v1/beta_features/domain", changeDomain);
+  route(
+    "POST",
+    "/v1/instance/change_domain",
+    {
+      // The new home URL is kept and shown as the primary domain's name; no DNS or certificate to change.
+      body: { home_url: "kept", is_secondary: "flag" },
+    },
+    changeDomain,
+  );
+  route("PUT", "/v1/beta_features/domain", { body: { home_url: "kept", is_secondary: "flag" } }, changeDomain);
   // @clerk/backend 2 and 3's betaFeatures.changeDomain() post here, a path Clerk's description no longer lists.
-  route("POST", "/v1/beta_features/change_domain", changeDomain);
+  route(
+    "POST",
+    "/v1/beta_features/change_domain",
+    {
+      // Not in Clerk's description (contract/allowlist.ts): what @clerk/backend's betaFeatures.changeDomain sends.
+      body: { home_url: "kept", is_secondary: "flag" },
+    },
+    changeDomain,
+  );
 
   // The deprecated home of three instance settings; the emulator's allow-list lives with the restrictions.
-  route("PATCH", "/v1/beta_features/instance_settings", (req) => {
-    const body = bodyOf(req.body);
-    const changes: Partial<InstanceRecord["settings"]> = {};
-    if (given(body, "test_mode")) changes.testMode = bool(body.test_mode, "test_mode");
-    changeInstanceSettings(store, changes);
-    return {
-      object: "instance_settings",
-      id: "ins_emulator",
-      restricted_to_allowlist: false,
-      from_email_address: instance().templates["email/verification_code"]?.fromEmailName ?? "notifications",
-      progressive_sign_up: true,
-      enhanced_email_deliverability: false,
-    };
-  });
+  route(
+    "PATCH",
+    "/v1/beta_features/instance_settings",
+    {
+      body: {
+        test_mode: "kept",
+        restricted_to_allowlist: { refused: "Send allowlist to PATCH /v1/instance/restrictions instead." },
+        from_email_address: { refused: "Set each template's from_email_name (PUT /v1/templates/email/:slug) instead." },
+        // Sign-ups are always progressive in the emulator.
+        progressive_sign_up: "flag",
+      },
+    },
+    (req) => {
+      const body = bodyOf(req.body);
+      const changes: Partial<InstanceRecord["settings"]> = {};
+      if (given(body, "test_mode")) changes.testMode = bool(body.test_mode, "test_mode");
+      changeInstanceSettings(store, changes);
+      return {
+        object: "instance_settings",
+        id: "ins_emulator",
+        restricted_to_allowlist: false,
+        from_email_address: instance().templates["email/verification_code"]?.fromEmailName ?? "notifications",
+        progressive_sign_up: true,
+        enhanced_email_deliverability: false,
+      };
+    },
+  );
 }
 
 export type { InstanceRecord };

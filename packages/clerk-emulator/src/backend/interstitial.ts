@@ -73,30 +73,45 @@ export function interstitialHtml(input: {
 }
 
 export function registerInterstitialRoute(route: Route): void {
-  route("GET", "/v1/public/interstitial", (req, res) => {
-    const publishableKey = str(req.query.publishable_key) ?? "";
-    const frontendApi =
-      str(req.query.frontend_api) ??
-      str(req.query.frontendApi) ??
-      (publishableKey ? frontendApiOf(publishableKey) : null);
-    if (!publishableKey || !frontendApi) {
-      throw new ApiError(400, "form_param_missing", "publishable_key is missing or invalid", "publishable_key");
-    }
-    const domain = str(req.query.domain);
-    if (domain !== null && !/^[a-z0-9.-]+(?::\d+)?$/i.test(domain)) {
-      throw new ApiError(400, "form_param_format_invalid", "domain must be a host name", "domain");
-    }
-    const html = interstitialHtml({
-      publishableKey,
-      frontendApi,
-      proxyUrl: httpUrl(str(req.query.proxy_url), "proxy_url"),
-      // `use_domain_for_script`: the script from the satellite's own Frontend API, as without it in production.
-      domain,
-      signInUrl: httpUrl(str(req.query.sign_in_url), "sign_in_url"),
-    });
-    res.status(200).setHeader("Content-Type", "text/html; charset=utf-8");
-    res.setHeader("Cache-Control", "no-store");
-    res.end(html);
-    return undefined;
-  });
+  route(
+    "GET",
+    "/v1/public/interstitial",
+    {
+      query: [
+        "frontendApi",
+        "frontend_api",
+        "publishable_key",
+        "proxy_url",
+        "domain",
+        "sign_in_url",
+        "use_domain_for_script",
+      ],
+    },
+    (req, res) => {
+      const publishableKey = str(req.query.publishable_key) ?? "";
+      const frontendApi =
+        str(req.query.frontend_api) ??
+        str(req.query.frontendApi) ??
+        (publishableKey ? frontendApiOf(publishableKey) : null);
+      if (!publishableKey || !frontendApi) {
+        throw new ApiError(400, "form_param_missing", "publishable_key is missing or invalid", "publishable_key");
+      }
+      const domain = str(req.query.domain);
+      if (domain !== null && !/^[a-z0-9.-]+(?::\d+)?$/i.test(domain)) {
+        throw new ApiError(400, "form_param_format_invalid", "domain must be a host name", "domain");
+      }
+      const html = interstitialHtml({
+        publishableKey,
+        frontendApi,
+        proxyUrl: httpUrl(str(req.query.proxy_url), "proxy_url"),
+        // `use_domain_for_script`: the script from the satellite's own Frontend API, as without it in production.
+        domain,
+        signInUrl: httpUrl(str(req.query.sign_in_url), "sign_in_url"),
+      });
+      res.status(200).setHeader("Content-Type", "text/html; charset=utf-8");
+      res.setHeader("Cache-Control", "no-store");
+      res.end(html);
+      return undefined;
+    },
+  );
 }

@@ -15,16 +15,73 @@ import { parseRoleKey } from "../domain/roles";
 import { ApiError } from "../domain/errors";
 import { clampInt, paginate, str } from "../http/routing";
 import type { InvitationRecord, OrgRecord } from "../state/store";
-import { bodyOf, INVITATION_FIELDS, isTrue, ORGANIZATION_INVITATION_FIELDS, refuseUnkeptFields } from "./body-params";
 import type { BackendContext, Route } from "./context";
-import {
-  filterList,
-  INSTANCE_INVITATION_LIST,
-  INSTANCE_ORGANIZATION_INVITATION_LIST,
-  orderBy,
-  ORGANIZATION_INVITATION_LIST,
-  page,
-} from "./query-params";
+import { bodyOf, isTrue, refuseUnkeptFields, type BodyFields } from "./declarations";
+import { filterList, listParams, orderBy, page, type ListSpec, lower, partial } from "./lists";
+
+const NO_INVITATION_METADATA = {
+  refused: "The emulator keeps no metadata on invitations (Clerk copies it onto the user who accepts).",
+};
+
+/** An invitation to an organization: `POST /v1/organizations/:id/invitations`, and each of a bulk request's. */
+const ORGANIZATION_INVITATION_FIELDS: BodyFields = {
+  email_address: "kept",
+  role: "kept",
+  inviter_user_id: "kept",
+  redirect_url: "kept",
+  expires_in_days: "kept",
+  // `false`: no invitation email, so no `email.created` webhook (the link is in the answer's `url` all the same).
+  notify: "flag",
+  public_metadata: NO_INVITATION_METADATA,
+  private_metadata: NO_INVITATION_METADATA,
+};
+
+/** An invitation to the application: `POST /v1/invitations`, and each of a bulk request's. */
+const INVITATION_FIELDS: BodyFields = {
+  email_address: "kept",
+  redirect_url: "kept",
+  expires_in_days: "kept",
+  ignore_existing: "flag",
+  // `false`: no invitation email, so no `email.created` webhook. The template is always Clerk's `invitation`.
+  notify: "flag",
+  template_slug: "flag",
+  public_metadata: NO_INVITATION_METADATA,
+};
+
+/** An invitation's status as Clerk answers it: a pending one past its time is expired. */
+const invitationStatus = (i: InvitationRecord) =>
+  i.status === "pending" && i.expiresAt <= Date.now() ? "expired" : i.status;
+
+/** `GET /v1/organizations/:id/invitations`. */
+const ORGANIZATION_INVITATION_LIST: ListSpec<InvitationRecord> = {
+  filters: {
+    status: (values) => (i) => values.includes(invitationStatus(i)),
+    email_address: (values) => {
+      const wanted = lower(values);
+      return (i) => wanted.includes(i.email);
+    },
+  },
+  options: ["order_by", "limit", "offset"],
+};
+
+/** `GET /v1/invitations` (the application's). */
+const INSTANCE_INVITATION_LIST: ListSpec<InvitationRecord> = {
+  filters: {
+    status: (values) => (i) => values.includes(invitationStatus(i)),
+    query: partial((i) => [i.email, i.id]),
+  },
+  // `paginated`: Clerk's description of version 2025-11-10 gives this list one shape, an array.
+  options: ["order_by", "paginated", "limit", "offset"],
+};
+
+/** `GET /v1/organization_invitations`: every organization's invitations. */
+const INSTANCE_ORGANIZATION_INVITATION_LIST: ListSpec<InvitationRecord> = {
+  filters: {
+    status: (values) => (i) => values.includes(invitationStatus(i)),
+    query: partial((i) => [i.email, i.id]),
+  },
+  options: ["order_by", "limit", "offset"],
+};
 
 /** Clerk's orders for invitation lists (`order_by`). */
 const invitationOrders: Record<string, (i: InvitationRecord) => string | number> = {
@@ -65,7 +122,7 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
   });
 
   // Every organization's invitations, each with its organization (Clerk's `/v1/organization_invitations`).
-  route("GET", "/v1/organization_invitations", (req) => {
+  route("GET", "/v1/organization_invitations", { query: listParams(INSTANCE_ORGANIZATION_INVITATION_LIST) }, (req) => {
     const mine = store.state.invitations.filter((i) => i.orgId !== null && store.org(i.orgId));
     const found = filterList(INSTANCE_ORGANIZATION_INVITATION_LIST, req, store, mine);
     const list = orderBy(req, found, invitationOrders, "-created_at").map((i) => ({
@@ -75,7 +132,7 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
     return paginate(list, req.query);
   });
 
-  route("GET", "/v1/organizations/:id/invitations", (req) => {
+  route("GET", "/v1/organizations/:id/invitations", { query: listParams(ORGANIZATION_INVITATION_LIST) }, (req) => {
     const found = org(req);
     const mine = store.state.invitations.filter((i) => i.orgId === found.id);
     // Asked for pending ones, an expired invitation is not among them (its status is `expired`).
@@ -88,36 +145,52 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
     return paginate(list.map(invitationOut(req)), req.query);
   });
   // Clerk's older form of `?status=pending` (deprecated, still answered); registered before `:invitationId`.
-  route("GET", "/v1/organizations/:id/invitations/pending", (req) =>
+  route("GET", "/v1/organizations/:id/invitations/pending", { query: ["limit", "offset"] }, (req) =>
     paginate(pendingInvitations(store, org(req).id).map(invitationOut(req)), req.query),
   );
-  route("POST", "/v1/organizations/:id/invitations", (req) => {
+  route("POST", "/v1/organizations/:id/invitations", { body: ORGANIZATION_INVITATION_FIELDS }, (req) => {
     const found = org(req);
     return invitationOut(req)(createInvitation(store, found, organizationInvitation(req, found, bodyOf(req.body))));
   });
   // All or nothing: every invitation is checked (its fields, the address not a member nor invited) before any is made.
-  route("POST", "/v1/organizations/:id/invitations/bulk", (req) => {
-    const found = org(req);
-    const inputs = bulkItems(req.body, ORGANIZATION_INVITATION_FIELDS).map((body) =>
-      organizationInvitation(req, found, body),
-    );
-    inputs.forEach((input, i) => {
-      refuseReinvitation(store, found, input.email);
-      if (inputs.findIndex((other) => other.email === input.email) !== i) {
-        throw new ApiError(400, "duplicate_record", `${input.email} is in the list more than once.`, "email_address");
-      }
-    });
-    const list = inputs.map((input) => invitationOut(req)(createInvitation(store, found, input)));
-    return { data: list, total_count: list.length };
-  });
-  route("GET", "/v1/organizations/:id/invitations/:invitationId", (req) => {
+  route(
+    "POST",
+    "/v1/organizations/:id/invitations/bulk",
+    {
+      // The body is a list of invitations, each checked against ORGANIZATION_INVITATION_FIELDS by the endpoint.
+      body: {},
+    },
+    (req) => {
+      const found = org(req);
+      const inputs = bulkItems(req.body, ORGANIZATION_INVITATION_FIELDS).map((body) =>
+        organizationInvitation(req, found, body),
+      );
+      inputs.forEach((input, i) => {
+        refuseReinvitation(store, found, input.email);
+        if (inputs.findIndex((other) => other.email === input.email) !== i) {
+          throw new ApiError(400, "duplicate_record", `${input.email} is in the list more than once.`, "email_address");
+        }
+      });
+      const list = inputs.map((input) => invitationOut(req)(createInvitation(store, found, input)));
+      return { data: list, total_count: list.length };
+    },
+  );
+  route("GET", "/v1/organizations/:id/invitations/:invitationId", { query: [] }, (req) => {
     const found = org(req);
     const invitation = store.state.invitations.find((i) => i.id === req.params.invitationId && i.orgId === found.id);
     if (!invitation) throw new ApiError(404, "organization_invitation_not_found", "Invitation not found");
     return invitationOut(req)(invitation);
   });
-  route("POST", "/v1/organizations/:id/invitations/:invitationId/revoke", (req) =>
-    invitationOut(req)(revokeInvitation(store, org(req), String(req.params.invitationId))),
+  route(
+    "POST",
+    "/v1/organizations/:id/invitations/:invitationId/revoke",
+    {
+      body: {
+        // Who asks: the Backend API (the secret key) may revoke any invitation, so it changes nothing here.
+        requesting_user_id: "flag",
+      },
+    },
+    (req) => invitationOut(req)(revokeInvitation(store, org(req), String(req.params.invitationId))),
   );
 
   // Invitations to the application: the link signs up the invited address.
@@ -130,25 +203,33 @@ export function registerInvitationRoutes(route: Route, { store, org, frontendApi
     ignoreExisting: isTrue(body.ignore_existing),
     link: emailLink(req, body),
   });
-  route("GET", "/v1/invitations", (req) => {
+  route("GET", "/v1/invitations", { query: listParams(INSTANCE_INVITATION_LIST) }, (req) => {
     const mine = store.state.invitations.filter((i) => i.orgId === null);
     const list = orderBy(req, filterList(INSTANCE_INVITATION_LIST, req, store, mine), invitationOrders, "-created_at");
     return page(req, list).map(instanceInvitationOut(req));
   });
-  route("POST", "/v1/invitations", (req) =>
+  route("POST", "/v1/invitations", { body: INVITATION_FIELDS }, (req) =>
     instanceInvitationOut(req)(createInstanceInvitation(store, instanceInvitation(req, bodyOf(req.body)))),
   );
-  route("POST", "/v1/invitations/bulk", (req) => {
-    const inputs = bulkItems(req.body, INVITATION_FIELDS).map((body) => instanceInvitation(req, body));
-    inputs.forEach((input, i) => {
-      refuseInstanceReinvitation(store, input.email, input.ignoreExisting);
-      if (!input.ignoreExisting && inputs.findIndex((other) => other.email === input.email) !== i) {
-        throw new ApiError(400, "duplicate_record", `${input.email} is in the list more than once.`, "email_address");
-      }
-    });
-    return inputs.map((input) => instanceInvitationOut(req)(createInstanceInvitation(store, input)));
-  });
-  route("POST", "/v1/invitations/:id/revoke", (req) => {
+  route(
+    "POST",
+    "/v1/invitations/bulk",
+    {
+      // A list of invitations, each checked against INVITATION_FIELDS by the endpoint.
+      body: {},
+    },
+    (req) => {
+      const inputs = bulkItems(req.body, INVITATION_FIELDS).map((body) => instanceInvitation(req, body));
+      inputs.forEach((input, i) => {
+        refuseInstanceReinvitation(store, input.email, input.ignoreExisting);
+        if (!input.ignoreExisting && inputs.findIndex((other) => other.email === input.email) !== i) {
+          throw new ApiError(400, "duplicate_record", `${input.email} is in the list more than once.`, "email_address");
+        }
+      });
+      return inputs.map((input) => instanceInvitationOut(req)(createInstanceInvitation(store, input)));
+    },
+  );
+  route("POST", "/v1/invitations/:id/revoke", { body: {} }, (req) => {
     const invitation = revokeInstanceInvitation(store, String(req.params.id));
     return instanceInvitationOut(req)(invitation);
   });

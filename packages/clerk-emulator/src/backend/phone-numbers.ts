@@ -11,8 +11,8 @@ import { deletedJSON, phoneNumberJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { CodeVerificationRecord, PhoneRecord, UserRecord } from "../state/store";
-import { bodyOf, isTrue } from "./body-params";
 import { identificationStatus, type BackendContext, type Route } from "./context";
+import { bodyOf, isTrue } from "./declarations";
 
 const verificationJSON = (v: CodeVerificationRecord) => ({
   object: "verification_otp",
@@ -22,6 +22,10 @@ const verificationJSON = (v: CodeVerificationRecord) => ({
   attempts: v.attempts,
   expire_at: v.expireAt,
 });
+
+const NO_SMS_SECOND_FACTOR = {
+  refused: "The emulator's phone numbers are never a second factor (its GUIDE.md); `false` passes.",
+};
 
 /** Phone numbers: add one to a user, read, update (verified, primary), remove, verify by a texted code; replace them all. */
 export function registerPhoneNumberRoutes(route: Route, { store, userOf }: BackendContext): void {
@@ -33,59 +37,93 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     throw new ApiError(404, "resource_not_found", "Phone number not found");
   };
 
-  // `reserved_for_second_factor: true` is refused by body-params.ts: no SMS second factor here.
-  route("POST", "/v1/phone_numbers", (req) => {
-    const body = bodyOf(req.body);
-    const user = store.user(str(body.user_id) ?? "");
-    if (!user) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
-    const phone = addPhoneNumber(store, user, parsePhone(body.phone_number), {
-      verifiedBy: isTrue(body.verified) ? "admin" : null,
-      primary: isTrue(body.primary),
-    });
-    return phoneNumberJSON(phone);
-  });
+  // `reserved_for_second_factor: true` is refused by its declaration: no SMS second factor here.
+  route(
+    "POST",
+    "/v1/phone_numbers",
+    {
+      body: {
+        user_id: "kept",
+        phone_number: "kept",
+        verified: "kept",
+        primary: "kept",
+        reserved_for_second_factor: NO_SMS_SECOND_FACTOR,
+      },
+    },
+    (req) => {
+      const body = bodyOf(req.body);
+      const user = store.user(str(body.user_id) ?? "");
+      if (!user) throw new ApiError(404, "resource_not_found", "User not found", "user_id");
+      const phone = addPhoneNumber(store, user, parsePhone(body.phone_number), {
+        verifiedBy: isTrue(body.verified) ? "admin" : null,
+        primary: isTrue(body.primary),
+      });
+      return phoneNumberJSON(phone);
+    },
+  );
 
-  route("GET", "/v1/phone_numbers/:id", (req) => phoneNumberJSON(phoneById(req.params.id).phone));
+  route("GET", "/v1/phone_numbers/:id", { query: [] }, (req) => phoneNumberJSON(phoneById(req.params.id).phone));
 
-  route("PATCH", "/v1/phone_numbers/:id", (req) => {
-    const body = bodyOf(req.body);
-    const { user, phone } = phoneById(req.params.id);
-    // `verified: false` takes the verification away; the number is no longer primary then.
-    const verified = isTrue(body.verified)
-      ? true
-      : body.verified === false || body.verified === "false"
-        ? false
-        : undefined;
-    return phoneNumberJSON(updatePhoneNumber(store, user, phone, { verified, primary: isTrue(body.primary) }));
-  });
+  route(
+    "PATCH",
+    "/v1/phone_numbers/:id",
+    {
+      body: {
+        verified: "kept",
+        primary: "kept",
+        reserved_for_second_factor: NO_SMS_SECOND_FACTOR,
+      },
+    },
+    (req) => {
+      const body = bodyOf(req.body);
+      const { user, phone } = phoneById(req.params.id);
+      // `verified: false` takes the verification away; the number is no longer primary then.
+      const verified = isTrue(body.verified)
+        ? true
+        : body.verified === false || body.verified === "false"
+          ? false
+          : undefined;
+      return phoneNumberJSON(updatePhoneNumber(store, user, phone, { verified, primary: isTrue(body.primary) }));
+    },
+  );
 
-  route("DELETE", "/v1/phone_numbers/:id", (req) => {
+  route("DELETE", "/v1/phone_numbers/:id", { body: {} }, (req) => {
     const { user, phone } = phoneById(req.params.id);
     removePhoneNumber(store, user, phone);
     return deletedJSON("phone_number", phone.id);
   });
 
-  route("POST", "/v1/phone_numbers/:id/prepare_verification", (req) => {
+  route("POST", "/v1/phone_numbers/:id/prepare_verification", { body: {} }, (req) => {
     const { user, phone } = phoneById(req.params.id);
     return verificationJSON(preparePhoneVerification(store, user, phone));
   });
 
   // A wrong or late code is told through the verification's status, not as an error (Clerk's description).
-  route("POST", "/v1/phone_numbers/:id/attempt_verification", (req) => {
-    const body = bodyOf(req.body);
-    const { user, phone } = phoneById(req.params.id);
-    const code = str(body.code);
-    if (code === null) throw new ApiError(422, "form_param_missing", "Enter code.", "code");
-    return verificationJSON(attemptPhoneVerification(store, user, phone, str(body.verification_id) ?? "", code));
-  });
+  route(
+    "POST",
+    "/v1/phone_numbers/:id/attempt_verification",
+    { body: { verification_id: "kept", code: "kept" } },
+    (req) => {
+      const body = bodyOf(req.body);
+      const { user, phone } = phoneById(req.params.id);
+      const code = str(body.code);
+      if (code === null) throw new ApiError(422, "form_param_missing", "Enter code.", "code");
+      return verificationJSON(attemptPhoneVerification(store, user, phone, str(body.verification_id) ?? "", code));
+    },
+  );
 
   // All the user's numbers replaced by one primary number (verified unless asked otherwise).
-  route("PUT", "/v1/users/:id/phone_number", (req) => {
-    const user = userOf(req);
-    const body = bodyOf(req.body);
-    const number = parsePhone(body.phone_number);
-    const status = identificationStatus(body.identification_status, "phone numbers");
-    // An unverified number cannot be primary: the user then has none until it is verified.
-    return phoneNumberJSON(replacePhoneNumbers(store, user, number, status === "verified"));
-  });
+  route(
+    "PUT",
+    "/v1/users/:id/phone_number",
+    { body: { phone_number: "kept", identification_status: "kept" } },
+    (req) => {
+      const user = userOf(req);
+      const body = bodyOf(req.body);
+      const number = parsePhone(body.phone_number);
+      const status = identificationStatus(body.identification_status, "phone numbers");
+      // An unverified number cannot be primary: the user then has none until it is verified.
+      return phoneNumberJSON(replacePhoneNumbers(store, user, number, status === "verified"));
+    },
+  );
 }

@@ -5,9 +5,9 @@ import { deletedJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { IdentifierRecord, RestrictionsRecord } from "../state/store";
-import { isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
-import { page } from "./query-params";
+import { isTrue } from "./declarations";
+import { page } from "./lists";
 
 /** An address, or a whole domain as `*@example.com` (the block-list also takes a bare `example.com`). */
 const DOMAIN = /^(\*@)?[^\s@*]+\.[^\s@*]+$/;
@@ -57,13 +57,13 @@ export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl 
     removeListedIdentifier(store, list, String(req.params.id));
 
   // Newest first; `paginated=true` (what @clerk/backend sends) wraps the page with the total (contract/allowlist.ts).
-  route("GET", "/v1/allowlist_identifiers", (req) => {
+  route("GET", "/v1/allowlist_identifiers", { query: ["paginated", "limit", "offset"] }, (req) => {
     const all = [...store.state.allowlist].reverse();
     const data = page(req, all).map(allowlistJSON);
     return isTrue(req.query.paginated) ? { data, total_count: all.length } : data;
   });
   // `notify`: the address is also invited (an application invitation, emailed), unless it already has an account.
-  route("POST", "/v1/allowlist_identifiers", (req) => {
+  route("POST", "/v1/allowlist_identifiers", { body: { identifier: "kept", notify: "flag" } }, (req) => {
     const identifier = identifierOf(req, "allowlist");
     let invitationId: string | null = null;
     if (isTrue(req.body?.notify) && EMAIL.test(identifier) && !store.emailTaken(identifier)) {
@@ -76,16 +76,18 @@ export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl 
     }
     return allowlistJSON(add("allowlist", identifier, invitationId));
   });
-  route("DELETE", "/v1/allowlist_identifiers/:id", (req) =>
+  route("DELETE", "/v1/allowlist_identifiers/:id", { body: {} }, (req) =>
     deletedJSON("allowlist_identifier", remove("allowlist", req).id),
   );
 
-  route("GET", "/v1/blocklist_identifiers", () => {
+  route("GET", "/v1/blocklist_identifiers", { query: [] }, () => {
     const data = [...store.state.blocklist].reverse().map(blocklistJSON);
     return { data, total_count: data.length };
   });
-  route("POST", "/v1/blocklist_identifiers", (req) => blocklistJSON(add("blocklist", identifierOf(req, "blocklist"))));
-  route("DELETE", "/v1/blocklist_identifiers/:id", (req) =>
+  route("POST", "/v1/blocklist_identifiers", { body: { identifier: "kept" } }, (req) =>
+    blocklistJSON(add("blocklist", identifierOf(req, "blocklist"))),
+  );
+  route("DELETE", "/v1/blocklist_identifiers/:id", { body: {} }, (req) =>
     deletedJSON("blocklist_identifier", remove("blocklist", req).id),
   );
 
@@ -96,21 +98,34 @@ export function registerRestrictionRoutes(route: Route, { store, frontendApiUrl 
     block_email_subaddresses: "blockEmailSubaddresses",
     block_disposable_email_domains: "blockDisposableEmailDomains",
   };
-  route("PATCH", "/v1/instance/restrictions", (req) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const changes: Partial<RestrictionsRecord> = {};
-    for (const [param, field] of Object.entries(FIELDS)) {
-      const value = body[param];
-      if (value === undefined || value === null) continue;
-      if (typeof value !== "boolean" && value !== "true" && value !== "false") {
-        throw new ApiError(422, "form_param_format_invalid", `${param} must be true or false.`, param);
+  route(
+    "PATCH",
+    "/v1/instance/restrictions",
+    {
+      body: {
+        allowlist: "kept",
+        blocklist: "kept",
+        allowlist_blocklist_disabled_on_sign_in: "kept",
+        block_email_subaddresses: "kept",
+        block_disposable_email_domains: "kept",
+      },
+    },
+    (req) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const changes: Partial<RestrictionsRecord> = {};
+      for (const [param, field] of Object.entries(FIELDS)) {
+        const value = body[param];
+        if (value === undefined || value === null) continue;
+        if (typeof value !== "boolean" && value !== "true" && value !== "false") {
+          throw new ApiError(422, "form_param_format_invalid", `${param} must be true or false.`, param);
+        }
+        changes[field] = isTrue(value);
       }
-      changes[field] = isTrue(value);
-    }
-    const restrictions = changeRestrictions(store, changes);
-    return {
-      object: "instance_restrictions",
-      ...Object.fromEntries(Object.entries(FIELDS).map(([param, field]) => [param, restrictions[field]])),
-    };
-  });
+      const restrictions = changeRestrictions(store, changes);
+      return {
+        object: "instance_restrictions",
+        ...Object.fromEntries(Object.entries(FIELDS).map(([param, field]) => [param, restrictions[field]])),
+      };
+    },
+  );
 }

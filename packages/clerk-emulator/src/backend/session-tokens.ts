@@ -54,7 +54,7 @@ export function registerSessionTokenRoutes(
     return session;
   };
 
-  route("POST", "/v1/sessions", (req) => {
+  route("POST", "/v1/sessions", { body: { user_id: "kept", active_organization_id: "kept" } }, (req) => {
     const userId = str(req.body?.user_id) ?? "";
     if (!userId) throw new ApiError(422, "form_param_missing", "user_id is required.", "user_id");
     // A session of its own client, as a sign-in on a new device would make (session.created is sent).
@@ -66,13 +66,13 @@ export function registerSessionTokenRoutes(
     return backendSessionJSON(session);
   });
 
-  route("POST", "/v1/sessions/:id/tokens", (req) => {
+  route("POST", "/v1/sessions/:id/tokens", { body: { expires_in_seconds: "kept" } }, (req) => {
     const lifetime = lifetimeOf(req.body);
     const session = activeSession(req.params.id);
     return { object: "token", jwt: mintSessionToken(options, session, { ttlSeconds: lifetime }) };
   });
 
-  route("POST", "/v1/sessions/:id/tokens/:template", (req) => {
+  route("POST", "/v1/sessions/:id/tokens/:template", { body: { expires_in_seconds: "kept" } }, (req) => {
     const lifetime = lifetimeOf(req.body);
     const session = activeSession(req.params.id);
     const template = jwtTemplateNamed(store, String(req.params.template));
@@ -86,22 +86,39 @@ export function registerSessionTokenRoutes(
   });
 
   // A 401 for anything wrong tells @clerk/backend to fall back to the handshake, as Clerk's description says.
-  route("POST", "/v1/sessions/:id/refresh", (req) => {
-    const refuse = (why: string) =>
-      new ApiError(401, "authentication_invalid", "Unable to refresh the session", undefined, why);
-    const expired = str(req.body?.expired_token) ?? "";
-    if (!str(req.body?.refresh_token)) throw refuse("refresh_token is required.");
-    if (!str(req.body?.request_origin)) throw refuse("request_origin is required.");
-    const claims = signedByInstance(expired, options);
-    if (!claims || claims.sid !== req.params.id) throw refuse("expired_token is not a session token of this session.");
-    const session = store.session(String(req.params.id));
-    if (!session || session.status !== "active" || session.expireAt <= Date.now())
-      throw refuse("The session is not active.");
-    const jwt = mintSessionToken(options, session, { azp: str(req.body?.request_origin) ?? undefined });
-    if (str(req.body?.format) === "cookie") {
-      const secure = str(req.body?.request_origin)?.startsWith("https:") ? "; Secure" : "";
-      return { object: "cookies", cookies: [`__session=${jwt}; Path=/; SameSite=Lax${secure}`] };
-    }
-    return { object: "token", jwt };
-  });
+  route(
+    "POST",
+    "/v1/sessions/:id/refresh",
+    {
+      body: {
+        expired_token: "kept",
+        // Required, but the emulator issues no `__refresh` cookie to compare it with (GUIDE.md).
+        refresh_token: "kept",
+        request_origin: "kept",
+        format: "kept",
+        // The emulator has no bot or device checks to run on them.
+        request_headers: "flag",
+        request_originating_ip: "flag",
+      },
+    },
+    (req) => {
+      const refuse = (why: string) =>
+        new ApiError(401, "authentication_invalid", "Unable to refresh the session", undefined, why);
+      const expired = str(req.body?.expired_token) ?? "";
+      if (!str(req.body?.refresh_token)) throw refuse("refresh_token is required.");
+      if (!str(req.body?.request_origin)) throw refuse("request_origin is required.");
+      const claims = signedByInstance(expired, options);
+      if (!claims || claims.sid !== req.params.id)
+        throw refuse("expired_token is not a session token of this session.");
+      const session = store.session(String(req.params.id));
+      if (!session || session.status !== "active" || session.expireAt <= Date.now())
+        throw refuse("The session is not active.");
+      const jwt = mintSessionToken(options, session, { azp: str(req.body?.request_origin) ?? undefined });
+      if (str(req.body?.format) === "cookie") {
+        const secure = str(req.body?.request_origin)?.startsWith("https:") ? "; Secure" : "";
+        return { object: "cookies", cookies: [`__session=${jwt}; Path=/; SameSite=Lax${secure}`] };
+      }
+      return { object: "token", jwt };
+    },
+  );
 }

@@ -9,8 +9,8 @@ import { userJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import { verifyPassword, type UserRecord } from "../state/store";
-import { isTrue } from "./body-params";
 import { asList, type BackendContext, type Route } from "./context";
+import { isTrue } from "./declarations";
 
 /** Clerk takes 1 to 50 ids in a bulk ban or unban. */
 const MAX_BULK_USERS = 50;
@@ -42,16 +42,20 @@ export function registerUserAccessRoutes(route: Route, { store, userOf }: Backen
     });
   };
 
-  route("POST", "/v1/users/:id/ban", (req) => json(banUser(store, userOf(req))));
-  route("POST", "/v1/users/:id/unban", (req) => json(unbanUser(store, userOf(req))));
-  route("POST", "/v1/users/ban", (req) => bulkUsers(req.body).map((user) => json(banUser(store, user))));
-  route("POST", "/v1/users/unban", (req) => bulkUsers(req.body).map((user) => json(unbanUser(store, user))));
+  route("POST", "/v1/users/:id/ban", { body: {} }, (req) => json(banUser(store, userOf(req))));
+  route("POST", "/v1/users/:id/unban", { body: {} }, (req) => json(unbanUser(store, userOf(req))));
+  route("POST", "/v1/users/ban", { body: { user_ids: "kept" } }, (req) =>
+    bulkUsers(req.body).map((user) => json(banUser(store, user))),
+  );
+  route("POST", "/v1/users/unban", { body: { user_ids: "kept" } }, (req) =>
+    bulkUsers(req.body).map((user) => json(unbanUser(store, user))),
+  );
 
   // A lock lasts the instance's lockout duration (an hour, Clerk's default); its sessions stay.
-  route("POST", "/v1/users/:id/lock", (req) => json(lockAccount(store, userOf(req))));
-  route("POST", "/v1/users/:id/unlock", (req) => json(unlockAccount(store, userOf(req))));
+  route("POST", "/v1/users/:id/lock", { body: {} }, (req) => json(lockAccount(store, userOf(req))));
+  route("POST", "/v1/users/:id/unlock", { body: {} }, (req) => json(unlockAccount(store, userOf(req))));
 
-  route("POST", "/v1/users/:id/verify_password", (req) => {
+  route("POST", "/v1/users/:id/verify_password", { body: { password: "kept" } }, (req) => {
     const user = userOf(req);
     const password = str(req.body?.password);
     if (password === null) throw new ApiError(422, "form_param_missing", "Enter password.", "password");
@@ -63,24 +67,24 @@ export function registerUserAccessRoutes(route: Route, { store, userOf }: Backen
   });
 
   // Without a password the user is returned unchanged (and no webhook is sent), as Clerk documents.
-  route("POST", "/v1/users/:id/remove_password", (req) =>
+  route("POST", "/v1/users/:id/remove_password", { body: { sign_out_of_other_sessions: "flag" } }, (req) =>
     json(removePassword(store, userOf(req), { signOut: isTrue(req.body?.sign_out_of_other_sessions) })),
   );
 
   // A compromised password no longer signs in (`form_password_compromised`); an email code still does.
-  route("POST", "/v1/users/:id/password/set_compromised", (req) =>
+  route("POST", "/v1/users/:id/password/set_compromised", { body: { revoke_all_sessions: "flag" } }, (req) =>
     json(markPasswordCompromised(store, userOf(req), { revokeSessions: isTrue(req.body?.revoke_all_sessions) })),
   );
-  route("POST", "/v1/users/:id/password/unset_compromised", (req) =>
+  route("POST", "/v1/users/:id/password/unset_compromised", { body: {} }, (req) =>
     json(clearPasswordCompromised(store, userOf(req))),
   );
 
   // Trusted devices are native iOS and Android apps' (`trusted_device_sign_in_enabled` is off): nobody has one.
-  route("GET", "/v1/users/:id/trusted_devices", (req) => {
+  route("GET", "/v1/users/:id/trusted_devices", { query: [] }, (req) => {
     userOf(req);
     return { data: [], total_count: 0 };
   });
-  route("DELETE", "/v1/users/:id/trusted_devices/:deviceId", (req) => {
+  route("DELETE", "/v1/users/:id/trusted_devices/:deviceId", { body: {} }, (req) => {
     userOf(req);
     throw new ApiError(404, "resource_not_found", "Trusted device not found");
   });

@@ -41,7 +41,7 @@ export function parseMfaFields(body: Record<string, unknown>): MfaFields {
 /** A user's second factors from the Backend API: check a code, take factors away. */
 export function registerUserMfaRoutes(route: Route, { store, userOf }: BackendContext): void {
   // A TOTP code or, failing that, a backup code (used up when it matches).
-  route("POST", "/v1/users/:id/verify_totp", (req) => {
+  route("POST", "/v1/users/:id/verify_totp", { body: { code: "kept" } }, (req) => {
     const user = userOf(req);
     const code = str(req.body?.code);
     if (!code) throw new ApiError(422, "form_param_missing", "code must be included.", "code");
@@ -61,19 +61,19 @@ export function registerUserMfaRoutes(route: Route, { store, userOf }: BackendCo
     throw new ApiError(422, "form_code_incorrect", "Incorrect code", "code");
   });
 
-  route("DELETE", "/v1/users/:id/mfa", (req) => {
+  route("DELETE", "/v1/users/:id/mfa", { body: {} }, (req) => {
     const user = userOf(req);
     disableMfa(store, user);
     return { user_id: user.id };
   });
 
-  route("DELETE", "/v1/users/:id/backup_code", (req) => {
+  route("DELETE", "/v1/users/:id/backup_code", { body: {} }, (req) => {
     const user = userOf(req);
     removeBackupCodes(store, user);
     return { user_id: user.id };
   });
 
-  route("DELETE", "/v1/users/:id/totp", (req) => {
+  route("DELETE", "/v1/users/:id/totp", { body: {} }, (req) => {
     const user = userOf(req);
     if (mfaSecretsOf(store, user.id).totp) removeTotp(store, user);
     return { user_id: user.id };

@@ -12,9 +12,9 @@ import {
   waitlistStatus,
 } from "../domain/waitlist";
 import { waitlistEntryJSON } from "../json/waitlist";
-import { isTrue } from "./body-params";
 import type { BackendContext, Route } from "./context";
-import { orderBy, page } from "./query-params";
+import { isTrue } from "./declarations";
+import { orderBy, page } from "./lists";
 
 const STATUSES = ["pending", "invited", "completed", "rejected"];
 /** Clerk's bulk limit for waitlist entries. */
@@ -30,7 +30,7 @@ export function registerWaitlistRoutes(route: Route, { store, frontendApiUrl }: 
   const invitedAt = (e: WaitlistEntryRecord) =>
     store.state.invitations.find((i) => i.id === e.invitationId)?.createdAt ?? null;
 
-  route("GET", "/v1/waitlist_entries", (req) => {
+  route("GET", "/v1/waitlist_entries", { query: ["limit", "offset", "query", "status", "order_by"] }, (req) => {
     const status = str(req.query.status);
     if (status !== null && !STATUSES.includes(status)) {
       throw new ApiError(
@@ -53,7 +53,7 @@ export function registerWaitlistRoutes(route: Route, { store, frontendApiUrl }: 
     );
     return { data: page(req, list).map(out(req)), total_count: list.length };
   });
-  route("POST", "/v1/waitlist_entries", (req) => {
+  route("POST", "/v1/waitlist_entries", { body: { email_address: "kept", notify: "flag" } }, (req) => {
     const entry = joinWaitlist(
       store,
       parseEmail(req.body?.email_address),
@@ -61,29 +61,43 @@ export function registerWaitlistRoutes(route: Route, { store, frontendApiUrl }: 
     );
     return out(req)(entry);
   });
-  route("POST", "/v1/waitlist_entries/bulk", (req) => {
-    const items: unknown = req.body;
-    if (!Array.isArray(items) || items.length === 0 || items.length > BULK_MAX) {
-      throw new ApiError(422, "bulk_size_exceeded", "is invalid", undefined, `Send between 1 and ${BULK_MAX} entries.`);
-    }
-    // Every address is checked before any entry is made.
-    const parsed = items.map((item: { email_address?: unknown; notify?: unknown }) => ({
-      email: parseEmail(item?.email_address),
-      notify: item?.notify !== false,
-    }));
-    return parsed.map(({ email, notify }) => out(req)(joinWaitlist(store, email, notify)));
-  });
-  route("DELETE", "/v1/waitlist_entries/:id", (req) => {
+  route(
+    "POST",
+    "/v1/waitlist_entries/bulk",
+    {
+      // An array of `{email_address, notify}`, each checked by the endpoint.
+      body: {},
+    },
+    (req) => {
+      const items: unknown = req.body;
+      if (!Array.isArray(items) || items.length === 0 || items.length > BULK_MAX) {
+        throw new ApiError(
+          422,
+          "bulk_size_exceeded",
+          "is invalid",
+          undefined,
+          `Send between 1 and ${BULK_MAX} entries.`,
+        );
+      }
+      // Every address is checked before any entry is made.
+      const parsed = items.map((item: { email_address?: unknown; notify?: unknown }) => ({
+        email: parseEmail(item?.email_address),
+        notify: item?.notify !== false,
+      }));
+      return parsed.map(({ email, notify }) => out(req)(joinWaitlist(store, email, notify)));
+    },
+  );
+  route("DELETE", "/v1/waitlist_entries/:id", { body: {} }, (req) => {
     const entry = entryOf(req);
     deleteWaitlistEntry(store, entry);
     return deletedJSON("waitlist_entry", entry.id);
   });
-  route("POST", "/v1/waitlist_entries/:id/invite", (req) => {
+  route("POST", "/v1/waitlist_entries/:id/invite", { body: { ignore_existing: "flag" } }, (req) => {
     const entry = entryOf(req);
     inviteFromWaitlist(store, entry, frontendApiUrl(req), isTrue(req.body?.ignore_existing));
     return out(req)(entry);
   });
-  route("POST", "/v1/waitlist_entries/:id/reject", (req) => {
+  route("POST", "/v1/waitlist_entries/:id/reject", { body: {} }, (req) => {
     const entry = entryOf(req);
     rejectFromWaitlist(store, entry);
     return out(req)(entry);

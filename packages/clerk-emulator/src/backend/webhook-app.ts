@@ -15,16 +15,16 @@ export function registerWebhookAppRoutes(
   { store }: BackendContext,
   portalUrl: (req: Request) => string,
 ): void {
-  route("POST", "/v1/webhooks/svix", (req) => {
+  route("POST", "/v1/webhooks/svix", { body: {} }, (req) => {
     createSvixApp(store);
     return { svix_url: portalUrl(req) };
   });
-  route("DELETE", "/v1/webhooks/svix", (_req, res) => {
+  route("DELETE", "/v1/webhooks/svix", { body: {} }, (_req, res) => {
     deleteSvixApp(store);
     res.status(204).end();
     return null;
   });
-  route("POST", "/v1/webhooks/svix_url", (req) => {
+  route("POST", "/v1/webhooks/svix_url", { body: {} }, (req) => {
     requireSvixApp(store);
     return { svix_url: portalUrl(req) };
   });

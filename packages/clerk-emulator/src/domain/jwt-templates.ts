@@ -1,9 +1,9 @@
-import { createHmac, createPrivateKey, randomBytes, sign, type KeyObject } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { newId } from "../state/ids";
 import { renderClaims } from "./jwt-shortcodes";
 import { ApiError } from "./errors";
 import type { DeepReadonly, JwtTemplateRecord, Metadata, SessionRecord, Store } from "../state/store";
-import type { SigningKey } from "./tokens";
+import { CUSTOM_KEY_ALGORITHMS, signJwt, type SigningKey } from "./tokens";
 
 /** Clerk's defaults for a template's token: a minute's lifetime, five seconds' clock skew. */
 const DEFAULT_LIFETIME = 60;
@@ -16,19 +16,6 @@ const DEFAULT_CLOCK_SKEW = 5;
  * packages/backend/src/tokens/jwtCategories.ts.
  */
 export const JWT_TEMPLATE_CATEGORY = "cl_B7d4PD222AAA";
-
-/** The algorithms a custom signing key may use: HMAC with a shared secret, or an RSA or EC private key (PEM). */
-const ALGORITHMS: Record<string, { kind: "hmac" | "rsa" | "ec"; hash: string }> = {
-  HS256: { kind: "hmac", hash: "sha256" },
-  HS384: { kind: "hmac", hash: "sha384" },
-  HS512: { kind: "hmac", hash: "sha512" },
-  RS256: { kind: "rsa", hash: "sha256" },
-  RS384: { kind: "rsa", hash: "sha384" },
-  RS512: { kind: "rsa", hash: "sha512" },
-  ES256: { kind: "ec", hash: "sha256" },
-  ES384: { kind: "ec", hash: "sha384" },
-  ES512: { kind: "ec", hash: "sha512" },
-};
 
 export function jwtTemplates(store: Store): DeepReadonly<JwtTemplateRecord[]> {
   return store.state.jwtTemplates;
@@ -65,12 +52,15 @@ function customKeyOf(body: Record<string, unknown>, previous: JwtTemplateRecord[
   if (wanted !== true && wanted !== "true") return null;
   const algorithm = typeof body.signing_algorithm === "string" ? body.signing_algorithm : "";
   const key = typeof body.signing_key === "string" ? body.signing_key : "";
-  if (!ALGORITHMS[algorithm]) {
-    throw invalid("signing_algorithm", `signing_algorithm must be one of ${Object.keys(ALGORITHMS).join(", ")}.`);
+  if (!CUSTOM_KEY_ALGORITHMS[algorithm]) {
+    throw invalid(
+      "signing_algorithm",
+      `signing_algorithm must be one of ${Object.keys(CUSTOM_KEY_ALGORITHMS).join(", ")}.`,
+    );
   }
   if (!key) throw new ApiError(422, "form_param_missing", "signing_key is required.", "signing_key");
   try {
-    signWith({ algorithm, key }, "probe");
+    signJwt({ algorithm, key }, {});
   } catch {
     throw invalid("signing_key", `signing_key is not a valid key for ${algorithm}.`);
   }
@@ -150,21 +140,6 @@ export function jwtTemplateJSON(template: JwtTemplateRecord) {
   };
 }
 
-// Signing ------------------------------------------------------------------
-
-const base64url = (input: Buffer | string) => Buffer.from(input).toString("base64url");
-
-function signWith(custom: { algorithm: string; key: string }, input: string): Buffer {
-  const algorithm = ALGORITHMS[custom.algorithm];
-  if (!algorithm) throw new Error(`unsupported algorithm ${custom.algorithm}`);
-  if (algorithm.kind === "hmac")
-    return createHmac(algorithm.hash, Buffer.from(custom.key, "utf8")).update(input).digest();
-  const key: KeyObject = createPrivateKey(custom.key);
-  if (key.asymmetricKeyType !== (algorithm.kind === "rsa" ? "rsa" : "ec")) throw new Error("key type mismatch");
-  // JOSE wants an EC signature as r||s, not DER.
-  return sign(algorithm.hash, Buffer.from(input), algorithm.kind === "ec" ? { key, dsaEncoding: "ieee-p1363" } : key);
-}
-
 /**
  * A token from a template for a session: the template's claims, shortcodes
  * resolved, under Clerk's default claims, which a template cannot override
@@ -191,13 +166,8 @@ export function mintTemplateToken(
     nbf: iat - template.allowedClockSkew,
     sub: session.userId,
   };
-  const custom = template.customKey;
-  const header = custom
-    ? { alg: custom.algorithm, typ: "JWT" }
-    : { alg: "RS256", cat: JWT_TEMPLATE_CATEGORY, kid: key.kid, typ: "JWT" };
-  const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
-  const signature = custom
-    ? signWith(custom, signingInput)
-    : sign("RSA-SHA256", Buffer.from(signingInput), key.privateKey);
-  return `${signingInput}.${base64url(signature)}`;
+  // Clerk stamps its category only on what the instance's key signs.
+  return template.customKey
+    ? signJwt(template.customKey, claims)
+    : signJwt(key, claims, { cat: JWT_TEMPLATE_CATEGORY });
 }

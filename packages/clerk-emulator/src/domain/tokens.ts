@@ -1,4 +1,12 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  type KeyObject,
+} from "node:crypto";
 
 /** The emulator's signing key: RS256, 2048-bit, as Clerk's instance keys are. */
 export type SigningKey = { kid: string; privateKey: KeyObject; publicKeyPem: string; privateKeyPem: string };
@@ -21,11 +29,50 @@ export function jwks(key: SigningKey) {
 
 const base64url = (input: Buffer | string) => Buffer.from(input).toString("base64url");
 
-export function signJwt(key: SigningKey, claims: Record<string, unknown>): string {
-  const header = base64url(JSON.stringify({ alg: "RS256", kid: key.kid, typ: "JWT" }));
-  const payload = base64url(JSON.stringify(claims));
-  const signature = sign("RSA-SHA256", Buffer.from(`${header}.${payload}`), key.privateKey);
-  return `${header}.${payload}.${base64url(signature)}`;
+/** The algorithms a custom signing key may use: HMAC with a shared secret, or an RSA or EC private key (PEM). */
+export const CUSTOM_KEY_ALGORITHMS: Record<string, { kind: "hmac" | "rsa" | "ec"; hash: string }> = {
+  HS256: { kind: "hmac", hash: "sha256" },
+  HS384: { kind: "hmac", hash: "sha384" },
+  HS512: { kind: "hmac", hash: "sha512" },
+  RS256: { kind: "rsa", hash: "sha256" },
+  RS384: { kind: "rsa", hash: "sha384" },
+  RS512: { kind: "rsa", hash: "sha512" },
+  ES256: { kind: "ec", hash: "sha256" },
+  ES384: { kind: "ec", hash: "sha384" },
+  ES512: { kind: "ec", hash: "sha512" },
+};
+
+/** A JWT template's own key: an HMAC secret, or an RSA or EC private key (PEM), with its algorithm. */
+export type CustomSigningKey = { readonly algorithm: string; readonly key: string };
+
+function signWithCustomKey(custom: CustomSigningKey, input: string): Buffer {
+  const algorithm = CUSTOM_KEY_ALGORITHMS[custom.algorithm];
+  if (!algorithm) throw new Error(`unsupported algorithm ${custom.algorithm}`);
+  if (algorithm.kind === "hmac")
+    return createHmac(algorithm.hash, Buffer.from(custom.key, "utf8")).update(input).digest();
+  const key: KeyObject = createPrivateKey(custom.key);
+  if (key.asymmetricKeyType !== (algorithm.kind === "rsa" ? "rsa" : "ec")) throw new Error("key type mismatch");
+  // JOSE wants an EC signature as r||s, not DER.
+  return sign(algorithm.hash, Buffer.from(input), algorithm.kind === "ec" ? { key, dsaEncoding: "ieee-p1363" } : key);
+}
+
+/**
+ * The one JWT minter: session tokens, JWT templates' tokens, and the probe that checks a template's
+ * key. The instance's key signs RS256 with its `kid` (`header` adds to it: a template token's `cat`);
+ * a template's own key signs with its algorithm and no `kid`.
+ */
+export function signJwt(
+  key: SigningKey | CustomSigningKey,
+  claims: Record<string, unknown>,
+  header: Record<string, string> = {},
+): string {
+  const encode = (jose: object) => `${base64url(JSON.stringify(jose))}.${base64url(JSON.stringify(claims))}`;
+  if ("algorithm" in key) {
+    const input = encode({ alg: key.algorithm, typ: "JWT" });
+    return `${input}.${base64url(signWithCustomKey(key, input))}`;
+  }
+  const input = encode({ alg: "RS256", ...header, kid: key.kid, typ: "JWT" });
+  return `${input}.${base64url(sign("RSA-SHA256", Buffer.from(input), key.privateKey))}`;
 }
 
 /**

@@ -115,3 +115,16 @@ export function replaceUserMetadata(
     return user;
   });
 }
+
+/**
+ * A user's external account (`users.deleteUserExternalAccount`). The emulator
+ * signs nobody in with an OAuth provider (GUIDE.md, "What it does not cover"),
+ * so no user has one: every id is Clerk's 404, as for an account already gone.
+ */
+export function removeExternalAccount(user: UserRecord, externalAccountId: string): never {
+  throw new ApiError(
+    404,
+    "resource_not_found",
+    `No external account ${externalAccountId} on user ${user.id}: the emulator has no OAuth sign-in`,
+  );
+}

@@ -5,7 +5,7 @@ import { errorCode, frontendClient, startInProcessEmulator, type InProcessEmulat
 // and silently dropped everything else Clerk's description lists (external_id,
 // metadata, more addresses, phone numbers…); `POST /v1/organizations` dropped
 // metadata likewise. Every field of every Backend API write is now kept,
-// followed, or refused with Clerk's 422 naming it (src/backend/body-params.ts).
+// followed, or refused with Clerk's 422 naming it (each operation declares them where it is registered: src/backend/declarations.ts).
 let emu: InProcessEmulator;
 
 beforeAll(async () => {
