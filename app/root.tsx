@@ -21,6 +21,7 @@ import { NavBar } from "~/components/nav-bar";
 import { PageLoadFallback } from "~/components/page-load-fallback";
 import { PreventThemeFlash } from "~/components/prevent-theme-flash";
 import { ProgressBar } from "~/components/progress-bar";
+import { useClerkScreenDone } from "~/hooks/use-clerk-screen-done";
 import { useHydrated } from "~/hooks/use-hydrated";
 import { useKeepSessionFresh } from "~/hooks/use-keep-session-fresh";
 import { useRevalidateOnAuthChange } from "~/hooks/use-revalidate-on-auth-change";
@@ -83,6 +84,9 @@ const FIRST_PAINT_STYLES: Record<ResolvedTheme | "unknown", string> = {
 function Document({ children }: { children: ReactNode }) {
   const theme = useRootData()?.theme;
   const hydrated = useHydrated();
+  // On Clerk's screens after-paint.css waits for Clerk's card: a stylesheet's arrival restyles the
+  // whole page, work the card's first paint does not need (app/lib/clerk-first.ts).
+  const clerkScreenDone = useClerkScreenDone();
   const resolved = useResolvedTheme();
   // Until hydration ends, render exactly what the server did (the pre-paint
   // script may already have put the OS theme on <html>).
@@ -111,7 +115,7 @@ function Document({ children }: { children: ReactNode }) {
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
         {/* Put in once hydrated, so it holds up no paint (app/lib/after-paint.ts). */}
-        {hydrated ? (
+        {hydrated && clerkScreenDone ? (
           <link rel="stylesheet" href={AFTER_PAINT_STYLES} onLoad={afterPaintSettled} onError={afterPaintSettled} />
         ) : null}
         {/* Under `npm run dev` only: remix dev's socket (live reload, hot updates). */}

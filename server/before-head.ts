@@ -17,6 +17,8 @@ export function beforeHead(res: ServerResponse, check: (res: ServerResponse) => 
       }
       args.splice(at, 1);
     }
+    // writeHead(status): `check` sees the status about to be written.
+    if (typeof args[0] === "number") this.statusCode = args[0];
     check(this);
     return writeHead.apply(this, args);
   } as typeof res.writeHead;
