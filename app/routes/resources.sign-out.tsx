@@ -110,10 +110,18 @@ async function revoke(context: AppLoadContext, sessionId: string): Promise<void>
   });
 }
 
-/** To the home page, the session cookies cleared (and `extraCookies` set). */
+/**
+ * To the home page, the session cookies cleared (and `extraCookies` set).
+ * `Clear-Site-Data: "cache"` drops what the browser kept of the person's
+ * pages: their disk copies (pages are `private, no-cache`, not `no-store`:
+ * server/personal-answers.ts) and, in Chromium, the pages the back/forward
+ * cache holds, so Back after a sign-out shows no signed-in page, with
+ * JavaScript off too (with it, app/lib/restored-page.ts also reloads one).
+ */
 function signedOutAtHome(request: Request, extraCookies: string[] = []): Response {
   const headers = new Headers();
   for (const cookie of [...clearSessionCookies(request), ...extraCookies]) headers.append("Set-Cookie", cookie);
+  headers.set("Clear-Site-Data", '"cache"');
   headers.set("Location", "/");
   return new Response(null, { status: 303, headers });
 }

@@ -105,6 +105,8 @@ describe("the fleet's budget of Clerk calls", () => {
       redirect: "manual",
     });
     expect(signOut.status).toBe(303);
+    // (And the browser drops its copies of the person's pages: disk, and the back/forward cache.)
+    expect(signOut.headers.get("clear-site-data")).toBe('"cache"');
     expect((await clerkCalls()) - before).toBe(DEFERRABLE + 1);
 
     // Once Retry-After has passed, the window has room again: B's page is read and shown.
