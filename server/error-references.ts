@@ -2,9 +2,13 @@ import { json, type AppLoadContext, type ServerBuild } from "@remix-run/node";
 import { recordUnexpectedError } from "../app/lib/unexpected-error.server";
 
 type DataFunctionArgs = { request: Request; context: AppLoadContext };
-type DataFunction = (args: DataFunctionArgs) => unknown;
 
-function withReference(fn: DataFunction, kind: "loader" | "action", routeId: string): DataFunction {
+/** The loader or action `fn`, its unexpected errors logged and answered with their reference. */
+function withReference<Args extends DataFunctionArgs, Result>(
+  fn: (args: Args) => Result | Promise<Result>,
+  kind: "loader" | "action",
+  routeId: string,
+): (args: Args) => Promise<Result> {
   return async (args) => {
     try {
       return await fn(args);
@@ -26,12 +30,11 @@ function withReference(fn: DataFunction, kind: "loader" | "action", routeId: str
 export function withErrorReferences(build: ServerBuild): ServerBuild {
   const routes: ServerBuild["routes"] = {};
   for (const [id, route] of Object.entries(build.routes)) {
-    const module = { ...route.module } as Record<string, unknown>;
-    for (const kind of ["loader", "action"] as const) {
-      const fn = module[kind];
-      if (typeof fn === "function") module[kind] = withReference(fn as DataFunction, kind, id);
-    }
-    routes[id] = { ...route, module: module as unknown as typeof route.module };
+    const { loader, action } = route.module;
+    const module = { ...route.module };
+    if (loader) module.loader = withReference(loader, "loader", id);
+    if (action) module.action = withReference(action, "action", id);
+    routes[id] = { ...route, module };
   }
   return { ...build, routes };
 }

@@ -1,7 +1,7 @@
 import { ClerkProvider } from "@clerk/clerk-react";
 import { useLoaderData, useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, type ComponentProps, type ComponentType } from "react";
-import type { ClerkState } from "./clerk-state.server";
+import type { ClerkState, ProviderInitialState, SsrAuthState } from "./clerk-state.server";
 
 type Navigate = (to: string, options?: { replace?: boolean }) => Promise<void>;
 
@@ -12,13 +12,6 @@ type Options = Pick<
   ProviderProps,
   "signInUrl" | "signUpUrl" | "signInFallbackRedirectUrl" | "signUpFallbackRedirectUrl" | "Clerk"
 >;
-
-/**
- * The server's auth object, as JSON. (Clerk's provider types the client's
- * resources, which the server's object does not carry; @clerk/remix passes it
- * untyped.)
- */
-type InitialState = ProviderProps["initialState"];
 
 /**
  * The root component inside Clerk's provider, started from the root loader's
@@ -44,7 +37,7 @@ export function withClerk(App: ComponentType, options: Options): ComponentType {
         signUpUrl={state.__signUpUrl}
         clerkJSUrl={state.__clerkJSUrl}
         telemetry={{ disabled: state.__telemetryDisabled, debug: state.__telemetryDebug }}
-        initialState={state.__clerk_ssr_state as unknown as InitialState}
+        initialState={signedInOrOut(state.__clerk_ssr_state)}
         routerPush={(to) => navigate(to)}
         routerReplace={(to) => navigate(to, { replace: true })}
         {...options}
@@ -54,6 +47,13 @@ export function withClerk(App: ComponentType, options: Options): ComponentType {
     );
   };
 }
+
+/**
+ * The loader's state for Clerk's provider. Its type says signed in only;
+ * signed out, the same fields are null, which the provider reads as signed
+ * out (SsrAuthState): a narrowing of what is sent, with nothing added.
+ */
+const signedInOrOut = (state: SsrAuthState): ProviderInitialState => state as ProviderInitialState;
 
 /**
  * Remix's navigate for clerk-js's router, resolved once the location has

@@ -1,7 +1,9 @@
 import type { RequestState } from "@clerk/backend/internal";
+import type { ClerkProvider } from "@clerk/clerk-react";
+import type { ComponentProps } from "react";
 import { data } from "@remix-run/node";
 import { getEnv } from "../env.server";
-import { authOf } from "./auth.server";
+import { authOf, type Auth } from "./auth.server";
 import { SIGN_IN_URL, SIGN_UP_URL } from "./urls";
 
 const truthy = (value: string | undefined) => value === "1" || value === "true";
@@ -26,7 +28,7 @@ function clerkStateOf(state: RequestState) {
   const env = getEnv();
   return {
     __internal_clerk_state: {
-      __clerk_ssr_state: withoutFunctions(authOf(state)),
+      __clerk_ssr_state: initialStateOf(authOf(state)),
       __publishableKey: state.publishableKey,
       __proxyUrl: state.proxyUrl,
       __signInUrl: SIGN_IN_URL,
@@ -38,9 +40,37 @@ function clerkStateOf(state: RequestState) {
   };
 }
 
-/** The auth object's values, without its methods (`getToken`, `has`, `debug`): what a JSON answer of it held. */
-function withoutFunctions<T extends object>(auth: T) {
-  return Object.fromEntries(Object.entries(auth).filter(([, value]) => typeof value !== "function")) as {
-    [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]: T[K];
+/** What Clerk's provider starts from in the browser (its `initialState`), as Clerk's types have it: signed in. */
+export type ProviderInitialState = NonNullable<ComponentProps<typeof ClerkProvider>["initialState"]>;
+
+/**
+ * What the loader sends for it: the same fields, each null where the person
+ * is signed out (or has no organization, no actor). Clerk's provider reads
+ * null as "signed out" and undefined as "not loaded yet" (@clerk/shared's
+ * deriveState), though its type names only the signed-in shape.
+ */
+export type SsrAuthState = { [K in keyof ProviderInitialState]: ProviderInitialState[K] | null };
+
+/**
+ * The auth object as Clerk's provider reads it: the session's claims and ids
+ * (what `useAuth` answers before clerk-js has loaded). The resources it also
+ * names (session, user, organization) are clerk-js's own, loaded in the
+ * browser: a server's auth object has none, so none is sent.
+ */
+function initialStateOf(auth: Auth): SsrAuthState {
+  return {
+    sessionClaims: auth.sessionClaims,
+    sessionId: auth.sessionId,
+    sessionStatus: auth.sessionStatus,
+    actor: auth.actor,
+    userId: auth.userId,
+    orgId: auth.orgId,
+    orgRole: auth.orgRole,
+    orgSlug: auth.orgSlug,
+    orgPermissions: auth.orgPermissions,
+    factorVerificationAge: auth.factorVerificationAge,
+    session: undefined,
+    user: undefined,
+    organization: undefined,
   };
 }
