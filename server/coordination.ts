@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Channel } from "../app/lib/cache/fleet.server";
 import { createBackoff, type Backoff } from "../app/lib/upstream/backoff.server";
 import { COORDINATION_CHANNEL as CHANNEL, REDIS_FORMAT, redisKey } from "./redis-keys";
 import type { SharedRedis } from "../app/lib/redis-commands.server";
@@ -34,7 +33,18 @@ if previous then return previous end
 redis.call('SET', KEYS[1], '${APPLYING}', 'PX', ARGV[1])
 return false`;
 
-export type Coordination = Channel & {
+/**
+ * The channel the shared caches speak on (app/lib/cache/fleet.server, its
+ * Channel): keys they changed, told to the others and heard from them, with
+ * the key format the sender keeps its copies in. The keys are the caches'
+ * to read: this file only carries them.
+ */
+type CacheChannel = {
+  tell(keys: unknown[]): Promise<void>;
+  onHeard(listener: (keys: unknown[], format: number | undefined) => void): void;
+};
+
+export type Coordination = CacheChannel & {
   /** Upstreams held back after a 429: here, and (through Redis) on every other instance. */
   backoff: Backoff;
   /**
@@ -120,7 +130,7 @@ export function createCoordination(
   }
 
   const instance = randomUUID();
-  const listeners: Parameters<Channel["onHeard"]>[0][] = [];
+  const listeners: Parameters<CacheChannel["onHeard"]>[0][] = [];
   const subscriber = connectSubscriber(redis.config);
   subscriber.on("message", (_channel: string, json: string) => {
     const message = readMessage(json);
