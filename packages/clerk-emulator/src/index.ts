@@ -47,25 +47,24 @@ type EmulatorSlice = Pick<
   | "recordDir"
 >;
 
-export type ClerkEmulatorOptions = Partial<EmulatorSlice> & {
-  /** Folder for the state file and signing key; null keeps everything in memory. */
-  dataDir: string | null;
-  /** Path the emulator is mounted at on the app's origin. */
-  mountPath: string;
-  secretKey: string;
-  /** `iss` of session tokens: the Frontend API origin the publishable key names (@clerk/backend compares them). */
-  issuer: string;
-  /**
-   * Where browsers reach the Frontend API (the app's origin plus the mount
-   * path), for the links in invitations and sign-in tokens. Without it, the
-   * origin of the Backend API request that asks for the link is used.
-   */
-  frontendApiUrl?: string;
-  /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
-  webhooks?: WebhookSettings;
-  /** Tests only: the clock the rate limits' windows follow. */
-  rateLimitClock?: () => number;
-};
+/** The settings' slice, each optional; `dataDir` (state file and signing key) and the tokens' `issuer` required. */
+export type ClerkEmulatorOptions = Partial<EmulatorSlice> &
+  Pick<Settings, "dataDir"> &
+  Pick<TokenSettings, "issuer"> & {
+    /** Path the emulator is mounted at on the app's origin. */
+    mountPath: string;
+    secretKey: string;
+    /**
+     * Where browsers reach the Frontend API (the app's origin plus the mount
+     * path), for the links in invitations and sign-in tokens. Without it, the
+     * origin of the Backend API request that asks for the link is used.
+     */
+    frontendApiUrl?: string;
+    /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
+    webhooks?: WebhookSettings;
+    /** Tests only: the clock the rate limits' windows follow. */
+    rateLimitClock?: () => number;
+  };
 
 export type ClerkEmulator = {
   /** Clerk's Frontend API (`/v1/…`) and Backend API (`/api/v1/…`). */
