@@ -12,7 +12,7 @@ import {
   settingsFromEnv,
   TEST_EMAIL_CODE,
   type ClerkEmulator,
-  type EmulatorSettings,
+  type Settings,
   type WebhookSettings,
 } from "clerk-emulator";
 
@@ -36,11 +36,7 @@ export const EMULATOR_MOUNT_PATH = "/__clerk";
  * elsewhere (a stand-in for Clerk in front of other instances);
  * CLERK_EMULATOR_WEBHOOKS=off sends none.
  */
-function webhookSettings(
-  env: NodeJS.ProcessEnv,
-  settings: EmulatorSettings,
-  port: string,
-): WebhookSettings | undefined {
+function webhookSettings(env: NodeJS.ProcessEnv, settings: Settings, port: string): WebhookSettings | undefined {
   if (env.CLERK_EMULATOR_WEBHOOKS === "off") return undefined;
   if (settings.webhookUrl) return { url: settings.webhookUrl, secret: settings.webhookSecret ?? newWebhookSecret() };
   // (An empty value, as an env file leaves it, is no secret.)
@@ -54,7 +50,7 @@ function webhookSettings(
  * checked as the emulator's CLI reads them, over this app's defaults (state
  * in ./.data, the app's name). A value they do not take throws SettingsError.
  */
-export function localModeSettings(env: Readonly<Record<string, string | undefined>>): EmulatorSettings {
+export function localModeSettings(env: Readonly<Record<string, string | undefined>>): Settings {
   return settingsFromEnv(env, {
     ...DEFAULT_SETTINGS,
     dataDir: join(process.cwd(), ".data"),
@@ -64,7 +60,7 @@ export function localModeSettings(env: Readonly<Record<string, string | undefine
 }
 
 /** A bad CLERK_EMULATOR_* value stops the server with the settings' one line, as the emulator's CLI does. */
-function settingsOrExit(env: NodeJS.ProcessEnv): EmulatorSettings {
+function settingsOrExit(env: NodeJS.ProcessEnv): Settings {
   try {
     return localModeSettings(env);
   } catch (error) {

@@ -12,9 +12,9 @@ import { createRateLimiter, type RateLimiter } from "./http/rate-limits";
 import { recordAnswersTo } from "./http/recorder";
 import { ApiError } from "./domain/errors";
 import { sendJson } from "./http/routing";
-import { DEFAULT_SETTINGS, type EmulatorSettings } from "./settings";
+import { DEFAULT_SETTINGS, type Settings } from "./settings";
 import { Store } from "./state/store";
-import { DEFAULT_SESSION_TOKEN_VERSION, generateSigningKey, signingKeyFromPem, type SigningKey } from "./domain/tokens";
+import { generateSigningKey, signingKeyFromPem, type SigningKey, type TokenSettings } from "./domain/tokens";
 import { createWebhookSender, type WebhookSettings } from "./webhooks/delivery";
 
 export { DEMO_PASSWORD } from "./state/store";
@@ -28,11 +28,11 @@ export {
 } from "./domain/instance-keys";
 export { type WebhookSettings } from "./webhooks/delivery";
 export { newWebhookSecret } from "./webhooks/signing";
-export { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type EmulatorSettings } from "./settings";
+export { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type Settings } from "./settings";
 
 /** What the emulator's parts read of the settings (src/settings.ts); what is left out takes its default. */
 type EmulatorSlice = Pick<
-  EmulatorSettings,
+  Settings,
   | "tokenTtlSeconds"
   | "sessionTokenVersion"
   | "applicationName"
@@ -47,25 +47,24 @@ type EmulatorSlice = Pick<
   | "recordDir"
 >;
 
-export type ClerkEmulatorOptions = Partial<EmulatorSlice> & {
-  /** Folder for the state file and signing key; null keeps everything in memory. */
-  dataDir: string | null;
-  /** Path the emulator is mounted at on the app's origin. */
-  mountPath: string;
-  secretKey: string;
-  /** `iss` of session tokens: the Frontend API origin the publishable key names (@clerk/backend compares them). */
-  issuer: string;
-  /**
-   * Where browsers reach the Frontend API (the app's origin plus the mount
-   * path), for the links in invitations and sign-in tokens. Without it, the
-   * origin of the Backend API request that asks for the link is used.
-   */
-  frontendApiUrl?: string;
-  /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
-  webhooks?: WebhookSettings;
-  /** Tests only: the clock the rate limits' windows follow. */
-  rateLimitClock?: () => number;
-};
+/** The settings' slice, each optional; `dataDir` (state file and signing key) and the tokens' `issuer` required. */
+export type ClerkEmulatorOptions = Partial<EmulatorSlice> &
+  Pick<Settings, "dataDir"> &
+  Pick<TokenSettings, "issuer"> & {
+    /** Path the emulator is mounted at on the app's origin. */
+    mountPath: string;
+    secretKey: string;
+    /**
+     * Where browsers reach the Frontend API (the app's origin plus the mount
+     * path), for the links in invitations and sign-in tokens. Without it, the
+     * origin of the Backend API request that asks for the link is used.
+     */
+    frontendApiUrl?: string;
+    /** Where to send Clerk's webhooks for every change, and the secret to sign them with; none: nothing is sent. */
+    webhooks?: WebhookSettings;
+    /** Tests only: the clock the rate limits' windows follow. */
+    rateLimitClock?: () => number;
+  };
 
 export type ClerkEmulator = {
   /** Clerk's Frontend API (`/v1/…`) and Backend API (`/api/v1/…`). */
@@ -78,6 +77,14 @@ export type ClerkEmulator = {
   rateLimiter: RateLimiter;
   close(): void;
 };
+
+/** How long a session lasts from its sign-in: Clerk's default session lifetime, 7 days. */
+const SESSION_LIFETIME_MS = 7 * 86_400_000;
+
+/** The options given a value: an option given as undefined takes its default, as one left out does. */
+function givenOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
 
 function loadSigningKey(dataDir: string | null): SigningKey {
   if (!dataDir) return generateSigningKey();
@@ -96,18 +103,24 @@ function loadSigningKey(dataDir: string | null): SigningKey {
  * at `<mount>/_emulator/…` (reset, faults, call counts, ready-made sessions).
  */
 export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulator {
+  const settings: EmulatorSlice = { ...DEFAULT_SETTINGS, ...givenOnly(options) };
+  const { organizationSlugs, applicationName, demoPassword, emailLinkVerification, passkeys } = settings;
   const store = new Store(options.dataDir ? join(options.dataDir, "clerk-emulator.json") : null, {
-    organizationSlugs: options.organizationSlugs ?? true,
+    organizationSlugs,
+    applicationName,
+    demoPassword,
+    emailLinkVerification,
+    passkeys,
     publicUrl: options.frontendApiUrl ?? options.mountPath,
-    applicationName: options.applicationName ?? DEFAULT_SETTINGS.applicationName,
-    demoPassword: options.demoPassword ?? DEFAULT_SETTINGS.demoPassword,
-    emailLinkVerification: options.emailLinkVerification ?? false,
-    passkeys: options.passkeys ?? false,
   });
-  const key = loadSigningKey(options.dataDir);
+  const tokens: TokenSettings = {
+    key: loadSigningKey(options.dataDir),
+    issuer: options.issuer,
+    tokenTtlSeconds: settings.tokenTtlSeconds,
+    sessionTokenVersion: settings.sessionTokenVersion,
+    sessionLifetimeMs: SESSION_LIFETIME_MS,
+  };
   const faults = new Faults();
-  const tokenTtlSeconds = options.tokenTtlSeconds ?? 60;
-  const sessionTokenVersion = options.sessionTokenVersion ?? DEFAULT_SESSION_TOKEN_VERSION;
   const webhooks = options.webhooks ? createWebhookSender(store, options.webhooks) : null;
   if (webhooks) {
     store.onChange((reset) => webhooks.changed(reset));
@@ -128,22 +141,22 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   const router = express.Router();
   // The control API is mounted on its own (or not at all): leave its paths to it.
   router.use("/_emulator", (_req, _res, next) => next("router"));
-  if (options.recordDir) router.use(recordAnswersTo(options.recordDir));
+  if (settings.recordDir) router.use(recordAnswersTo(settings.recordDir));
   // Links the browser opens (invitations, sign-in tokens): the configured URL, else the proxy's, else ours.
   const frontendApiUrl = (req: express.Request) =>
     options.frontendApiUrl ??
     proxyUrlOf(req, options.secretKey)?.href.replace(/\/+$/, "") ??
     `${publicOrigin(req) ?? ""}${options.mountPath}`;
   const rateLimiter = createRateLimiter({
-    mode: options.rateLimits ?? "off",
+    mode: settings.rateLimits,
     secretKey: options.secretKey,
     now: options.rateLimitClock,
   });
   router.use("/api", rateLimiter.backend);
   router.use(rateLimiter.frontend);
-  const latency = options.backendLatencyMs ?? 0;
+  const latency = settings.backendLatencyMs;
   if (latency > 0) router.use("/api", (_req, _res, next) => void setTimeout(next, latency));
-  const frontendLatency = options.frontendLatencyMs ?? 0;
+  const frontendLatency = settings.frontendLatencyMs;
   // The answer is held back, not the handling: a call that reached Clerk takes effect even when the
   // browser navigates away before the answer arrives (a reload right after a click, as tests do).
   if (frontendLatency > 0)
@@ -165,7 +178,6 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     res.setHeader("Content-Security-Policy", "default-src 'none'");
     res.end(image.bytes);
   });
-  const sessionLifetimeMs = 7 * 86_400_000;
   router.get("/svix/:token", (req, res) => {
     if (!isWebhookPortalToken(store, req.params.token))
       return sendJson(res, 404, new ApiError(404, "resource_not_found", "No such portal").toJSON());
@@ -175,16 +187,16 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       deliveries: webhooks?.deliveries() ?? [],
     });
   });
+  const allowedOrigins = settings.allowedOrigins.map((o) => normaliseOrigin(o) ?? o);
   router.use(
     "/api",
     createBackendApi({
       store,
-      key,
       faults,
       secretKey: options.secretKey,
       frontendApiUrl,
-      tokens: { issuer: options.issuer, tokenTtlSeconds, sessionTokenVersion, sessionLifetimeMs },
-      allowedOrigins: (options.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o),
+      tokens,
+      allowedOrigins,
       // `svix_url`'s read-only portal: each address is a fresh secret (domain/webhook-endpoints.ts).
       webhookPortalUrl: (req) => `${frontendApiUrl(req)}/svix/${createWebhookPortalToken(store)}`,
     }),
@@ -192,32 +204,21 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
   router.use(
     createFrontendApi({
       store,
-      key,
+      tokens,
       faults,
       mountPath: options.mountPath,
-      issuer: options.issuer,
-      tokenTtlSeconds,
-      sessionTokenVersion,
-      sessionLifetimeMs,
-      applicationName: store.settings.applicationName,
       secretKey: options.secretKey,
-      allowedOrigins: (options.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o),
+      allowedOrigins,
       frontendApiUrl,
     }),
   );
 
   return {
     router,
-    control: createControlApi({
-      faults,
-      rateLimiter,
-      webhooks,
-      mountPath: options.mountPath,
-      tokens: { store, key, issuer: options.issuer, tokenTtlSeconds, sessionTokenVersion, sessionLifetimeMs },
-    }),
+    control: createControlApi({ store, faults, rateLimiter, webhooks, mountPath: options.mountPath, tokens }),
     store,
     faults,
-    key,
+    key: tokens.key,
     rateLimiter,
     close() {
       webhooks?.close();

@@ -2,15 +2,16 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { normaliseOrigin } from "./http/proxy";
 import { RATE_LIMIT_MODES, type RateLimitMode } from "./http/rate-limits";
-import type { SessionTokenVersion } from "./domain/tokens";
+import { DEFAULT_SESSION_TOKEN_VERSION, type SessionTokenVersion } from "./domain/tokens";
 import { DEMO_PASSWORD } from "./state/seed";
 
 /**
  * Everything the emulator can be told, once: the CLI reads it from flags and
  * the environment, the app's local mode from the environment, and each part
- * (the store, the APIs, the standalone server) takes the slice it needs.
+ * takes the slice it needs as a `Pick` of this type (the store's
+ * `StoreSettings`, the minters' `TokenSettings`), never a copy of its fields.
  */
-export type EmulatorSettings = {
+export type Settings = {
   /** Where the standalone emulator listens; 0 picks a free port. */
   port: number;
   /** Loopback unless told otherwise: the emulator trusts whoever reaches it. */
@@ -52,7 +53,8 @@ export type EmulatorSettings = {
   recordDir: string | null;
 };
 
-export const DEFAULT_SETTINGS: EmulatorSettings = {
+/** The one set of defaults: what a setting is when neither a flag, a variable nor the host gives it. */
+export const DEFAULT_SETTINGS: Readonly<Settings> = {
   port: 4000,
   host: "127.0.0.1",
   dataDir: resolve(".data/clerk-emulator"),
@@ -65,7 +67,7 @@ export const DEFAULT_SETTINGS: EmulatorSettings = {
   backendLatencyMs: 0,
   frontendLatencyMs: 0,
   tokenTtlSeconds: 60,
-  sessionTokenVersion: 2,
+  sessionTokenVersion: DEFAULT_SESSION_TOKEN_VERSION,
   applicationName: "Clerk emulator",
   demoPassword: DEMO_PASSWORD,
   organizationSlugs: true,
@@ -80,7 +82,7 @@ export class SettingsError extends Error {}
 
 /** How one setting is named and read; `read` returns undefined for a value it does not take. */
 type Setting = {
-  [K in keyof EmulatorSettings]: {
+  [K in keyof Settings]: {
     key: K;
     flag: string;
     env: string;
@@ -88,9 +90,9 @@ type Setting = {
     /** A list: the flag repeats, the variable is comma-separated. */
     list?: true;
     boolean?: true;
-    read(raw: string): EmulatorSettings[K] | undefined;
+    read(raw: string): Settings[K] | undefined;
   };
-}[keyof EmulatorSettings];
+}[keyof Settings];
 
 const milliseconds = (raw: string) => (/^\d+$/.test(raw) && Number(raw) <= 10_000 ? Number(raw) : undefined);
 const onOff = (raw: string) => (raw === "on" ? true : raw === "off" ? false : undefined);
@@ -249,19 +251,19 @@ function readOne(setting: Setting, name: string, raw: string): unknown {
  */
 export function settingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
-  defaults: EmulatorSettings = DEFAULT_SETTINGS,
-): EmulatorSettings {
+  defaults: Settings = DEFAULT_SETTINGS,
+): Settings {
   const settings: Record<string, unknown> = { ...defaults };
   for (const setting of SETTINGS) {
     const raw = env[setting.env];
     if (raw === undefined || raw.trim() === "") continue;
     settings[setting.key] = readOne(setting, setting.env, raw);
   }
-  return settings as EmulatorSettings;
+  return settings as Settings;
 }
 
 /** The settings the command line's flags give (`--token-ttl 30`), over `base`; "help" for --help. */
-export function settingsFromArgs(argv: string[], base: EmulatorSettings = DEFAULT_SETTINGS): EmulatorSettings | "help" {
+export function settingsFromArgs(argv: string[], base: Settings = DEFAULT_SETTINGS): Settings | "help" {
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     ({ values } = parseArgs({
@@ -289,5 +291,5 @@ export function settingsFromArgs(argv: string[], base: EmulatorSettings = DEFAUL
       settings[setting.key] = given.flatMap((raw) => readOne(setting, name, String(raw)) as unknown[]);
     else settings[setting.key] = readOne(setting, name, given);
   }
-  return settings as EmulatorSettings;
+  return settings as Settings;
 }

@@ -3,7 +3,7 @@ import type { Faults } from "../http/faults";
 import { ApiError } from "../domain/errors";
 import { createRegistrar, notImplemented } from "../http/routing";
 import type { Store } from "../state/store";
-import { jwks, type SigningKey } from "../domain/tokens";
+import { jwks, type TokenSettings } from "../domain/tokens";
 import { createBackendContext } from "./context";
 import { withDeclarations } from "./declarations";
 import { rawUploadBody } from "../http/uploads";
@@ -23,7 +23,7 @@ import { registerSessionRoutes } from "./sessions";
 import { registerActorTokenRoutes } from "./actor-tokens";
 import { registerClientRoutes } from "./clients";
 import { registerJwtTemplateRoutes } from "./jwt-templates";
-import { registerSessionTokenRoutes, type SessionMintingOptions } from "./session-tokens";
+import { registerSessionTokenRoutes } from "./session-tokens";
 import { registerUserRoutes } from "./users";
 import { registerUserMfaRoutes } from "./users-mfa";
 import { registerEmailAddressRoutes } from "./email-addresses";
@@ -33,13 +33,12 @@ import { registerUserProfileRoutes } from "./user-profile";
 
 export type BackendApiOptions = {
   store: Store;
-  key: SigningKey;
   faults: Faults;
   secretKey: string;
   /** Where browsers reach the Frontend API, for the links in invitations and sign-in tokens. */
   frontendApiUrl: (req: Request) => string;
-  /** How the Frontend API mints session tokens and how long its sessions last: the Backend API's are the same. */
-  tokens: SessionMintingOptions;
+  /** What session tokens and JWT templates' tokens are minted with: the Frontend and control APIs get the same. */
+  tokens: TokenSettings;
   /** The origins the emulator was started with (`--allowed-origin`), which `GET /v1/instance` shows. */
   allowedOrigins?: readonly string[];
   /** A fresh address of the emulator's read-only webhook portal (`svix_url`). */
@@ -48,7 +47,7 @@ export type BackendApiOptions = {
 
 /** Clerk's Backend API, one module per resource. Bearer secret key required. */
 export function createBackendApi(options: BackendApiOptions): Router {
-  const { store, key, faults, secretKey, frontendApiUrl, tokens } = options;
+  const { store, faults, secretKey, frontendApiUrl, tokens } = options;
   const router = express.Router();
   router.use(express.json({ limit: "64kb" }));
   router.use(express.urlencoded({ extended: true, limit: "64kb" }));
@@ -70,7 +69,7 @@ export function createBackendApi(options: BackendApiOptions): Router {
   });
   const bapi = createBackendContext(store, frontendApiUrl);
 
-  route("GET", "/v1/jwks", { query: [] }, () => jwks(key));
+  route("GET", "/v1/jwks", { query: [] }, () => jwks(tokens.key));
   registerUserRoutes(route, bapi);
   registerUserMfaRoutes(route, bapi);
   registerOrganizationRoutes(route, bapi);
@@ -78,7 +77,7 @@ export function createBackendApi(options: BackendApiOptions): Router {
   registerMembershipRoutes(route, bapi);
   registerOrganizationRoleRoutes(route, bapi);
   registerSessionRoutes(route, bapi);
-  registerSessionTokenRoutes(route, bapi, { ...tokens, store, key });
+  registerSessionTokenRoutes(route, bapi, tokens);
   registerJwtTemplateRoutes(route, bapi);
   registerActorTokenRoutes(route, bapi);
   registerClientRoutes(route, bapi);

@@ -4,11 +4,10 @@ import { startSessionOnNewClient } from "../domain/clients";
 import { integerIn, jwtTemplateNamed, mintTemplateToken } from "../domain/jwt-templates";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
-import { mintSessionToken, type SessionTokenSettings } from "../domain/session-tokens";
+import { mintSessionToken } from "../domain/session-tokens";
+import type { TokenSettings } from "../domain/tokens";
 import type { SessionRecord } from "../state/store";
 import type { BackendContext, Route } from "./context";
-
-export type SessionMintingOptions = Omit<SessionTokenSettings, "store" | "key"> & { sessionLifetimeMs: number };
 
 /** `expires_in_seconds` as Clerk bounds it: 30 seconds to ten years; absent, undefined (the token's usual lifetime). */
 function lifetimeOf(body: unknown): number | undefined {
@@ -17,13 +16,13 @@ function lifetimeOf(body: unknown): number | undefined {
 }
 
 /** Whether a JWT was signed with the instance's key (its time is not checked: a refresh brings an expired one). */
-function signedByInstance(jwt: string, settings: SessionTokenSettings): Record<string, unknown> | null {
+function signedByInstance(jwt: string, { key }: Pick<TokenSettings, "key">): Record<string, unknown> | null {
   const [header, payload, signature] = jwt.split(".");
   if (!header || !payload || !signature) return null;
   const ok = verify(
     "RSA-SHA256",
     Buffer.from(`${header}.${payload}`),
-    createPublicKey(settings.key.privateKey),
+    createPublicKey(key.privateKey),
     Buffer.from(signature, "base64url"),
   );
   if (!ok) return null;
@@ -40,11 +39,7 @@ function signedByInstance(jwt: string, settings: SessionTokenSettings): Record<s
  * session's token or a JWT template's (`sessions.getToken`), and the refresh
  * @clerk/backend asks for when a session token has expired.
  */
-export function registerSessionTokenRoutes(
-  route: Route,
-  { store }: BackendContext,
-  options: SessionMintingOptions & Pick<SessionTokenSettings, "store" | "key">,
-): void {
+export function registerSessionTokenRoutes(route: Route, { store }: BackendContext, tokens: TokenSettings): void {
   const activeSession = (id: unknown): SessionRecord => {
     const session = store.session(String(id));
     if (!session) throw new ApiError(404, "resource_not_found", "Session not found");
@@ -61,7 +56,7 @@ export function registerSessionTokenRoutes(
     const session = startSessionOnNewClient(store, {
       userId,
       activeOrganizationId: str(req.body?.active_organization_id),
-      lifetimeMs: options.sessionLifetimeMs,
+      lifetimeMs: tokens.sessionLifetimeMs,
     });
     return backendSessionJSON(session);
   });
@@ -69,19 +64,14 @@ export function registerSessionTokenRoutes(
   route("POST", "/v1/sessions/:id/tokens", { body: { expires_in_seconds: "kept" } }, (req) => {
     const lifetime = lifetimeOf(req.body);
     const session = activeSession(req.params.id);
-    return { object: "token", jwt: mintSessionToken(options, session, { ttlSeconds: lifetime }) };
+    return { object: "token", jwt: mintSessionToken(store, tokens, session, { ttlSeconds: lifetime }) };
   });
 
   route("POST", "/v1/sessions/:id/tokens/:template", { body: { expires_in_seconds: "kept" } }, (req) => {
     const lifetime = lifetimeOf(req.body);
     const session = activeSession(req.params.id);
     const template = jwtTemplateNamed(store, String(req.params.template));
-    const jwt = mintTemplateToken(store, options.key, {
-      template,
-      session,
-      issuer: options.issuer,
-      lifetime,
-    });
+    const jwt = mintTemplateToken(store, tokens, { template, session, lifetime });
     return { object: "token", jwt };
   });
 
@@ -107,13 +97,13 @@ export function registerSessionTokenRoutes(
       const expired = str(req.body?.expired_token) ?? "";
       if (!str(req.body?.refresh_token)) throw refuse("refresh_token is required.");
       if (!str(req.body?.request_origin)) throw refuse("request_origin is required.");
-      const claims = signedByInstance(expired, options);
+      const claims = signedByInstance(expired, tokens);
       if (!claims || claims.sid !== req.params.id)
         throw refuse("expired_token is not a session token of this session.");
       const session = store.session(String(req.params.id));
       if (!session || session.status !== "active" || session.expireAt <= Date.now())
         throw refuse("The session is not active.");
-      const jwt = mintSessionToken(options, session, { azp: str(req.body?.request_origin) ?? undefined });
+      const jwt = mintSessionToken(store, tokens, session, { azp: str(req.body?.request_origin) ?? undefined });
       if (str(req.body?.format) === "cookie") {
         const secure = str(req.body?.request_origin)?.startsWith("https:") ? "; Secure" : "";
         return { object: "cookies", cookies: [`__session=${jwt}; Path=/; SameSite=Lax${secure}`] };

@@ -2,7 +2,8 @@ import express, { type Router } from "express";
 import { startSessionOnNewClient } from "../domain/clients";
 import { expireInvitationNow } from "../domain/invitations";
 import { createMembershipRequest } from "../domain/membership-requests";
-import { mintSessionToken, type SessionTokenSettings } from "../domain/session-tokens";
+import { mintSessionToken } from "../domain/session-tokens";
+import type { TokenSettings } from "../domain/tokens";
 import { activityOf } from "../http/activity";
 import type { Faults, FaultMode } from "../http/faults";
 import { proxyHeadersOf } from "../http/proxy";
@@ -10,16 +11,18 @@ import type { RateLimiter } from "../http/rate-limits";
 import { ApiError } from "../domain/errors";
 import { sendJson, str } from "../http/routing";
 import type { Metadata } from "../state/records";
+import type { Store } from "../state/store";
 import type { WebhookSender } from "../webhooks/delivery";
 
 export type ControlApiOptions = {
+  store: Store;
   faults: Faults;
   rateLimiter: RateLimiter;
   webhooks: WebhookSender | null;
   /** Where the Frontend API is mounted on the app's origin: the path of the `__client` cookie. */
   mountPath: string;
   /** The same settings the Frontend API mints with: a ready-made session's token is one clerk-js would get. */
-  tokens: SessionTokenSettings & { sessionLifetimeMs: number };
+  tokens: TokenSettings;
 };
 
 const FAULT_MODES: FaultMode[] = ["error", "hang", "slow", "reset"];
@@ -57,8 +60,7 @@ export function refuseProxiedControl(res: express.Response, message: string, lon
  * wherever it is mounted.
  */
 export function createControlApi(options: ControlApiOptions): Router {
-  const { store } = options.tokens;
-  const { faults, rateLimiter, webhooks } = options;
+  const { store, faults, rateLimiter, webhooks } = options;
   const control = express.Router();
   // First, before the body is read: a proxied request gets this refusal, never a parse error.
   control.use(directRequestsOnly);
@@ -123,7 +125,7 @@ export function createControlApi(options: ControlApiOptions): Router {
  * Frontend API's minter, so it carries what clerk-js's would (`fva`, `act`).
  */
 function readySession(options: ControlApiOptions): express.RequestHandler {
-  const { store } = options.tokens;
+  const { store } = options;
   return (req, res) => {
     const user = store.user(str(req.body?.userId) ?? "") ?? store.userByEmail(str(req.body?.email) ?? "");
     if (!user) return notFound(res, "user");
@@ -146,7 +148,7 @@ function readySession(options: ControlApiOptions): express.RequestHandler {
       actor: actor as Metadata | undefined,
     });
     const client = store.client(session.clientId)!;
-    const jwt = mintSessionToken(options.tokens, session);
+    const jwt = mintSessionToken(store, options.tokens, session);
     const clientUat = Math.floor(client.updatedAt / 1000);
     sendJson(res, 200, {
       userId: user.id,

@@ -3,7 +3,7 @@ import { newId } from "../state/ids";
 import { renderClaims } from "./jwt-shortcodes";
 import { ApiError } from "./errors";
 import type { DeepReadonly, JwtTemplateRecord, Metadata, SessionRecord, Store } from "../state/store";
-import { CUSTOM_KEY_ALGORITHMS, signJwt, type SigningKey } from "./tokens";
+import { CUSTOM_KEY_ALGORITHMS, signJwt, type TokenSettings } from "./tokens";
 
 /** Clerk's defaults for a template's token: a minute's lifetime, five seconds' clock skew. */
 const DEFAULT_LIFETIME = 60;
@@ -150,8 +150,8 @@ export function jwtTemplateJSON(template: JwtTemplateRecord) {
  */
 export function mintTemplateToken(
   store: Store,
-  key: SigningKey,
-  input: { template: JwtTemplateRecord; session: SessionRecord; issuer: string; azp?: string; lifetime?: number },
+  { key, issuer }: Pick<TokenSettings, "key" | "issuer">,
+  input: { template: JwtTemplateRecord; session: SessionRecord; azp?: string; lifetime?: number },
 ): string {
   const { template, session } = input;
   const iat = Math.floor(Date.now() / 1000);
@@ -161,7 +161,7 @@ export function mintTemplateToken(
     azp: input.azp,
     exp: iat + (input.lifetime ?? template.lifetime),
     iat,
-    iss: input.issuer,
+    iss: issuer,
     jti: randomBytes(10).toString("hex"),
     nbf: iat - template.allowedClockSkew,
     sub: session.userId,

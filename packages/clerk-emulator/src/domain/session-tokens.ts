@@ -2,16 +2,7 @@ import { fullName } from "./public-profile";
 import { factorVerificationAge } from "./mfa";
 import { permissionKeysOf } from "./roles";
 import type { SessionRecord, Store } from "../state/store";
-import { sessionClaims, signJwt, type SessionTokenVersion, type SigningKey } from "./tokens";
-
-/** What minting a session token takes, the same for the Frontend API (clerk-js) and the Backend API (`getToken`). */
-export type SessionTokenSettings = {
-  store: Store;
-  key: SigningKey;
-  issuer: string;
-  tokenTtlSeconds: number;
-  sessionTokenVersion: SessionTokenVersion;
-};
+import { sessionClaims, signJwt, type TokenSettings } from "./tokens";
 
 /**
  * A session's token: its user, the organization asked for (`orgId`; the
@@ -20,11 +11,11 @@ export type SessionTokenSettings = {
  * (absent for the Backend API's), `ttlSeconds` the lifetime asked for.
  */
 export function mintSessionToken(
-  settings: SessionTokenSettings,
+  store: Store,
+  settings: TokenSettings,
   session: SessionRecord,
   options: { azp?: string; orgId?: string | null; ttlSeconds?: number } = {},
 ): string {
-  const { store } = settings;
   const user = store.user(session.userId);
   const activeOrgId = options.orgId === undefined ? session.lastActiveOrganizationId : options.orgId;
   const org = activeOrgId ? store.org(activeOrgId) : null;

@@ -7,6 +7,7 @@ import {
   sign,
   type KeyObject,
 } from "node:crypto";
+import type { Settings } from "../settings";
 
 /** The emulator's signing key: RS256, 2048-bit, as Clerk's instance keys are. */
 export type SigningKey = { kid: string; privateKey: KeyObject; publicKeyPem: string; privateKeyPem: string };
@@ -83,15 +84,22 @@ export function signJwt(
  */
 export type SessionTokenVersion = 1 | 2;
 
+/** Clerk's current version: the settings' default (`DEFAULT_SETTINGS`), and `sessionClaims`' when none is given. */
 export const DEFAULT_SESSION_TOKEN_VERSION: SessionTokenVersion = 2;
 
-/** A CLERK_EMULATOR_SESSION_TOKEN_VERSION or --session-token-version value: 1, 2, or unset (2). */
-export function parseSessionTokenVersion(value: string | undefined): SessionTokenVersion {
-  const v = (value ?? "").trim();
-  if (v === "") return DEFAULT_SESSION_TOKEN_VERSION;
-  if (v === "1" || v === "2") return Number(v) as SessionTokenVersion;
-  throw new Error(`CLERK_EMULATOR_SESSION_TOKEN_VERSION: 1 or 2, Clerk's session token versions (got "${value}")`);
-}
+/**
+ * What the emulator mints tokens with, in one shape for every API that mints
+ * (Frontend, Backend, control) and both minters (session tokens, JWT
+ * templates): the settings' part (a `Pick`, src/settings.ts) and what the host
+ * adds, the instance's key, the `iss` and how long a session lasts.
+ */
+export type TokenSettings = Pick<Settings, "tokenTtlSeconds" | "sessionTokenVersion"> & {
+  key: SigningKey;
+  /** `iss` of every token: the Frontend API origin the publishable key names (@clerk/backend compares them). */
+  issuer: string;
+  /** How long a session lasts from its sign-in; its tokens are minted within it. */
+  sessionLifetimeMs: number;
+};
 
 export type SessionClaimsInput = {
   issuer: string;

@@ -13,8 +13,7 @@ import { templateTokenForRequest } from "./template-tokens";
 export function registerClientRoutes(route: Route, fapi: FrontendContext): void {
   const { store, currentClient, ensureClient, clientPayload, envelope, setClientCookies, mintToken } = fapi;
 
-  const environment = () =>
-    environmentJSON(fapi.applicationName, store.settings, store.state.instance, store.state.restrictions);
+  const environment = () => environmentJSON(store.settings, store.state.instance, store.state.restrictions);
   route("GET", "/v1/environment", environment);
   route("PATCH", "/v1/environment", environment);
 

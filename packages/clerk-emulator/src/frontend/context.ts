@@ -10,20 +10,15 @@ import { activityOf } from "../http/activity";
 import { str } from "../http/routing";
 import type { ClientRecord, SessionRecord, Store, UserRecord } from "../state/store";
 import { mintSessionToken } from "../domain/session-tokens";
-import type { SessionTokenVersion, SigningKey } from "../domain/tokens";
+import type { TokenSettings } from "../domain/tokens";
 
 export type FrontendApiOptions = {
   store: Store;
-  key: SigningKey;
+  /** What session tokens and JWT templates' tokens are minted with: the Backend and control APIs get the same. */
+  tokens: TokenSettings;
   faults: Faults;
   /** Where the emulator is mounted on the app's origin, e.g. "/__clerk". */
   mountPath: string;
-  issuer: string;
-  tokenTtlSeconds: number;
-  /** The session tokens' format (domain/tokens.ts): 2, or 1 when asked for. */
-  sessionTokenVersion: SessionTokenVersion;
-  sessionLifetimeMs: number;
-  applicationName: string;
   /** The instance's secret key: a proxy proves itself with it (`Clerk-Secret-Key`). */
   secretKey: string;
   /** Origins the handshake may send the browser back to (Clerk's "allowed origins"), e.g. `http://localhost:3000`. */
@@ -51,7 +46,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
   const { store, mountPath } = options;
 
   const mintToken = (req: Request, session: SessionRecord, orgId?: string | null) =>
-    mintSessionToken(options, session, { orgId, azp: req.get("origin") ?? undefined });
+    mintSessionToken(store, options.tokens, session, { orgId, azp: req.get("origin") ?? undefined });
 
   // Behind a proxy the browser sees the Frontend API on the proxy's path (`Clerk-Proxy-Url`), not ours.
   const cookiePath = (req: Request) => frontendApiPath(req, options.secretKey, mountPath);
@@ -145,7 +140,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
   /** `secondFactor`: the sign-in verified one too (the session's `fva` counts from now for both). */
   const finishSignIn = (req: Request, client: ClientRecord, userId: string, secondFactor = false) =>
     startSession(store, client, userId, {
-      lifetimeMs: options.sessionLifetimeMs,
+      lifetimeMs: options.tokens.sessionLifetimeMs,
       activity: activityOf(req),
       secondFactor,
     });

@@ -14,7 +14,7 @@ export function registerMeMfaRoutes(route: Route, fapi: FrontendContext): void {
     object: "totp",
     id: totp.id,
     secret: totp.verified ? null : totp.secret,
-    uri: totp.verified ? null : totpUri(totp.secret, fapi.applicationName, user.email),
+    uri: totp.verified ? null : totpUri(totp.secret, store.settings.applicationName, user.email),
     verified: totp.verified,
     ...(backupCodes ? { backup_codes: backupCodes } : {}),
     created_at: totp.createdAt,

@@ -65,7 +65,7 @@ function creationOptions(req: Request, fapi: FrontendContext, user: UserRecord, 
   const { rpId } = relyingParty(req, fapi);
   return {
     challenge: passkey.challenge,
-    rp: { name: fapi.applicationName, id: rpId },
+    rp: { name: fapi.store.settings.applicationName, id: rpId },
     user: {
       id: Buffer.from(user.id).toString("base64url"),
       name: user.email,

@@ -16,10 +16,9 @@ export function templateTokenForRequest(fapi: FrontendContext, req: Request, res
   }
   const template = jwtTemplateNamed(fapi.store, String(req.params.template));
   res.setHeader("Cache-Control", "no-store");
-  const jwt = mintTemplateToken(fapi.store, fapi.key, {
+  const jwt = mintTemplateToken(fapi.store, fapi.tokens, {
     template,
     session,
-    issuer: fapi.issuer,
     azp: req.get("origin") ?? undefined,
   });
   return { object: "token", jwt };

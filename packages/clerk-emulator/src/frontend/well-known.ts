@@ -12,7 +12,7 @@ export function registerWellKnownRoutes(route: Route, fapi: FrontendContext): vo
   // The instance's signing key: the same set the Backend API's `GET /v1/jwks` gives.
   route("GET", "/.well-known/jwks.json", (_req, res) => {
     res.setHeader("Access-Control-Allow-Origin", "*");
-    return jwks(fapi.key);
+    return jwks(fapi.tokens.key);
   });
 
   /**
@@ -25,7 +25,7 @@ export function registerWellKnownRoutes(route: Route, fapi: FrontendContext): vo
   route("GET", "/.well-known/openid-configuration", (req) => {
     const base = fapi.frontendApiUrl(req);
     return {
-      issuer: fapi.issuer,
+      issuer: fapi.tokens.issuer,
       authorization_endpoint: `${base}/oauth/authorize`,
       token_endpoint: `${base}/oauth/token`,
       revocation_endpoint: `${base}/oauth/token/revoke`,
@@ -50,7 +50,7 @@ export function registerWellKnownRoutes(route: Route, fapi: FrontendContext): vo
   route("GET", "/.well-known/oauth-authorization-server", (req) => {
     const base = fapi.frontendApiUrl(req);
     return {
-      issuer: fapi.issuer,
+      issuer: fapi.tokens.issuer,
       authorization_endpoint: `${base}/oauth/authorize`,
       token_endpoint: `${base}/oauth/token`,
       revocation_endpoint: `${base}/oauth/token/revoke`,

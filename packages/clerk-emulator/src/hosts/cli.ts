@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { TEST_EMAIL_CODE } from "../index";
-import { DEFAULT_SETTINGS, SettingsError, settingsFromArgs, settingsFromEnv, type EmulatorSettings } from "../settings";
+import { SettingsError, settingsFromArgs, settingsFromEnv, type Settings } from "../settings";
 import { startStandaloneEmulator } from "./standalone";
 
 /**
@@ -62,9 +62,8 @@ See the emulator's GUIDE.md (packages/clerk-emulator).`;
 export { SettingsError as UsageError } from "../settings";
 
 /** The CLI's settings: the environment's over the defaults (PORT too, as hosts set it), the flags' over those. */
-export function parseCli(argv: string[], env: Readonly<Record<string, string | undefined>>): EmulatorSettings | "help" {
-  const defaults = { ...DEFAULT_SETTINGS, dataDir: resolve(".data/clerk-emulator") };
-  const fromEnv = settingsFromEnv({ CLERK_EMULATOR_PORT: env.PORT, ...env }, defaults);
+export function parseCli(argv: string[], env: Readonly<Record<string, string | undefined>>): Settings | "help" {
+  const fromEnv = settingsFromEnv({ CLERK_EMULATOR_PORT: env.PORT, ...env });
   const settings = settingsFromArgs(argv, fromEnv);
   if (settings === "help") return settings;
   // This folder's own node_modules last: clerk-js and @clerk/ui are served from it unless a folder given first has them.

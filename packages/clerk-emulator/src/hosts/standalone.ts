@@ -10,10 +10,10 @@ import {
   emulatorSecretKey,
   emulatorWebhookSecret,
 } from "../domain/instance-keys";
-import type { EmulatorSettings } from "../settings";
+import type { Settings } from "../settings";
 
 /** The standalone emulator takes the whole of the settings: it listens, and serves Clerk's CDN, too. */
-export type StandaloneOptions = EmulatorSettings;
+export type StandaloneOptions = Settings;
 
 export type StandaloneEmulator = {
   emulator: ClerkEmulator;

@@ -1,6 +1,7 @@
 import { defaultInstance } from "../state/instance";
 import type { InstanceRecord, RestrictionsRecord } from "../state/records";
 import type { DeepReadonly } from "../state/store";
+import type { Settings } from "../settings";
 import { noRestrictions } from "../state/seed";
 
 /**
@@ -36,8 +37,7 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 const off = { enabled: false };
 
 export function environmentJSON(
-  applicationName: string,
-  settings: { organizationSlugs: boolean; emailLinkVerification?: boolean; passkeys?: boolean },
+  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys">,
   instance: DeepReadonly<InstanceRecord> = defaultInstance(),
   restrictions: DeepReadonly<RestrictionsRecord> = noRestrictions(),
 ) {
@@ -88,7 +88,7 @@ export function environmentJSON(
       object: "display_config",
       id: "display_config_local",
       instance_environment_type: "production",
-      application_name: applicationName,
+      application_name: settings.applicationName,
       theme: {
         buttons: { font_color: "#ffffff", font_family: "inherit", font_weight: "600" },
         general: {

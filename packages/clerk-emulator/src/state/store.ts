@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join } from "node:path";
 import { newId, nowMs } from "./ids";
 import type { OutgoingMessage } from "../domain/messages";
+import type { Settings } from "../settings";
 import type {
   ClientRecord,
   ImageRecord,
@@ -20,20 +21,15 @@ import { newOrgFields, newUserFields, seedState, upgrade } from "./seed";
 export type * from "./records";
 export { DEMO_PASSWORD, hashPassword, INVITATION_LIFETIME_MS, newTicket, verifyPassword } from "./seed";
 
-export type StoreSettings = {
-  /** Clerk's "organization slugs" instance setting; off means organizations have none. */
-  organizationSlugs: boolean;
-  /** Where browsers reach the emulator (its images are served under it). */
-  publicUrl: string;
-  /** The instance's application name, as its emails name it. */
-  applicationName: string;
-  /** The seeded demo users' password (the package's DEMO_PASSWORD unless given). */
-  demoPassword?: string;
-  /** Whether addresses may be verified by an emailed link at sign-up and in the profile (off: by code only). */
-  emailLinkVerification?: boolean;
-  /** Whether the instance has passkeys (WebAuthn) for signing in; off unless asked for. */
-  passkeys?: boolean;
-};
+/**
+ * What the store and the domain read of the settings (src/settings.ts), and where browsers reach the
+ * emulator (`publicUrl`: its images are served under it, its emails link to it). `organizationSlugs`
+ * may change while running (`PATCH /v1/instance/organization_settings`).
+ */
+export type StoreSettings = Pick<
+  Settings,
+  "organizationSlugs" | "applicationName" | "demoPassword" | "emailLinkVerification" | "passkeys"
+> & { publicUrl: string };
 
 /**
  * `T` with every property, list, map and set read-only, all the way down: what the store hands to anyone
@@ -85,7 +81,7 @@ export class Store {
 
   constructor(
     private readonly file: string | null,
-    readonly settings: StoreSettings = { organizationSlugs: true, publicUrl: "", applicationName: "Clerk emulator" },
+    readonly settings: StoreSettings,
   ) {
     this.current = this.load();
   }

@@ -4,7 +4,7 @@ import { verifyWebhook } from "@clerk/backend/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD } from "../../src";
 import { verificationCodeSms } from "../../src/domain/messages";
-import { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 import {
   frontendClient,
   startInProcessEmulator,
@@ -290,7 +290,7 @@ describe("the emulator's email webhooks", () => {
 describe("sms.created", () => {
   it("has Clerk's SMSMessage shape (those phone numbers send: tests/api/phone-numbers.test.ts)", () => {
     const message = verificationCodeSms(
-      new Store(null),
+      storeWithDefaults(),
       { phoneNumber: "+15555550123", phoneNumberId: "idn_phone", userId: "user_x" },
       "424242",
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clientJSON, organizationJSON, userJSON } from "../../src/json";
-import { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 import { contractBreaches, loadContract, toJsonSchema, type Answer } from "../../contract";
 
 const answer = (a: Partial<Answer> & Pick<Answer, "api" | "method" | "path" | "body">): Answer => ({
@@ -34,7 +34,7 @@ describe("OpenAPI 3.0 schemas said in Ajv's JSON Schema", () => {
 
 describe("the contract check", () => {
   const contract = loadContract();
-  const store = new Store(null);
+  const store = storeWithDefaults();
   const org = store.state.organizations[0]!;
   const user = store.all("users")[0]!;
   const orgPath = `/v1/organizations/${org.id}`;

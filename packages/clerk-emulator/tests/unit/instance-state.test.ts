@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultInstance } from "../../src/state/instance";
-import { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 
 // A state file written before the instance's settings, organization domains
 // and the waitlist existed still loads: what it lacks takes Clerk's defaults,
@@ -16,7 +16,7 @@ afterEach(() => {
 function stateFile(mutate: (state: Record<string, unknown>) => void): string {
   const dir = mkdtempSync(join(tmpdir(), "emulator-state-"));
   dirs.push(dir);
-  const fresh = new Store(null).state as unknown as Record<string, unknown>;
+  const fresh = storeWithDefaults().state as unknown as Record<string, unknown>;
   const state = structuredClone(fresh);
   mutate(state);
   const file = join(dir, "clerk-emulator.json");
@@ -36,7 +36,7 @@ describe("an older state file", () => {
       ])
         delete state[key];
     });
-    const store = new Store(file);
+    const store = storeWithDefaults(file);
     expect(store.state.instance).toEqual(defaultInstance());
     expect(store.state.organizationDomains).toEqual([]);
     expect(store.state.organizationSuggestions).toEqual([]);
@@ -49,7 +49,7 @@ describe("an older state file", () => {
     const file = stateFile((state) => {
       state.instance = { settings: { supportEmail: "help@example.com" }, svixApp: false };
     });
-    const store = new Store(file);
+    const store = storeWithDefaults(file);
     expect(store.state.instance.settings).toEqual({ ...defaultInstance().settings, supportEmail: "help@example.com" });
     expect(store.state.instance.svixApp).toBe(false);
     expect(store.state.instance.organizationSettings).toEqual(defaultInstance().organizationSettings);

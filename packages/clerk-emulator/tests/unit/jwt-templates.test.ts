@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { jwtTemplates, mintTemplateToken, templateFromBody } from "../../src/domain/jwt-templates";
 import { seedState } from "../../src/state/seed";
-import { Store } from "../../src/state/store";
+import type { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 import { generateSigningKey } from "../../src/domain/tokens";
 
 // Clerk's shortcodes as src/domain/jwt-templates.ts renders them, on the seeded
@@ -19,12 +20,12 @@ function claimsFor(store: Store, claims: Record<string, unknown>, actor: Record<
   const session = store.write(() => store.createSession(store.createClient(), "user_seed_ada", 60_000));
   session.actor = actor;
   session.lastActiveOrganizationId = store.membershipsOfUser("user_seed_ada")[0]?.orgId ?? null;
-  const jwt = mintTemplateToken(store, key, { template, session, issuer: "https://issuer.invalid" });
+  const jwt = mintTemplateToken(store, { key, issuer: "https://issuer.invalid" }, { template, session });
   return JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 }
 
 describe("JWT template shortcodes", () => {
-  const store = new Store(null);
+  const store = storeWithDefaults();
   const ada = store.user("user_seed_ada")!;
   ada.publicMetadata = { plan: "pro", flags: ["a", "b"], empty: "" };
 
@@ -77,7 +78,7 @@ describe("a state file from before JWT templates and actor tokens", () => {
     delete old.jwtTemplates;
     delete old.actorTokens;
     writeFileSync(file, JSON.stringify(old));
-    const store = new Store(file);
+    const store = storeWithDefaults(file);
     expect(jwtTemplates(store)).toEqual([]);
     store.write((state) => state.jwtTemplates.push(templateFromBody(store, { name: "later", claims: {} }, null)));
     expect(store.state.jwtTemplates?.map((t) => t.name)).toEqual(["later"]);

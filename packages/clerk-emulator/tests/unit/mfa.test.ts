@@ -12,7 +12,7 @@ import {
   twoFactorEnabled,
 } from "../../src/domain/mfa";
 import { seedState } from "../../src/state/seed";
-import { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 import { authenticatorCode } from "../../testing";
 
 // RFC 6238's SHA-1 seed, "12345678901234567890", in base32.
@@ -42,7 +42,7 @@ describe("the emulator's TOTP check", () => {
 
 describe("factor verification ages (fva)", () => {
   it("counts whole minutes since each factor, -1 for a second factor never verified", () => {
-    const store = new Store(null);
+    const store = storeWithDefaults();
     const session = store.write(() => store.createSession(store.createClient(), "user_seed_ada", 3_600_000));
     const t = session.createdAt;
     expect(factorVerificationAge(session, t + 59_000)).toEqual([0, -1]);
@@ -71,7 +71,7 @@ describe("a state file from before MFA", () => {
       expireAt: createdAt + 86_400_000,
     });
     writeFileSync(file, JSON.stringify(old));
-    const store = new Store(file);
+    const store = storeWithDefaults(file);
     const ada = store.user("user_seed_ada")!;
     expect(userJSON(store, ada, "bapi")).toMatchObject({
       totp_enabled: false,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { userJSON } from "../../src/json";
 import { seedState } from "../../src/state/seed";
-import { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 
 // A state file written before the emulator kept phone numbers and usernames
 // still loads: its people have none, and no answer breaks on the missing fields.
@@ -25,7 +25,7 @@ describe("a state file from before phone numbers and usernames", () => {
     }
     const file = join(dir, "state.json");
     writeFileSync(file, JSON.stringify(old));
-    const store = new Store(file);
+    const store = storeWithDefaults(file);
     const ada = store.user("user_seed_ada")!;
     expect([ada.username, ada.phones, ada.phoneId]).toEqual([null, [], null]);
     expect(userJSON(store, ada, "bapi")).toMatchObject({

@@ -3,7 +3,7 @@ import { changeRole } from "../../src/domain/memberships";
 import { createPermission, createRole, updateRole } from "../../src/domain/role-changes";
 import { isCreatorEligible, permissionKeysOf } from "../../src/domain/roles";
 import { seedState, upgrade } from "../../src/state/seed";
-import { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 
 describe("the emulator's organization roles", () => {
   it("an older state file, with no roles, loads with Clerk's default roles and no custom permissions", () => {
@@ -23,7 +23,7 @@ describe("the emulator's organization roles", () => {
   });
 
   it("a role's new key follows its members; the last member who can manage members keeps a role that can", () => {
-    const store = new Store(null);
+    const store = storeWithDefaults();
     const perm = createPermission(store, { name: "Read", key: "org:docs:read" });
     const role = createRole(store, { name: "Reader", key: "org:reader", permissions: [perm.id] });
     const grace = store.membership("org_seed_engines", "user_seed_grace")!;

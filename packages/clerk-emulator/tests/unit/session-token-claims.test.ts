@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { encodePermissions, parseSessionTokenVersion, sessionClaims } from "../../src/domain/tokens";
+import { encodePermissions, sessionClaims } from "../../src/domain/tokens";
+import { settingsFromEnv } from "../../src/settings";
 
 // The emulator's session tokens, claim for claim, in both of Clerk's formats
 // (GUIDE.md, "Session tokens"): version 2 by default, version 1 when asked.
@@ -85,11 +86,13 @@ describe("session token claims", () => {
   });
 
   it("take the version from 1, 2 or nothing, and refuse anything else in one line", () => {
-    expect(parseSessionTokenVersion(undefined)).toBe(2);
-    expect(parseSessionTokenVersion("")).toBe(2);
-    expect(parseSessionTokenVersion("1")).toBe(1);
-    expect(parseSessionTokenVersion(" 2 ")).toBe(2);
+    const version = (value: string | undefined) =>
+      settingsFromEnv({ CLERK_EMULATOR_SESSION_TOKEN_VERSION: value }).sessionTokenVersion;
+    expect(version(undefined)).toBe(2);
+    expect(version("")).toBe(2);
+    expect(version("1")).toBe(1);
+    expect(version(" 2 ")).toBe(2);
     for (const bad of ["3", "v2", "1.0", "two"])
-      expect(() => parseSessionTokenVersion(bad)).toThrow(/^CLERK_EMULATOR_SESSION_TOKEN_VERSION: 1 or 2\b.*\n?$/);
+      expect(() => version(bad)).toThrow(/^CLERK_EMULATOR_SESSION_TOKEN_VERSION: 1 or 2\b.*\n?$/);
   });
 });

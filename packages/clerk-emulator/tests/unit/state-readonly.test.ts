@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Store } from "../../src/state/store";
+import type { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 
 // Issue 69: the store's state is read-only by its type outside a write. Each `@ts-expect-error` below is a write a
 // handler could try; `npx tsc --noEmit` (which includes this file) fails if any of them compiles. The function is
@@ -29,7 +30,7 @@ function handlerStyleWrites(store: Store): void {
 describe("the store's state", () => {
   it("is changed through write, whose callback gets it mutable", () => {
     expect(handlerStyleWrites).toBeTypeOf("function");
-    const store = new Store(null);
+    const store = storeWithDefaults();
     store.write((state) => {
       state.users[0]!.firstName = "Ada L.";
     });

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { environmentJSON } from "../../src/json/environment";
 import { userJSON } from "../../src/json";
 import { seedState } from "../../src/state/seed";
-import { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 
 // A state file written before bans, locks and the instance's restrictions existed still loads:
 // nobody is banned or locked, and the instance has no allow-list, block-list or restrictions.
@@ -21,7 +21,7 @@ describe("an older emulator state file", () => {
     const { allowlist: _a, blocklist: _b, restrictions: _r, ...older } = seedState();
     writeFileSync(file, JSON.stringify(older));
 
-    const store = new Store(file);
+    const store = storeWithDefaults(file);
     expect(store.state.users[0]?.id).toBe("user_seed_ada");
     expect([store.state.allowlist, store.state.blocklist]).toEqual([[], []]);
     expect(store.state.restrictions).toMatchObject({ allowlist: false, blocklist: false });
@@ -31,7 +31,7 @@ describe("an older emulator state file", () => {
       lockout_expires_in_seconds: null,
       verification_attempts_remaining: 100,
     });
-    const env = environmentJSON("Example app", store.settings, store.state.instance, store.state.restrictions);
+    const env = environmentJSON(store.settings, store.state.instance, store.state.restrictions);
     expect(env.user_settings.restrictions.allowlist).toEqual({ enabled: false });
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { Store } from "../../src/state/store";
+import { storeWithDefaults } from "../support/store";
 
 describe("Store.write, the one write path", () => {
   it("tells the listeners once for a write, however many writes are inside it", () => {
-    const store = new Store(null);
+    const store = storeWithDefaults();
     const told: boolean[] = [];
     store.onChange((reset) => told.push(reset));
     store.write(() => {
@@ -14,7 +14,7 @@ describe("Store.write, the one write path", () => {
   });
 
   it("tells no one when the change throws", () => {
-    const store = new Store(null);
+    const store = storeWithDefaults();
     const told: boolean[] = [];
     store.onChange((reset) => told.push(reset));
     expect(() =>
@@ -27,7 +27,7 @@ describe("Store.write, the one write path", () => {
   });
 
   it("refuses the store's own changes outside a write, which would tell no one", () => {
-    const store = new Store(null);
+    const store = storeWithDefaults();
     const told: boolean[] = [];
     store.onChange((reset) => told.push(reset));
     const clients = store.state.clients.length;
@@ -37,7 +37,7 @@ describe("Store.write, the one write path", () => {
   });
 
   it("a reset tells the listeners once, as a reset", () => {
-    const store = new Store(null);
+    const store = storeWithDefaults();
     const told: boolean[] = [];
     store.onChange((reset) => told.push(reset));
     store.reset();
@@ -45,7 +45,7 @@ describe("Store.write, the one write path", () => {
   });
 
   it("an expired session found by a read is marked so through a write", () => {
-    const store = new Store(null);
+    const store = storeWithDefaults();
     const user = store.state.users[0]!;
     const session = store.write(() => store.createSession(store.createClient(), user.id, -1));
     const told: boolean[] = [];
