@@ -24,6 +24,7 @@ const env = {
   NODE_ENV: "test",
 } as const;
 
+type Manifest = { dependencies: Record<string, string> };
 type Packed = { filename: string; size: number; entryCount: number; files: { path: string }[] };
 
 let stage = "";
@@ -53,7 +54,12 @@ function expressLockEntries(): Record<string, { version: string }> {
     }
   };
   const entries: Record<string, { version: string }> = {};
-  const todo = [locate("", "express")];
+  const express = locate("", "express");
+  const wanted = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as Manifest).dependencies
+    .express;
+  // Another express there would leave npm needing the registry's metadata for the package's.
+  if (lock.packages[express]!.version !== wanted) throw new Error(`the lockfile's express is not ${wanted}`);
+  const todo = [express];
   for (let key = todo.pop(); key; key = todo.pop()) {
     if (entries[key]) continue;
     entries[key] = lock.packages[key]!;
