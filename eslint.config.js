@@ -23,6 +23,10 @@ export default tseslint.config(
       "playwright-report/**",
       "scripts/**",
       "packages/*/bin/**",
+      // Plain Node scripts, as scripts/** above: no tsconfig takes them in.
+      "packages/*/scripts/*.mjs",
+      // What `npm pack` builds from the sources (packages/clerk-emulator/scripts/build.mjs).
+      "packages/*/dist/**",
       "packages/clerk-emulator/testing/*.cjs",
       "app/**/*.cjs",
       "*.config.js",

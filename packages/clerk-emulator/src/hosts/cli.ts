@@ -7,7 +7,7 @@ import { startStandaloneEmulator } from "./standalone";
  * `npm run emulator`: the Clerk emulator on its own port, for any Clerk app.
  * Each flag has an environment variable; a flag wins.
  */
-export const HELP = `Usage: npm run emulator -- [options]
+export const HELP = `Usage: clerk-emulator [options]   (npm run emulator -- [options] in its repository)
 
 A local stand-in for Clerk (Frontend API, Backend API, Svix-signed webhooks)
 for any app on Clerk's SDKs. It prints the .env lines your app needs.
@@ -56,7 +56,7 @@ Options (environment variable in brackets):
 
 Browsers reach the Frontend API through your app's origin: proxy <app>/__clerk/* to
 <emulator>/* (the /__clerk prefix removed) and give Clerk proxyUrl "/__clerk".
-See the emulator's GUIDE.md (packages/clerk-emulator).`;
+See the emulator's GUIDE.md (beside this package's package.json).`;
 
 /** A flag or variable given a value it does not take (the settings' one line). */
 export { SettingsError as UsageError } from "../settings";
