@@ -121,8 +121,8 @@ describe("an organization write, with 100,000 other keys in Redis", () => {
     );
     expect(invited.scan ?? 0).toBe(0);
     // (The invitation itself, the page it renders and its reads of what was forgotten, beside the forgets,
-    // four of them in both key formats; each read again costs 4 more for single flight: the lead's SET NX and
-    // MGET, and the lease's GET and DEL in the write's script.)
+    // four of them in both key formats; each read again costs 3 more for single flight: the lead's SET NX and
+    // MGET, and the lease's GETDEL in the write's script.)
     expect(total(invited)).toBeLessThanOrEqual(92);
     // Nothing of the other organizations' was deleted.
     expect(await admin.dbsize()).toBeGreaterThanOrEqual(keys);

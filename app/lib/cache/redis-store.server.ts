@@ -45,25 +45,41 @@ export type CachePrefixes = { current: string; previous: string };
 const GROUP_LIFE_MS = 60 * 60_000;
 
 /**
+ * Drops a lease if it is still the one given, in one command: GETDEL, and
+ * in the rare case that it was another's (this one lapsed and another
+ * instance took the key), that one put back until it ends: a lease's id
+ * starts with when it ends (see lead); one from the release before, whose id
+ * does not, for 2 s, the longest a lease was held. Lua, for the scripts
+ * below; KEYS[i]: the lease, ARGV[j]: its id.
+ */
+const dropLease = (i: number, j: number) => `
+local holder = redis.call('GETDEL', KEYS[${i}])
+if holder and holder ~= ARGV[${j}] then
+  local ends = tonumber(string.match(holder, '^(%d+):'))
+  if not ends then redis.call('SET', KEYS[${i}], holder, 'PX', 2000)
+  elseif ends > tonumber(redis.call('TIME')[1]) * 1000 then redis.call('SET', KEYS[${i}], holder, 'PXAT', ends) end
+end`;
+
+/**
  * Keeps the answer only under the generation it was read under, in one step
  * (a forget between the check and the SET would otherwise be lost), and keeps
  * the generation alive as long as the answer. KEYS: the answer, its group's
  * generation; ARGV: the JSON, its life in ms, the group generation read, the
- * generation's life in ms.
+ * generation's life in ms. The generation is read and its life extended in
+ * one command (GETEX): one that has moved on is extended too, which only
+ * keeps it as long as an answer could be.
  *
  * With a third key, the writer's lease (ARGV[5] its id), drops the lease
  * first, kept or not: waiters see the answer no later than the lease gone.
  */
 const WRITE_IF_UNCHANGED = `
-if KEYS[3] and redis.call('GET', KEYS[3]) == ARGV[5] then redis.call('DEL', KEYS[3]) end
-if redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
+if KEYS[3] then ${dropLease(3, 5)} end
+if redis.call('GETEX', KEYS[2], 'PX', ARGV[4]) ~= ARGV[3] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1`;
 
 /** Drops a lease if it is still the one given. KEYS: the lease; ARGV: its id. */
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+const RELEASE = `${dropLease(1, 1)}
 return 0`;
 
 /**
@@ -196,7 +212,8 @@ export function redisCacheStore(redis: SharedRedis, prefixes: CachePrefixes): Ca
     async lead(family, key, holdMs) {
       // The SET NX and the read after it in one round trip (on a cluster, the SET and the MGET of the
       // group's slot go down one connection to its node, in that order).
-      const lease = randomUUID();
+      // The id starts with when the lease ends (ms since the epoch), for a write that finds it another's.
+      const lease = `${Date.now() + holdMs}:${randomUUID()}`;
       const [taken, read] = await Promise.all([
         redis.set(keys.lease(family, key), lease, "PX", holdMs, "NX"),
         store.read(family, key),

@@ -13,23 +13,31 @@ import type { SharedRedis } from "../redis-commands.server";
 export const allowanceKey = (fleetKey: string, name: string) => `{${fleetKey}}:${name}`;
 
 /**
- * Drops the calls that have left each window, then, if every window has
- * room, counts one in each: {0, 0}; else counts nothing and answers which
- * was full (its place in KEYS) and the ms until its oldest leaves. KEYS, in
- * the order they are checked: the payer's window, its pool's (optional), the
- * deferrable calls' share of the fleet's (optional), the fleet's; ARGV: now
- * (ms), this call's member, then each key's window (ms) and limit. The times
- * are the instances' own (ARGV), not Redis's: a clock a few ms off only
- * shifts its calls by as much, well inside the 10% margin.
+ * If every window has room, counts one call in each: {0, 0}; else counts
+ * nothing and answers which was full (its place in KEYS) and the ms until
+ * its oldest leaves. A window is a sorted set of calls scored by when they
+ * were taken, kept to at most its limit: its size (ZCARD) is at least the
+ * calls in the window, so while it is under the limit there is room, and
+ * the calls that have left it are dropped (ZREMRANGEBYSCORE) only when it
+ * has reached the limit, then counted again. So a call costs a ZCARD, a ZADD
+ * and a PEXPIRE per window, not also a ZREMRANGEBYSCORE, and a window holds
+ * no more than before. KEYS, in the order they are checked: the payer's
+ * window, its pool's (optional), the deferrable calls' share of the fleet's
+ * (optional), the fleet's; ARGV: now (ms), this call's member, then each
+ * key's window (ms) and limit. The times are the instances' own (ARGV), not
+ * Redis's: a clock a few ms off only shifts its calls by as much, well
+ * inside the 10% margin.
  */
 const TAKE = `
 local now = tonumber(ARGV[1])
 for i, key in ipairs(KEYS) do
   local window, limit = tonumber(ARGV[1 + 2 * i]), tonumber(ARGV[2 + 2 * i])
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
   if redis.call('ZCARD', key) >= limit then
-    local oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
-    return {i, math.min(window, math.max(1, oldest + window - now))}
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+    if redis.call('ZCARD', key) >= limit then
+      local oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+      return {i, math.min(window, math.max(1, oldest + window - now))}
+    end
   end
 end
 for i, key in ipairs(KEYS) do
