@@ -25,7 +25,8 @@ export const DOCUMENTED_MEMORY_ENV = {
 const RSS_TARGET_MB = 300;
 const THROUGHPUT_TARGET = 0.95;
 const RUNS = 3;
-const REQUESTS_PER_RUN = 8_000;
+/** BENCH_MEMORY_REQUESTS: fewer for a quick look (the figures above are from 8,000). */
+const REQUESTS_PER_RUN = Number(process.env.BENCH_MEMORY_REQUESTS ?? 8_000);
 
 function rssMb(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
@@ -61,11 +62,12 @@ export async function memoryRuns(
       });
       const watched = watchAutocannon(instance);
       const result = await instance;
-      runs.get(target)!.push({
-        rss: rssMb(target.pid),
-        rps: result.requests.average,
-        failures: watched.failures(result),
-      });
+      const run = { rss: rssMb(target.pid), rps: result.requests.average, failures: watched.failures(result) };
+      runs.get(target)!.push(run);
+      // As it goes: a round takes a minute or more on a busy machine.
+      console.log(
+        `  round ${round + 1}, ${target.name}: RSS ${fmt(run.rss)} MB, ${fmt(run.rps)} req/s, failures ${describeFailures(run.failures)}`,
+      );
     }
   }
   return runs;

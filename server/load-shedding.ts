@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import { logEvent } from "../app/lib/log.server";
 import { refuse, refuseUnread } from "./refuse";
 
@@ -20,7 +20,11 @@ import { refuse, refuseUnread } from "./refuse";
  * never shed: a load balancer must still see the instance alive (readiness
  * says whether it *can* serve, not whether it is busy; taking a busy instance
  * out of the pool only moves its load to the others), and the files are
- * cheap and cached. Bodies are refused unread, as request-bodies.ts does.
+ * cheap and cached. Nor are Clerk's webhooks (`exempt`): they keep every
+ * instance's kept answers current (a removed member's access ends with one),
+ * Svix would deliver a shed one again only after seconds to minutes, and
+ * their own body pool and allowance bound them already (request-bodies.ts,
+ * docs/security.md). Bodies are refused unread, as request-bodies.ts does.
  */
 export type SheddingLimits = {
   /** Requests in flight past which new ones are shed; 0: never by this. */
@@ -129,11 +133,19 @@ export function shedLoad({
   limits = DEFAULT_SHEDDING_LIMITS,
   delay = new EventLoopDelay().start(),
   now = () => performance.now(),
-}: { limits?: SheddingLimits; delay?: Pick<EventLoopDelay, "ms">; now?: () => number } = {}): RequestHandler {
+  exempt = () => false,
+}: {
+  limits?: SheddingLimits;
+  delay?: Pick<EventLoopDelay, "ms">;
+  now?: () => number;
+  /** Requests never shed nor counted (Clerk's webhooks). */
+  exempt?: (req: Request) => boolean;
+} = {}): RequestHandler {
   let inFlight = 0;
   let shedSinceLog = 0;
   let loggedAt = -Infinity;
   return (req, res, next) => {
+    if (exempt(req)) return next();
     const reason = overloaded({ inFlight, eventLoopDelayMs: delay.ms }, limits);
     if (reason) {
       shedSinceLog += 1;

@@ -109,6 +109,13 @@ describe("load shedding", () => {
       body: "theme=dark",
     });
     expect([form.status, form.retryAfter]).toEqual([503, "2"]);
+    // Nor are Clerk's webhooks (here one without Svix's headers: the body check's own 400, not a 503).
+    const webhook = await timed(`${origin}/webhooks/clerk`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(webhook.status).toBe(400);
     // Liveness, readiness and files are never shed: the balancer still sees the instance.
     expect((await timed(`${origin}/healthz`)).status).toBe(200);
     expect((await timed(`${origin}/readyz`)).status).toBe(200);
