@@ -181,11 +181,8 @@ export async function budgetRun(
     // the shedder's apart), or what became of a request that got no answer (reset, time-out…).
     const view = async ([person, path]: [Person, string]) => {
       const origin = instances[turn++ % instances.length]!;
-      const { status, kind } = await outcome(origin + path, {
-        headers: { Cookie: person.cookie },
-        // Far longer than any view should take: a view still unanswered then is counted, not waited for.
-        signal: AbortSignal.timeout(VIEW_TIMEOUT_MS),
-      });
+      // Far longer than any view should take: a view still unanswered then is counted, not waited for.
+      const { status, kind } = await outcome(origin + path, { headers: { Cookie: person.cookie } }, VIEW_TIMEOUT_MS);
       if (status !== 200) countFailure(statuses, kind);
     };
     const firstViews = people.flatMap((person) => {

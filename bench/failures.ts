@@ -69,15 +69,37 @@ export function answerKind(status: number, headers: Headers, body = ""): string 
 
 /**
  * One request by fetch, read to its end: its answer's kind (`answerKind`),
- * or what happened to it (`errorKind`). `ok` is the status that is no failure.
+ * or what happened to it (`errorKind`); "timeout" past `timeoutMs`, always:
+ * the time-out is a timer of its own, raced with the request (a run with
+ * `AbortSignal.timeout` alone hung for minutes on a request undici never
+ * settled, and held the whole phase).
  */
-export async function outcome(url: string, init: RequestInit = {}): Promise<{ status: number | null; kind: string }> {
+export async function outcome(
+  url: string,
+  init: RequestInit = {},
+  timeoutMs = 30_000,
+): Promise<{ status: number | null; kind: string }> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<{ status: null; kind: string }>((done) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      done({ status: null, kind: "timeout" });
+    }, timeoutMs);
+  });
+  const answered = (async () => {
+    try {
+      const res = await fetch(url, { redirect: "manual", ...init, signal: controller.signal });
+      const body = await res.text();
+      return { status: res.status, kind: answerKind(res.status, res.headers, body) };
+    } catch (error) {
+      return { status: null, kind: errorKind(error) };
+    }
+  })();
   try {
-    const res = await fetch(url, { redirect: "manual", ...init });
-    const body = await res.text();
-    return { status: res.status, kind: answerKind(res.status, res.headers, body) };
-  } catch (error) {
-    return { status: null, kind: errorKind(error) };
+    return await Promise.race([answered, timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
