@@ -44,7 +44,7 @@ import { coldPhase, latencyPhase, printCold, printLatency } from "./ttfb";
  */
 async function memoryPhase({ clerk, memoryApps }: Pick<Fleet, "clerk" | "memoryApps">) {
   console.log(
-    "Memory: the landing page, the organization home and its members, 200 people's, 3 × 8,000 requests on two fresh instances…",
+    `Memory: the landing page, the organization home and its members, ${process.env.BENCH_MEMORY_ONE_PERSON ? "Ada's" : "200 people's"}, 3 × ${process.env.BENCH_MEMORY_REQUESTS ?? "8,000"} requests on two fresh instances…`,
   );
   // BENCH_MEMORY_ONE_PERSON=1: Ada's views alone, the mix of the runs before issue 70 (her allowance then shows).
   const { people } = process.env.BENCH_MEMORY_ONE_PERSON
