@@ -24,6 +24,7 @@ import { boundRequestBodies } from "./server/request-bodies";
 import { requestLog } from "./server/request-log";
 import { clerkFrontendApiHost, securityHeadersFor } from "./server/security-headers";
 import { createServices } from "./server/services";
+import { shedLoad, sheddingLimits } from "./server/load-shedding";
 import { createShutdown } from "./server/shutdown";
 import { staticFiles } from "./server/static-files";
 
@@ -116,6 +117,15 @@ app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Contro
 app.get("/readyz", readiness({ signingKeys: services.signingKeys, redis }));
 app.use(staticFiles(root, { dev: devOrigin !== null }));
 if (local) app.use("/__clerk", local.emulator.router);
+// Past its capacity, the instance answers 503 with Retry-After at once (health and files above still
+// answer, and Clerk's webhooks, which keep every instance's caches current).
+// In local mode the emulator's control API (tests' and the bench's stand-in for Clerk) is Clerk's, not the app's.
+app.use(
+  shedLoad({
+    limits: sheddingLimits(env),
+    exempt: (req) => req.path === WEBHOOK_PATH || (local !== null && req.path.startsWith("/__clerk/")),
+  }),
+);
 app.use(refuseCrossSiteWrites(publicOrigin));
 // The emulator's control API (reset, faults…) exists only for test servers,
 // and behind the cross-site check: no web page may wipe a developer's data.

@@ -11,10 +11,11 @@
  */
 import { Redis } from "ioredis";
 import { redisKey } from "../server/redis-keys";
-import { newPerson, uniqueEmail } from "../tests/support/emulator-api";
-import { emulatorSession } from "../tests/support/session";
-import { changeCosts, changeLines, type ChangeCosts } from "./changes";
-import { backendCalls } from "./servers";
+import { uniqueEmail } from "../tests/support/emulator-api";
+import { changeCosts, changeFailures, changeLines, type ChangeCosts } from "./changes";
+import { countFailure, honestWait, judgeFailures, outcome } from "./failures";
+import { signUpPeople, type Person } from "./people";
+import { backendCalls, SHEDDING_ENV } from "./servers";
 import {
   describeStatuses,
   notOk,
@@ -38,6 +39,8 @@ const COLD_START_MAX_CALLS_PER_PERSON = 3;
 const INSTANCE_MEMORY_ENV = { NODE_OPTIONS: "--max-old-space-size=192 --max-semi-space-size=8", MALLOC_ARENA_MAX: "2" };
 const PEOPLE_PER_ORGANIZATION = 10;
 const RUN_MS = 30_000;
+/** A view unanswered after this long is counted as a time-out (an honest 503 comes at once). */
+const VIEW_TIMEOUT_MS = 30_000;
 const CHANGE_EVERY_MS = 10_000;
 /**
  * Views offered per second, both instances together, whatever their speed:
@@ -49,8 +52,6 @@ export const VIEWS_PER_SECOND = 200;
 const CLERK_WINDOW_MS = 10_000;
 /** Clerk's Backend API limit for a production application. */
 const CALLS_PER_SECOND = 1_000 / 10;
-
-type Person = { cookie: string; orgSlug: string; admin: boolean };
 
 /** What Redis did during the mix, from INFO before and after (the bench's own INFO left out of the counts). */
 export type RedisUse = { commands: number; inputBytes: number; outputBytes: number; byCommand: Record<string, number> };
@@ -162,41 +163,27 @@ export async function budgetRun(
     instances: size,
     webhooks,
     basePort,
-    instanceEnv: { ...INSTANCE_MEMORY_ENV, RATE_LIMIT_SCALE: "1000" },
+    instanceEnv: { ...INSTANCE_MEMORY_ENV, RATE_LIMIT_SCALE: "1000", ...SHEDDING_ENV },
   });
   try {
     const { clerk, dataDir, instances, bapi } = stack;
     // 200 people in 20 organizations, each signed in with their organization active.
-    const people: Person[] = [];
-    const organizations: { id: string; adminId: string }[] = [];
-    for (let o = 0; o < ORGANIZATIONS; o++) {
-      const team = await Promise.all(
-        Array.from({ length: PEOPLE_PER_ORGANIZATION }, (_, i) => newPerson(bapi, i === 0 ? "admin" : "member")),
-      );
-      const org = (await bapi("POST", "/v1/organizations", { name: `Budget ${o}`, created_by: team[0]!.id })).body;
-      await Promise.all(
-        team
-          .slice(1)
-          .map((p) => bapi("POST", `/v1/organizations/${org.id}/memberships`, { user_id: p.id, role: "org:member" })),
-      );
-      organizations.push({ id: org.id, adminId: team[0]!.id });
-      for (const [i, person] of team.entries()) {
-        const session = await emulatorSession(clerk, person.email, org.id);
-        const cookie = session.cookies.map(({ name, value }) => `${name}=${value}`).join("; ");
-        people.push({ cookie, orgSlug: org.slug, admin: i === 0 });
-      }
-    }
+    const { people, organizations } = await signUpPeople(clerk, bapi, {
+      organizations: ORGANIZATIONS,
+      perOrganization: PEOPLE_PER_ORGANIZATION,
+      name: "Budget",
+    });
     const admins = people.filter((p) => p.admin);
 
     let turn = 0;
     let statuses: Statuses = {};
-    const count = (status: number | string) => (statuses[status] = (statuses[status] ?? 0) + 1);
+    // Each view not 200 is counted by its kind: its status (a 503 with or without Retry-After,
+    // the shedder's apart), or what became of a request that got no answer (reset, time-out…).
     const view = async ([person, path]: [Person, string]) => {
       const origin = instances[turn++ % instances.length]!;
-      const res = await fetch(origin + path, { headers: { Cookie: person.cookie }, redirect: "manual" });
-      await res.arrayBuffer();
-      if (res.status === 503 && !res.headers.get("retry-after")) count("503 without Retry-After");
-      else if (res.status !== 200) count(res.status);
+      // Far longer than any view should take: a view still unanswered then is counted, not waited for.
+      const { status, kind } = await outcome(origin + path, { headers: { Cookie: person.cookie } }, VIEW_TIMEOUT_MS);
+      if (status !== 200) countFailure(statuses, kind);
     };
     const firstViews = people.flatMap((person) => {
       const pages = [`/orgs/${person.orgSlug}`, "/orgs", "/resources/organizations"];
@@ -216,8 +203,7 @@ export async function budgetRun(
     const queue = [...firstViews];
     await Promise.all(
       Array.from({ length: COLD_START_CONCURRENCY }, async () => {
-        for (let next = queue.shift(); next; next = queue.shift())
-          await view(next).catch(() => void count("no answer"));
+        for (let next = queue.shift(); next; next = queue.shift()) await view(next);
       }),
     );
     const coldStart = {
@@ -236,7 +222,7 @@ export async function budgetRun(
     // calls have left Clerk's window.
     await new Promise((r) => setTimeout(r, CLERK_WINDOW_MS));
     for (let i = 0; i < firstViews.length; i += 8) {
-      await Promise.all(firstViews.slice(i, i + 8).map((next) => view(next).catch(() => undefined)));
+      await Promise.all(firstViews.slice(i, i + 8).map((next) => view(next)));
     }
     statuses = {};
     await new Promise((r) => setTimeout(r, CLERK_WINDOW_MS));
@@ -266,7 +252,7 @@ export async function budgetRun(
     while (Date.now() - started < RUN_MS) {
       const due = Math.floor(((Date.now() - started) / 1000) * VIEWS_PER_SECOND);
       for (; offered < due; offered++) {
-        const done = view(pageFor(people, admins)).catch(() => void count("no answer"));
+        const done = view(pageFor(people, admins));
         inFlight.add(done);
         void done.finally(() => inFlight.delete(done));
       }
@@ -355,10 +341,13 @@ export function budgetRows(runs: BudgetRun[]): string[] {
 export function coldStartLines(runs: BudgetRun[]): string[] {
   return runs.map((run) => {
     const { people, views, seconds, calls, busiest, refused, statuses } = run.coldStart;
-    const others = Object.keys(statuses).filter((status) => status !== "503");
+    const others = Object.keys(statuses).filter((kind) => !honestWait(kind));
     const met = refused === 0 && others.length === 0 ? "met" : "missed";
     const perPerson = calls / people;
-    const unavailable = ((statuses["503"] ?? 0) + (statuses["503 without Retry-After"] ?? 0)) / views;
+    const unavailable =
+      Object.entries(statuses)
+        .filter(([kind]) => kind.startsWith("503"))
+        .reduce((sum, [, n]) => sum + n, 0) / views;
     const targets = [
       `0 × 429: ${refused === 0 ? "met" : "missed"}`,
       `≤ 1% of views 503: ${unavailable <= COLD_START_MAX_503_SHARE ? "met" : "missed"}`,
@@ -366,6 +355,23 @@ export function coldStartLines(runs: BudgetRun[]): string[] {
     ].join("; ");
     return `Cold start, ${runName(run)}: everyone's first ${views.toLocaleString("en")} views (${people} people, ${COLD_START_CONCURRENCY} at once, Redis empty) in ${seconds.toFixed(1)} s cost ${calls} calls, ${perPerson.toFixed(1)} per person, busiest 10 s ${busiest}; ${refused} refused by Clerk (429); ${(unavailable * 100).toFixed(1)}% of views 503; not 200: ${describe(statuses)} (every view 200 or 503 with Retry-After: ${met}; ${targets}).`;
   });
+}
+
+/**
+ * Each run's failures by kind, judged: the mix and the cold start may meet
+ * an honest wait (the budget's or the shedder's 503, a person's 429, each
+ * with Retry-After); anything else (a 500, a reset, a time-out, a view
+ * never answered) fails the bench.
+ */
+export function budgetFailureLines(runs: BudgetRun[]): string[] {
+  return runs.flatMap((run) => [
+    judgeFailures(`Budget, ${runName(run)}, the mix`, run.statuses, honestWait),
+    judgeFailures(`Budget, ${runName(run)}, the cold start`, run.coldStart.statuses, honestWait),
+    // After a change, warm pages on a quiet fleet: every view 200.
+    ...(run.changes
+      ? [judgeFailures(`Budget, ${runName(run)}, views after a change`, changeFailures(run.changes))]
+      : []),
+  ]);
 }
 
 /** What a change in Clerk costs the fleet, for the runs with webhooks. */

@@ -12,6 +12,7 @@
 import { newPerson, webhooksDelivered } from "../tests/support/emulator-api";
 import { emulatorSession } from "../tests/support/session";
 import { backendCalls } from "./servers";
+import { addFailures, errorKind, type Failures } from "./failures";
 import { countStatus, describeStatuses, type Stack, type Statuses } from "./stack";
 
 const PEOPLE = 20;
@@ -58,8 +59,8 @@ export async function changeCosts({ clerk, instances, bapi }: Stack): Promise<Ch
       const body = await res.text();
       if (res.status !== 200) countStatus(statuses, res.status);
       return body;
-    } catch {
-      countStatus(statuses, "no answer");
+    } catch (error) {
+      countStatus(statuses, errorKind(error));
       return "";
     }
   };
@@ -127,3 +128,7 @@ export function changeLines(name: string, { rename, membership, throwaway }: Cha
     `Changes in Clerk, ${name}: someone else's throwaway organization created and deleted: ${throwaway.calls} calls for 20 other people's warm /orgs (target 0: ${verdict(throwaway.calls, 0)}; ${views(throwaway)}).`,
   ];
 }
+
+/** The views after the three changes that were not 200, by kind. */
+export const changeFailures = ({ rename, membership, throwaway }: ChangeCosts) =>
+  [rename, membership, throwaway].reduce((all, cost) => addFailures(all, cost.statuses), {} as Failures);

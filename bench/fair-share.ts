@@ -29,6 +29,7 @@ import { randomBytes } from "node:crypto";
 import { emulatorCalls, newPerson } from "../tests/support/emulator-api";
 import { browserCookies, emulatorSession, emulatorToken } from "../tests/support/session";
 import { madeUpReturn, realHandshake, type HandshakeResult } from "./handshake";
+import { errorKind, judgeFailures } from "./failures";
 import {
   countStatus,
   notOk,
@@ -153,15 +154,18 @@ const ATTACK_PATHS: AttackPath[] = [
 /** What each Sybil spends, round-robin: every deferrable path. */
 const SYBIL_PATHS: AttackPath[] = [MEMBERS_SEARCH, ORGS_LEFT, ORGANIZATIONS_LEFT];
 
-/** A request's answer, read to the end: its status (and whether a 429/503 said when to come back), or "no answer". */
+/**
+ * A request's answer, read to the end: its status (and whether a 429/503 said when to come back), or
+ * what became of it without one (bench/failures.ts: "reset", "timeout"…).
+ */
 export async function answer(url: string, init: RequestInit): Promise<number | string> {
   try {
     const res = await fetch(url, { ...init, redirect: "manual" });
     await res.arrayBuffer();
     const unannounced = (res.status === 429 || res.status === 503) && !res.headers.get("retry-after");
     return unannounced ? `${res.status} without Retry-After` : res.status;
-  } catch {
-    return "no answer";
+  } catch (error) {
+    return errorKind(error);
   }
 }
 
@@ -651,6 +655,15 @@ export async function fairShareRun(servers: Servers, basePort: number): Promise<
   } finally {
     stack.stop();
   }
+}
+
+/** The others' views in each attack, judged: every one 200 (docs/security.md, "Who pays"); anything else fails the bench. */
+export function fairShareFailureLines({ baseline, attacks }: FairShare): string[] {
+  const failures = (views: Statuses) => Object.fromEntries(Object.entries(views).filter(([kind]) => kind !== "200"));
+  return [
+    judgeFailures("Fair share, the others alone", failures(baseline.others)),
+    ...attacks.map((a) => judgeFailures(`Fair share, the others during ${a.path}`, failures(a.others))),
+  ];
 }
 
 export const all = (statuses: Statuses) => Object.values(statuses).reduce((sum, n) => sum + n, 0);

@@ -8,7 +8,7 @@ import { execSync } from "node:child_process";
 import { join } from "node:path";
 import { pinnedNode } from "../scripts/pinned-node.mjs";
 import { DOCUMENTED_HEAP, DOCUMENTED_MEMORY_ENV } from "./memory";
-import { ROOT, start, startApp, startClerk, url, waitFor } from "./servers";
+import { ROOT, SHEDDING_ENV, start, startApp, startClerk, url, waitFor } from "./servers";
 
 export const LATENCY_MS = 80;
 export const ORG_HOME = "/orgs/analytical-engines";
@@ -26,6 +26,30 @@ export function buildApps() {
   buildApp();
   for (const dir of ["bench/baseline", "bench/peer"])
     execSync(`${join(ROOT, "node_modules/.bin/remix")} build`, { cwd: join(ROOT, dir), stdio: "ignore" });
+}
+
+/**
+ * Memory: two fresh instances that serve only the memory phase, one with the heap `npm start` sets,
+ * both on the Node the image runs (V8's collector and its defaults change between Node lines).
+ */
+export function startMemoryApps(keys: Record<string, string>) {
+  const imageNode = pinnedNode();
+  return {
+    uncapped: { name: "uncapped", port: 4714, pid: startApp(4714, { ...keys, ...SHEDDING_ENV }, imageNode).pid! },
+    capped: {
+      name: `${DOCUMENTED_HEAP}, MALLOC_ARENA_MAX=${DOCUMENTED_MEMORY_ENV.MALLOC_ARENA_MAX} (npm start, the image)`,
+      port: 4715,
+      pid: startApp(4715, { ...keys, ...DOCUMENTED_MEMORY_ENV, ...SHEDDING_ENV }, imageNode).pid!,
+    },
+  };
+}
+
+/** `npm run bench -- --only memory`: the Clerk stand-in and the memory phase's two instances alone. */
+export async function startMemoryFleet() {
+  const clerk = await startClerk(4701);
+  const memoryApps = startMemoryApps(clerk.keys);
+  await Promise.all(Object.values(memoryApps).map(({ port }) => waitFor(url(port, "/healthz"))));
+  return { clerk, memoryApps };
 }
 
 export async function startFleet() {
@@ -48,17 +72,7 @@ export async function startFleet() {
     metered2: costApp(4713, 4813),
   };
   startApp(ports.farApp, farClerk.keys);
-  // Memory: two fresh instances that serve only the memory phase, one with the heap `npm start` sets,
-  // both on the Node the image runs (V8's collector and its defaults change between Node lines).
-  const imageNode = pinnedNode();
-  const memoryApps = {
-    uncapped: { name: "uncapped", port: 4714, pid: startApp(4714, clerk.keys, imageNode).pid! },
-    capped: {
-      name: `${DOCUMENTED_HEAP}, MALLOC_ARENA_MAX=${DOCUMENTED_MEMORY_ENV.MALLOC_ARENA_MAX} (npm start, the image)`,
-      port: 4715,
-      pid: startApp(4715, { ...clerk.keys, ...DOCUMENTED_MEMORY_ENV }, imageNode).pid!,
-    },
-  };
+  const memoryApps = startMemoryApps(clerk.keys);
   const baseline = start("baseline", ["server.mjs"], { PORT: String(ports.baseline) }, join(ROOT, "bench/baseline"));
   const peer = start(
     "peer",

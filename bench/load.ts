@@ -9,13 +9,14 @@ import autocannon from "autocannon";
 import { createMetrics } from "../server/metrics";
 import { MEMBERS, ORG_HOME, type Fleet } from "./fleet";
 import { BROWSER_HEADERS, backendCalls, cpuMs, url } from "./servers";
+import { addFailures, describeFailures, judgeFailures, watchAutocannon, type Failures } from "./failures";
 import { fmt, fmtSpread, spread, type Spread } from "./stats";
 
 const DURATION_S = 5;
 const ROUNDS = 5;
 export const CONNECTIONS = 10;
 
-type Load = { rps: number; p50: number; p99: number; errors: number; cpuMs: number; clerkCalls: number };
+type Load = { rps: number; p50: number; p99: number; failures: Failures; cpuMs: number; clerkCalls: number };
 /** Event-loop delay over one run, in ms, as the server's own metrics report it. */
 type EventLoopDelay = { p50: number; p99: number };
 /**
@@ -24,7 +25,7 @@ type EventLoopDelay = { p50: number; p99: number };
  * its event-loop delay).
  */
 type Target = { url: string; headers?: Record<string, string>; pid: number; clerk?: string; metrics?: string };
-type LoadSpread = { [K in keyof Load]: K extends "errors" ? number : Spread } & {
+type LoadSpread = { [K in keyof Load]: K extends "failures" ? Failures : Spread } & {
   rounds: Load[];
   /** One a round, for a target with a metrics endpoint; none otherwise. */
   eventLoop: EventLoopDelay[];
@@ -40,12 +41,12 @@ async function eventLoopDelay(metrics: string): Promise<EventLoopDelay> {
   return { p50: ms("nodejs_eventloop_lag_p50_seconds"), p99: ms("nodejs_eventloop_lag_p99_seconds") };
 }
 
-/** A target's figures over its rounds: each one's spread, and the errors of them all. */
+/** A target's figures over its rounds: each one's spread, and the failures of them all, by kind. */
 const loadSpread = (rounds: Load[], eventLoop: EventLoopDelay[] = []): LoadSpread => ({
   rps: spread(rounds.map((x) => x.rps)),
   p50: spread(rounds.map((x) => x.p50)),
   p99: spread(rounds.map((x) => x.p99)),
-  errors: rounds.reduce((sum, x) => sum + x.errors, 0),
+  failures: rounds.reduce((all, x) => addFailures(all, x.failures), {} as Failures),
   cpuMs: spread(rounds.map((x) => x.cpuMs)),
   clerkCalls: spread(rounds.map((x) => x.clerkCalls)),
   rounds,
@@ -71,14 +72,17 @@ async function loadInTurns<T extends Target[]>(given: [...T]): Promise<{ [K in k
       // Scraped before and after the run, outside its CPU time: the second scrape reads the run alone.
       if (t.metrics) await eventLoopDelay(t.metrics);
       const [cpuBefore, callsBefore] = [cpuMs(t.pid), t.clerk ? await backendCalls(t.clerk) : 0];
-      const r = await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: DURATION_S });
+      const run = autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: DURATION_S });
+      const watched = watchAutocannon(run);
+      const r = await run;
       const [cpuAfter, callsAfter] = [cpuMs(t.pid), t.clerk ? await backendCalls(t.clerk) : 0];
       const requests = Math.max(1, r.requests.total);
       runs[i]!.push({
         rps: r.requests.average,
         p50: r.latency.p50,
         p99: r.latency.p99,
-        errors: r.errors + r.non2xx + r.timeouts,
+        // (autocannon's `errors` already hold its `timeouts`: adding both counted each time-out twice.)
+        failures: watched.failures(r),
         cpuMs: (cpuAfter - cpuBefore) / requests,
         clerkCalls: (callsAfter - callsBefore) / requests,
       });
@@ -108,7 +112,7 @@ function pooled(a: LoadSpread, b: LoadSpread): LoadSpread {
         rps: mean("rps"),
         p50: mean("p50"),
         p99: mean("p99"),
-        errors: x.errors + y.errors,
+        failures: addFailures({ ...x.failures }, y.failures),
         cpuMs: mean("cpuMs"),
         clerkCalls: mean("clerkCalls"),
       };
@@ -188,12 +192,15 @@ export function printLoad(load: Awaited<ReturnType<typeof loadPhase>>) {
     ["(e) peer: Clerk's Remix quickstart, signed in (<UserButton/>)", quickstart],
   ] as const;
   console.log(
-    `\n| server (loopback, gzip); median (min–max) of ${ROUNDS} rounds | req/s | p50 ms | p99 ms | CPU ms per request | Backend API calls per request | errors |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |`,
+    `\n| server (loopback, gzip); median (min–max) of ${ROUNDS} rounds | req/s | p50 ms | p99 ms | CPU ms per request | Backend API calls per request | failures, by kind |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |`,
   );
   for (const [name, r] of rows)
     console.log(
-      `| ${name} | ${fmtSpread(r.rps)} | ${fmtSpread(r.p50)} | ${fmtSpread(r.p99)} | ${fmtSpread(r.cpuMs, 2)} | ${fmtSpread(r.clerkCalls, 3)} | ${r.errors} |`,
+      `| ${name} | ${fmtSpread(r.rps)} | ${fmtSpread(r.p50)} | ${fmtSpread(r.p99)} | ${fmtSpread(r.cpuMs, 2)} | ${fmtSpread(r.clerkCalls, 3)} | ${describeFailures(r.failures)} |`,
     );
+  // Ten connections are within every target's capacity: any failure is unexpected.
+  console.log("");
+  for (const [name, r] of rows) console.log(judgeFailures(`Load, ${name}`, r.failures));
   const delay = (r: LoadSpread, figure: keyof EventLoopDelay) =>
     fmtSpread(spread(r.eventLoop.map((d) => d[figure])), 1);
   console.log(

@@ -122,6 +122,13 @@ export function clerkKeys(dataDir: string, origin: string) {
   };
 }
 
+/**
+ * `BENCH_SHEDDING=off`: the instances of the budget and memory phases without
+ * load shedding (server/load-shedding.ts), to see what they did before it.
+ */
+export const SHEDDING_ENV: Record<string, string> =
+  process.env.BENCH_SHEDDING === "off" ? { SHED_MAX_IN_FLIGHT: "0", SHED_EVENT_LOOP_DELAY_MS: "0" } : {};
+
 export const COMMON_ENV = {
   HOST: "127.0.0.1",
   SESSION_SECRET: "bench-session-secret-0123456789abcdef",

@@ -113,6 +113,10 @@ const EnvSchema = z
       .max(100_000, "must be at most 100000")
       .optional(),
     CLERK_EMULATOR_CONTROL: z.enum(["1"]).optional(),
+    // Load shedding (server/load-shedding.ts, which says why the defaults are 128 and 150): past either,
+    // a request for the app is answered 503 with Retry-After at once. 0 turns one off.
+    SHED_MAX_IN_FLIGHT: z.coerce.number().int("must be a whole number").min(0).max(100_000).optional(),
+    SHED_EVENT_LOOP_DELAY_MS: z.coerce.number().int("must be a whole number").min(0).max(60_000).optional(),
     METRICS_PORT: z.coerce.number().int("must be a whole number").min(1).max(65535).optional(),
     METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   })

@@ -1,6 +1,7 @@
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "~/lib/env.server";
+import { sheddingLimits } from "../../server/load-shedding";
 
 const pk = `pk_live_${Buffer.from("clerk.example.com$").toString("base64")}`;
 const valid = {
@@ -103,6 +104,16 @@ describe("parseEnv", () => {
     );
     expect(messageFor({ ...valid, CLERK_API_CALLS_PER_10S: "12.5" })).toBe(
       "Invalid environment: CLERK_API_CALLS_PER_10S must be a whole number",
+    );
+  });
+
+  it("takes the load-shedding limits as whole numbers, 0 turning one off, and defaults them when unset", () => {
+    expect(sheddingLimits(parseEnv(valid))).toEqual({ maxInFlight: 128, maxEventLoopDelayMs: 150 });
+    const set = parseEnv({ ...valid, SHED_MAX_IN_FLIGHT: "0", SHED_EVENT_LOOP_DELAY_MS: "400" });
+    expect(sheddingLimits(set)).toEqual({ maxInFlight: 0, maxEventLoopDelayMs: 400 });
+    expect(messageFor({ ...valid, SHED_MAX_IN_FLIGHT: "-1" })).toMatch(/^Invalid environment: SHED_MAX_IN_FLIGHT /);
+    expect(messageFor({ ...valid, SHED_EVENT_LOOP_DELAY_MS: "1.5" })).toBe(
+      "Invalid environment: SHED_EVENT_LOOP_DELAY_MS must be a whole number",
     );
   });
 
