@@ -37,6 +37,8 @@ const serverEnv = (port: number, dir: string) => ({
   CLERK_TELEMETRY_DISABLED: "1",
   RATE_LIMIT_SCALE: "1000",
   CLERK_EMULATOR_CONTROL: "1",
+  // (As tests/support/server.ts: a loaded test machine, not the app, makes timers late.)
+  SHED_EVENT_LOOP_DELAY_MS: "0",
   NETWORK_GUARD_LOG: guardLog,
   CLERK_EMULATOR_RECORD_DIR: recordDir,
   NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,

@@ -95,6 +95,8 @@ export async function startDevServer(root = ROOT): Promise<DevServer> {
       PORT: String(port),
       CLERK_TELEMETRY_DISABLED: "1",
       CLERK_EMULATOR_CONTROL: "1",
+      // (As tests/support/server.ts: a loaded test machine, not the app, makes timers late.)
+      SHED_EVENT_LOOP_DELAY_MS: "0",
       NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
     },
   });

@@ -79,6 +79,10 @@ async function startServerOnce(env: Record<string, string | undefined>): Promise
       RATE_LIMIT_SCALE: "1000",
       // The emulator's control API (faults, sessions, state) is for tests only.
       CLERK_EMULATOR_CONTROL: "1",
+      // A test machine's scheduler, not the app, makes a test server's timers late (a loaded CI
+      // box starves it for whole seconds): shedding by event-loop delay would refuse the tests' own
+      // requests. load-shedding.test.ts turns it on; shedding by requests in flight stays on.
+      SHED_EVENT_LOOP_DELAY_MS: "0",
       // Where the emulator records its answers for the contract check (clerk-emulator/contract).
       CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR,
       ...publicOrigin,
