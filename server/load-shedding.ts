@@ -165,19 +165,33 @@ export function shedLoad({
         "Retry-After": String(SHED_RETRY_AFTER_SECONDS),
       });
     }
-    inFlight += 1;
+    // Counted once its body is here: a body still arriving is the body pools' to bound
+    // (request-bodies.ts). Counted from its first byte, a few hundred stalled uploads (cheap to
+    // send) would fill the 128 and shed every honest request.
+    let counted = false;
     let over = false;
+    const admitted = () => {
+      if (counted || over) return;
+      counted = true;
+      inFlight += 1;
+    };
     const done = () => {
       if (over) return;
       over = true;
-      inFlight -= 1;
+      if (counted) inFlight -= 1;
     };
     // "close" comes once per response, answered or abandoned; a client gone before this line never sends it.
     res.once("close", done);
     if (req.socket.destroyed) setImmediate(done);
+    if (hasBody(req)) req.once("end", admitted);
+    else admitted();
     next();
   };
 }
+
+/** Whether the request declares a body (its length, or chunks): HTTP/1.1's two ways. */
+const hasBody = (req: Request) =>
+  req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? "0") > 0;
 
 /** The limits from the environment (parsed and checked by env.server.ts), defaults for what is unset. */
 export function sheddingLimits(env: {
