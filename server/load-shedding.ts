@@ -43,8 +43,8 @@ export type SheddingLimits = {
  *   before the newest starts: longer than that, an honest 503 is better. It
  *   leaves room for pages waiting on a slow Clerk, which hold no CPU (at 200
  *   views a second and Clerk 0.5 s away, 100 in flight), and bounds the
- *   memory they hold (each promotes about 183 KB: 128 are about 23 MB of a
- *   256 MB heap).
+ *   memory they hold (each promotes about 183 KB: 128 are about 23 MB of
+ *   the 768 MB old space `npm start` allows).
  * - **150 ms of event-loop delay.** Saturated by the bench (10 connections),
  *   the loop's p99 delay is 25–36 ms; a full collection of this heap pauses
  *   it well under 100 ms. 150 ms at each of the loop's last three turns
