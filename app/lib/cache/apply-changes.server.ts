@@ -1,7 +1,6 @@
 import { WHOLE_ORGANIZATION } from "./membership-index.server";
-import { orgPrefix } from "./keys";
 import { FORGETTABLE, type CacheKey, type OrgCaches, type OrgProfile } from "./org-caches.server";
-import { asForget, type CacheWrite, type Change } from "./webhook-changes.server";
+import { asForget, organizationPages, type CacheWrite, type Change } from "./webhook-changes.server";
 
 /*
  * How a change reaches the kept answers of one instance and the shared
@@ -84,14 +83,7 @@ async function expand(caches: OrgCaches, change: Change, asForgets: boolean): Pr
     // Their kept list says where they showed (not read from Clerk: they are gone there); forgotten with it.
     let orgIds: string[] = [];
     await caches.memberships.update(userId, (current) => ((orgIds = current?.map((m) => m.orgId) ?? []), null));
-    return [
-      { cache: "memberships", key: userId },
-      ...orgIds.flatMap((orgId): CacheKey[] => [
-        { cache: "profiles", key: orgId },
-        { cache: "latestMembers", key: orgId },
-        { cache: "memberPages", prefix: orgPrefix(orgId) },
-      ]),
-    ];
+    return [{ cache: "memberships", key: userId }, ...orgIds.flatMap(organizationPages)];
   }
   if ("membershipEnded" in change) {
     const { orgId, userId, at } = change.membershipEnded;

@@ -258,7 +258,7 @@ function membershipEventChanges(action: string, data: Record<string, unknown>, r
 }
 
 /** What an organization's own pages show of it. */
-const organizationPages = (orgId: string): CacheKey[] => [
+export const organizationPages = (orgId: string): CacheKey[] => [
   { cache: "profiles", key: orgId },
   { cache: "latestMembers", key: orgId },
   { cache: "memberPages", prefix: orgPrefix(orgId) },
