@@ -29,7 +29,7 @@ import { randomBytes } from "node:crypto";
 import { emulatorCalls, newPerson } from "../tests/support/emulator-api";
 import { browserCookies, emulatorSession, emulatorToken } from "../tests/support/session";
 import { madeUpReturn, realHandshake, type HandshakeResult } from "./handshake";
-import { errorKind, judgeFailures } from "./failures";
+import { describeFailures, errorKind, failureCount, judgeFailures } from "./failures";
 import {
   countStatus,
   notOk,
@@ -666,12 +666,9 @@ export function fairShareFailureLines({ baseline, attacks }: FairShare): string[
   ];
 }
 
-export const all = (statuses: Statuses) => Object.values(statuses).reduce((sum, n) => sum + n, 0);
-export const byStatus = (statuses: Statuses) =>
-  Object.entries(statuses)
-    .sort((a, b) => b[1] - a[1])
-    .map(([status, n]) => `${n.toLocaleString("en")} × ${status}`)
-    .join(", ") || "none";
+/** How many answers, and which (most first): the failures' tally (failures.ts) serves statuses as well. */
+export const all: (statuses: Statuses) => number = failureCount;
+export const byStatus: (statuses: Statuses) => string = describeFailures;
 export const met = (ok: boolean) => (ok ? "met" : "**missed**");
 /** Whether every answer was `success` (and there was at least one). */
 export const allWere = (statuses: Statuses, success: string) =>
