@@ -160,7 +160,7 @@ export function shedLoad({
         shedSinceLog = 0;
       }
       res.locals.route = "shed";
-      const answer = Number(req.get("Content-Length") ?? "0") > 0 ? refuseUnread : refuse;
+      const answer = hasBody(req) ? refuseUnread : refuse;
       return answer(res, 503, SHED_TITLE, "This site is very busy right now. Please try again in a moment.", {
         "Retry-After": String(SHED_RETRY_AFTER_SECONDS),
       });
