@@ -1,4 +1,5 @@
 import { CLERK_BUDGET_KEY } from "../../server/redis-keys";
+import { fleetWindowKey } from "../../app/lib/upstream/redis-call-window.server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFERRABLE_SHARE } from "../../app/lib/upstream/call-budget.server";
@@ -68,7 +69,7 @@ describe("the fleet's budget of Clerk calls", () => {
     const admin = new Redis(redis.url);
     try {
       // Every call taken from the budget was one call made, and no call was made without one.
-      expect(await admin.zcard(CLERK_BUDGET_KEY)).toBe(DEFERRABLE);
+      expect(await admin.llen(fleetWindowKey(CLERK_BUDGET_KEY))).toBe(DEFERRABLE);
     } finally {
       admin.disconnect();
     }

@@ -267,6 +267,22 @@ describe("each payer's allowance", () => {
     expect(await budget.take(READ, ADA, "deferrable")).toBeNull();
   });
 
+  it("a deferrable call goes only while the fleet's window is below its share, whatever filled it", async () => {
+    const time = clock();
+    const budget = createCallBudget({
+      limit: 10,
+      allowances: { person: 100, address: 100, anonymous: 100, webhooks: 100 },
+      now: time.now,
+    });
+    for (let i = 0; i < 6; i++) expect(await budget.take(READ, personPays(`user_${i}`), "needed")).toBeNull();
+    const refused = await budget.take(READ, ADA, "deferrable");
+    expect(refused?.by).toBe("deferrable");
+    // Until the call that made it six leaves (the first, here); needed calls still have the rest.
+    expect(refused?.waitMs).toBe(BUDGET_WINDOW_MS);
+    for (let i = 0; i < 4; i++) expect(await budget.take(READ, GRACE, "needed")).toBeNull();
+    expect((await budget.take(READ, GRACE, "needed"))?.by).toBe("fleet");
+  });
+
   it("the fleet's budget spent is everyone's 503, and charges no payer", async () => {
     const time = clock();
     const budget = createCallBudget({

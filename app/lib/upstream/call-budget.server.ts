@@ -31,16 +31,17 @@ export type CallBudget = {
  * token's confirmation, a webhook's read). `deferrable`: what only displays
  * or refreshes (directory pages and searches, pending invitations,
  * organizations' names, a person's invitations, `?left=` re-reads): these
- * together may use at most DEFERRABLE_SHARE of the fleet's budget, so needed
- * calls always have the rest, whatever crowd spends its allowances on
- * displays (as Stripe's load shedder keeps capacity for critical requests).
+ * go only while the fleet's window holds less than DEFERRABLE_SHARE of its
+ * budget, so needed calls always have the rest, whatever crowd spends its
+ * allowances on displays (as Stripe's load shedder keeps capacity for
+ * critical requests).
  */
 export type Priority = "needed" | "deferrable";
 
-/** The share of the fleet's budget deferrable calls may use together. */
+/** How full the fleet's window may be (of its budget) for a deferrable call to go. */
 export const DEFERRABLE_SHARE = 0.6;
 
-/** `deferrable`: the deferrable calls' share of the fleet's budget was full (for the others, a 503 as the fleet's). */
+/** `deferrable`: the fleet's window was too full for a deferrable call (for the others, a 503 as the fleet's). */
 export type Refusal = { waitMs: number; by: "allowance" | "deferrable" | "fleet" };
 
 /** Clerk's Backend API limit per window for the instance a publishable key belongs to (Clerk's "System limits"). */
@@ -126,8 +127,7 @@ export function allowancesFor(callsPer10s: number): Allowances {
 /**
  * What one attempt is charged to: the payer's window (its name and limit), a
  * pool it also draws from (over the allowances' minute), and, for a
- * deferrable call, the deferrable share of the fleet's window (over the
- * fleet's).
+ * deferrable call, how full the fleet's window may be for it to go.
  */
 export type Charge = {
   payer: string;
@@ -155,8 +155,12 @@ export function chargeFor(payer: Payer, allowances: Allowances, deferrable: { li
 /** A sliding window of calls: `take(now)` counts one and answers 0, or the ms until one is free (counting nothing). */
 export type CallWindow = {
   take(now: number): number;
-  /** 0 when a call may be counted now, else the ms until one is free; counts nothing. */
-  wait(now: number): number;
+  /**
+   * 0 when a call may be counted now, else the ms until one is free; counts
+   * nothing. With `below`, a call may be counted only while the window holds
+   * fewer than `below` calls (a deferrable call's share of the fleet's).
+   */
+  wait(now: number, below?: number): number;
   /** Counts one call at `now`, room or not. */
   add(now: number): void;
 };
@@ -165,9 +169,10 @@ export type CallWindow = {
 export function memoryWindow(limit: number, windowMs: number): CallWindow {
   const times: number[] = [];
   const window: CallWindow = {
-    wait(now) {
+    wait(now, below = limit) {
       while (times.length > 0 && times[0]! <= now - windowMs) times.shift();
-      return times.length >= limit ? Math.max(1, times[0]! + windowMs - now) : 0;
+      // Room once the `below`-th newest call has left.
+      return times.length >= below ? Math.max(1, times[times.length - below]! + windowMs - now) : 0;
     },
     add(now) {
       times.push(now);
@@ -262,24 +267,21 @@ export function createCallBudget({
 }: CallBudgetOptions): CallBudget {
   const fleet = memoryWindow(limit, windowMs);
   const deferrableLimit = Math.max(1, Math.floor(limit * DEFERRABLE_SHARE));
-  const deferrableWindow = memoryWindow(deferrableLimit, windowMs);
   const charges = localCharges(now);
   let fleetSpentUntil = 0;
   let deferrableSpentUntil = 0;
   let sharedAway = false;
-  /** The fleet's windows a charge draws from: its deferrable share's (if deferrable), and the whole. */
-  const fleetWindows = (charge: Charge) => (charge.deferrable ? [deferrableWindow, fleet] : [fleet]);
 
   /** This process's count: the charge's windows and the fleet's, all or none. */
   const fromLocal = (at: number, charge: Charge): Refusal | null => {
     const own = charges.windows(charge);
     const allowanceWait = Math.max(0, ...own.map((window) => window.wait(at)));
     if (allowanceWait > 0) return { waitMs: allowanceWait, by: "allowance" };
-    const deferrableWait = charge.deferrable ? deferrableWindow.wait(at) : 0;
+    const deferrableWait = charge.deferrable ? fleet.wait(at, charge.deferrable.limit) : 0;
     if (deferrableWait > 0) return { waitMs: deferrableWait, by: "deferrable" };
     const fleetWait = fleet.wait(at);
     if (fleetWait > 0) return { waitMs: fleetWait, by: "fleet" };
-    for (const window of [...own, ...fleetWindows(charge)]) window.add(at);
+    for (const window of [...own, fleet]) window.add(at);
     return null;
   };
 
@@ -305,7 +307,7 @@ export function createCallBudget({
         });
       }
       // This process's own calls, in case Redis goes away: it then counts from them.
-      if (refusal === null) for (const window of [...charges.windows(charge), ...fleetWindows(charge)]) window.add(at);
+      if (refusal === null) for (const window of [...charges.windows(charge), fleet]) window.add(at);
       return refusal;
     } catch (error) {
       if (!sharedAway) {
