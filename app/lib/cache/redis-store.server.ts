@@ -210,15 +210,10 @@ export function redisCacheStore(redis: SharedRedis, prefixes: CachePrefixes): Ca
       await inOrder(redis, [newEpoch(keys, family), newEpoch(previous, family)]);
     },
     async lead(family, key, holdMs) {
-      // The SET NX and the read after it in one round trip (on a cluster, the SET and the MGET of the
-      // group's slot go down one connection to its node, in that order).
       // The id starts with when the lease ends (ms since the epoch), for a write that finds it another's.
       const lease = `${Date.now() + holdMs}:${randomUUID()}`;
-      const [taken, read] = await Promise.all([
-        redis.set(keys.lease(family, key), lease, "PX", holdMs, "NX"),
-        store.read(family, key),
-      ]);
-      return { ...read, lease: taken === "OK" ? lease : null };
+      const taken = await redis.set(keys.lease(family, key), lease, "PX", holdMs, "NX");
+      return taken === "OK" ? lease : null;
     },
     poll: (family, key) => readWith(family, key, true),
     async release(family, key, lease) {

@@ -71,17 +71,21 @@ const REMEMBERED_GROUPS = 10_000;
  * reads Clerk itself, as before single flight. The lease lives 2 s, a little
  * more than a wait: a reader that died holds it no longer.
  *
- * The lead reads the key again beside its SET NX: an answer written between
- * this instance's miss and its lead is taken, not read from Clerk again.
+ * The lead is the SET NX alone: the key is not read again beside it. An
+ * answer that reaches the store in the one round trip between this
+ * instance's miss and its lead (another reader's, finishing just then, or a
+ * change's write, `update` or `set`) costs one read from Clerk more than
+ * needed, and that read's write is refused if a change moved the group on:
+ * a command saved on every miss, for a rare read from Clerk.
  *
- * What Redis does for it: a reader, one more round trip per miss (the SET NX
- * and an MGET, sent together; the lease's drop rides in its write's script).
- * A waiter, the same, then one look per pause, at most nine, each one MGET of
- * the answer, its group's generation and lease (two MGETs sent at once on a
- * cluster: the family's generation is in another slot); after a lost lease,
- * one lead more. On one Redis a waiter sends at most 12 commands in its
- * 1.5 s (its read, its lead's two, nine looks), and 2 more for each look
- * that finds the lease gone, whatever the size of the fleet.
+ * What Redis does for it: a reader, one more command per miss (the SET NX;
+ * the lease's drop rides in its write's script). A waiter, the same, then
+ * one look per pause, at most nine, each one MGET of the answer, its
+ * group's generation and lease (two MGETs sent at once on a cluster: the
+ * family's generation is in another slot); after a lost lease, one lead
+ * more. On one Redis a waiter sends at most 11 commands in its 1.5 s (its
+ * read, its lead, nine looks), and 1 more for each look that finds the
+ * lease gone, whatever the size of the fleet.
  */
 /** The pauses between a waiter's looks in the store: 1.5 s in all. */
 const WAITS_MS = [20, 40, 80, 160, 250, 250, 250, 250, 200];
@@ -210,16 +214,9 @@ export function createCache<Value>({
     let [looks, leased] = [0, false];
     for (;;) {
       if (!leased) {
-        const led = await store.lead(name, key, LEASE_MS).catch(() => null);
-        if (!led) return { read };
-        see(led.generation);
-        // Written between this instance's miss and its lead: taken, and the lease (if had) given back.
-        if (fresh(led.stored)) {
-          if (led.lease !== null) void store.release(name, key, led.lease).catch(() => undefined);
-          return { value: led.stored.value as Value };
-        }
-        if (led.lease !== null) return { read: led, lease: led.lease };
-        read = led;
+        const lease = await store.lead(name, key, LEASE_MS).catch(() => undefined);
+        if (lease === undefined) return { read };
+        if (lease !== null) return { read, lease };
       }
       const wait = WAITS_MS[looks++];
       if (wait === undefined) return { read };

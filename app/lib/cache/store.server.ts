@@ -57,11 +57,11 @@ export type CacheStore = {
   clear(family: string, prefix: string): Promise<void>;
   /**
    * Makes this instance the key's reader for at most `holdMs` (see
-   * shared-cache.server, single flight): the lease to write with (null when
-   * another instance holds it), and what `read` says right after (an answer
-   * written since this instance's miss is there: no need to read it again).
+   * shared-cache.server, single flight): the lease to write with, or null
+   * when another instance holds it. One command: what the key holds was
+   * read just before (the miss, or a waiter's look).
    */
-  lead(family: string, key: string, holdMs: number): Promise<Read & { lease: string | null }>;
+  lead(family: string, key: string, holdMs: number): Promise<string | null>;
   /** What `read` says, and whether a reader holds the key's lease (a waiter's look: one round trip). */
   poll(family: string, key: string): Promise<Read & { leased: boolean }>;
   /** Drops the lease if it is still this one (a reader that read nothing to write). */
@@ -97,8 +97,8 @@ export type GenerationStore = Omit<CacheStore, "lead" | "poll" | "release" | "up
 export function withoutLeads(store: GenerationStore): CacheStore {
   return {
     ...store,
-    async lead(family, key) {
-      return { ...(await store.read(family, key)), lease: "alone" };
+    async lead() {
+      return "alone";
     },
     async poll(family, key) {
       return { ...(await store.read(family, key)), leased: false };
@@ -236,13 +236,12 @@ export function memoryStore({ maxEntries = 5_000, maxGroups = 50_000, now = Date
       groups.set(groupKey(family, group), fresh());
     },
     async lead(family, key, holdMs) {
-      const read = await store.read(family, key);
-      if (leaseOf(family, key) !== null) return { ...read, lease: null };
+      if (leaseOf(family, key) !== null) return null;
       // Leases whose reader never wrote (an error thrown past it) go once a thousand are held.
       if (leases.size >= 1_000) for (const [at, held] of leases) if (held.until <= now()) leases.delete(at);
       const lease = fresh();
       leases.set(`${family}:${key}`, { lease, until: now() + holdMs });
-      return { ...read, lease };
+      return lease;
     },
     async poll(family, key) {
       return { ...(await store.read(family, key)), leased: leaseOf(family, key) !== null };
