@@ -33,7 +33,10 @@ export const CACHE_PREFIXES = { current: redisKey(""), previous: "teamwork:" };
 /**
  * The fleet's window of Clerk calls (app/lib/upstream/redis-call-window.server.ts):
  * two releases side by side during a rolling deploy count in one window, not
- * one each. A release that changes what is kept there gives it a new name.
+ * one each. The windows are lists hash-tagged with this name
+ * (`{teamwork:clerk-budget}:calls…`); the name itself is the release before's
+ * sorted set, counted while it exists. A release that changes what is kept
+ * again counts the previous shape the same way for one release.
  */
 export const CLERK_BUDGET_KEY = "teamwork:clerk-budget";
 
