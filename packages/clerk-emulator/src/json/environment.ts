@@ -37,7 +37,8 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 const off = { enabled: false };
 
 export function environmentJSON(
-  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys">,
+  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys"> &
+    Partial<Pick<Settings, "development">>,
   instance: DeepReadonly<InstanceRecord> = defaultInstance(),
   restrictions: DeepReadonly<RestrictionsRecord> = noRestrictions(),
 ) {
@@ -87,7 +88,7 @@ export function environmentJSON(
     display_config: {
       object: "display_config",
       id: "display_config_local",
-      instance_environment_type: "production",
+      instance_environment_type: settings.development ? "development" : "production",
       application_name: settings.applicationName,
       theme: {
         buttons: { font_color: "#ffffff", font_family: "inherit", font_weight: "600" },
