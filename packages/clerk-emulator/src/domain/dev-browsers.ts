@@ -22,6 +22,9 @@ import { signJwt, type SigningKey } from "./tokens";
 /** The query parameter (and the app's cookie) that carries the dev browser. */
 export const DEV_BROWSER_PARAM = "__clerk_db_jwt";
 
+/** Its older name, which Clerk's OpenAPI description still gives its `DevBrowser` scheme (and scripts send). */
+export const LEGACY_DEV_BROWSER_PARAM = "__dev_session";
+
 /** Clerk's answer to a dev browser it does not know (or a request without one, on a development instance). */
 export function devBrowserUnauthenticated(): ApiError {
   return new ApiError(

@@ -2,7 +2,13 @@ import type { Request, Response } from "express";
 import type { Faults } from "../http/faults";
 import { clientJSON } from "../json";
 import { newClient } from "../domain/clients";
-import { attachClient, DEV_BROWSER_PARAM, devBrowserUnauthenticated, findDevBrowser } from "../domain/dev-browsers";
+import {
+  attachClient,
+  DEV_BROWSER_PARAM,
+  devBrowserUnauthenticated,
+  findDevBrowser,
+  LEGACY_DEV_BROWSER_PARAM,
+} from "../domain/dev-browsers";
 import { startSession } from "../domain/sessions";
 import { isTestingToken } from "../domain/testing-tokens";
 import { frontendApiPath } from "../http/proxy";
@@ -71,11 +77,12 @@ export function createFrontendContext(options: FrontendApiOptions) {
 
   /**
    * The dev browser a development instance's request names (the `__clerk_db_jwt` query parameter,
-   * as clerk-js sends it): Clerk's 401 `dev_browser_unauthenticated` when it names none the
-   * emulator made, or is missing (clerk-js then makes a new one and tries again).
+   * as clerk-js sends it, or its older name `__dev_session`): Clerk's 401 `dev_browser_unauthenticated`
+   * when it names none the emulator made, or is missing (clerk-js then makes a new one and tries again).
    */
   const devBrowserOf = (req: Request) => {
-    const devBrowser = findDevBrowser(store, options.tokens.key, str(req.query[DEV_BROWSER_PARAM]));
+    const given = str(req.query[DEV_BROWSER_PARAM]) ?? str(req.query[LEGACY_DEV_BROWSER_PARAM]);
+    const devBrowser = findDevBrowser(store, options.tokens.key, given);
     if (!devBrowser) throw devBrowserUnauthenticated();
     return devBrowser;
   };

@@ -127,6 +127,9 @@ describe("a development instance's dev browsers", () => {
     expect(byId.body.response.sessions).toHaveLength(1);
     expect(byId.body.response.sessions[0].user.id).toBe("user_seed_ada");
     expect(byToken.body.response.id).toBe(byId.body.response.id);
+    // The scheme's older name, as Clerk's OpenAPI description gives it.
+    const legacy = await fetch(`${dev.origin}/__clerk/v1/client?__dev_session=${devBrowser.token}`);
+    expect(((await legacy.json()) as { response: { id: string } }).response.id).toBe(byId.body.response.id);
     // Each dev browser is its own browser: the first one's session is not this one's.
     const session = byId.body.response.sessions[0].id as string;
     expect(session).not.toBe(first.sessionId);
