@@ -244,7 +244,8 @@ describe("the handshake on a development instance", () => {
   });
 
   it("gives a browser without a dev browser (or with one it does not know) a new one, signed out", async () => {
-    for (const query of [{}, { __clerk_db_jwt: "dvb_notonethisinstancemade0000" }]) {
+    const queries: Record<string, string>[] = [{}, { __clerk_db_jwt: "dvb_notonethisinstancemade0000" }];
+    for (const query of queries) {
       const res = await handshake(query);
       expect(res.status).toBe(307);
       const back = new URL(res.headers.get("location")!);
