@@ -74,7 +74,8 @@ export function environmentJSON(
       single_session_mode: true,
       enhanced_email_deliverability: false,
       test_mode: own.testMode,
-      url_based_session_syncing: own.urlBasedSessionSyncing,
+      // A development instance here syncs sessions through the URL (its dev browser) only, as Clerk's do by default.
+      url_based_session_syncing: settings.development || own.urlBasedSessionSyncing,
       claimed_at: null,
       reverification: false,
       native_settings: {

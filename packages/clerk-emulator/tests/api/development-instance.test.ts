@@ -186,6 +186,7 @@ describe("a development instance's dev browsers", () => {
     expect((await fapi("GET", "/v1/client", real.id)).status).toBe(200);
     const environment = await fapi("GET", "/v1/environment", null);
     expect(environment.body.display_config.instance_environment_type).toBe("development");
+    expect(environment.body.auth_config.url_based_session_syncing).toBe(true);
   });
 
   it("the control API's ready-made session gives a __clerk_db_jwt cookie whose dev browser holds the session", async () => {
@@ -353,6 +354,7 @@ describe("production mode is as before", () => {
     expect(client.body.response.sessions).toHaveLength(1);
     const environment = await browser("GET", "/v1/environment");
     expect(environment.body.display_config.instance_environment_type).toBe("production");
+    expect(environment.body.auth_config.url_based_session_syncing).toBe(false);
   });
 });
 
