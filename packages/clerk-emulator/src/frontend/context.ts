@@ -174,7 +174,6 @@ export function createFrontendContext(options: FrontendApiOptions) {
     ...options,
     mintToken,
     setClientCookies,
-    devBrowserOf,
     currentClient,
     ensureClient,
     clientPayload,
