@@ -2,7 +2,7 @@ import { join } from "node:path";
 import {
   createClerkEmulator,
   DEFAULT_SETTINGS,
-  EMULATOR_ISSUER,
+  emulatorIssuer,
   emulatorPublishableKey,
   emulatorSecretKey,
   emulatorWebhookSecret,
@@ -76,13 +76,13 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
 } {
   const settings = settingsOrExit(env);
   const { dataDir } = settings;
-  const secretKey = emulatorSecretKey(dataDir);
+  const secretKey = emulatorSecretKey(dataDir, settings.development);
   const port = env.PORT ?? "3000";
   const emulator = createClerkEmulator({
     ...settings,
     mountPath: EMULATOR_MOUNT_PATH,
     secretKey,
-    issuer: EMULATOR_ISSUER,
+    issuer: emulatorIssuer(settings.development),
     // Invitation links name the address people open the app at.
     frontendApiUrl: `${env.PUBLIC_ORIGIN ?? `http://localhost:${port}`}${EMULATOR_MOUNT_PATH}`,
     webhooks: webhookSettings(env, settings, port),
@@ -90,7 +90,8 @@ export function prepareLocalMode(env: NodeJS.ProcessEnv): {
 
   env.CLERK_LOCAL_EMULATOR = "1";
   env.HOST = "127.0.0.1";
-  env.CLERK_PUBLISHABLE_KEY = emulatorPublishableKey();
+  // CLERK_EMULATOR_DEVELOPMENT=1: a development instance (pk_test_/sk_test_ keys, dev browsers).
+  env.CLERK_PUBLISHABLE_KEY = emulatorPublishableKey(settings.development);
   env.CLERK_SECRET_KEY = secretKey;
   env.CLERK_PROXY_URL = EMULATOR_MOUNT_PATH;
   env.CLERK_API_URL = `http://127.0.0.1:${port}${EMULATOR_MOUNT_PATH}/api`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCli } from "clerk-emulator/cli";
 import { SettingsError } from "clerk-emulator";
-import { localModeSettings } from "../../server/local-mode";
+import { localModeSettings, prepareLocalMode } from "../../server/local-mode";
 
 // Issue 55: one settings type, read and checked the same way by the emulator's
 // CLI (flags and environment) and by the app's local mode. A value a setting
@@ -70,5 +70,27 @@ describe("the emulator's settings", () => {
     expect(parseCli([], env)).toMatchObject(same);
     expect(localModeSettings(env)).toMatchObject(same);
     expect(parseCli(["--token-ttl", "90"], env)).toMatchObject({ tokenTtlSeconds: 90 });
+  });
+
+  it("makes local mode a development instance with CLERK_EMULATOR_DEVELOPMENT=1, and a production one without", () => {
+    for (const [development, pk, sk] of [
+      ["1", /^pk_test_/, /^sk_test_emulator_/],
+      ["", /^pk_live_/, /^sk_live_emulator_/],
+    ] as const) {
+      const env: NodeJS.ProcessEnv = {
+        NODE_ENV: "test",
+        CLERK_EMULATOR_DEVELOPMENT: development,
+        CLERK_EMULATOR_DATA_DIR: "memory",
+        CLERK_EMULATOR_WEBHOOKS: "off",
+      };
+      const { emulator } = prepareLocalMode(env);
+      try {
+        expect(env.CLERK_PUBLISHABLE_KEY).toMatch(pk);
+        expect(env.CLERK_SECRET_KEY).toMatch(sk);
+        expect(localModeSettings(env).development).toBe(development === "1");
+      } finally {
+        emulator.close();
+      }
+    }
   });
 });

@@ -21,6 +21,7 @@ export { DEMO_PASSWORD } from "./state/store";
 export { TEST_EMAIL_CODE } from "./frontend";
 export {
   EMULATOR_ISSUER,
+  emulatorIssuer,
   emulatorPublishableKey,
   emulatorSecretKey,
   emulatorWebhookSecret,
@@ -45,6 +46,7 @@ type EmulatorSlice = Pick<
   | "allowedOrigins"
   | "rateLimits"
   | "recordDir"
+  | "development"
 >;
 
 /** The settings' slice, each optional; `dataDir` (state file and signing key) and the tokens' `issuer` required. */
@@ -210,12 +212,21 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       secretKey: options.secretKey,
       allowedOrigins,
       frontendApiUrl,
+      development: settings.development,
     }),
   );
 
   return {
     router,
-    control: createControlApi({ store, faults, rateLimiter, webhooks, mountPath: options.mountPath, tokens }),
+    control: createControlApi({
+      store,
+      faults,
+      rateLimiter,
+      webhooks,
+      mountPath: options.mountPath,
+      tokens,
+      development: settings.development,
+    }),
     store,
     faults,
     key: tokens.key,

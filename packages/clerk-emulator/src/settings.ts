@@ -51,6 +51,8 @@ export type Settings = {
   npmDirs: string[];
   /** Tests only: write every answer down for the contract check against Clerk's OpenAPI spec. */
   recordDir: string | null;
+  /** A development instance (`pk_test_`/`sk_test_` keys, dev browsers) instead of a production one. */
+  development: boolean;
 };
 
 /** The one set of defaults: what a setting is when neither a flag, a variable nor the host gives it. */
@@ -75,6 +77,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = {
   passkeys: false,
   npmDirs: [],
   recordDir: null,
+  development: false,
 };
 
 /** A setting given a value it does not take: one line, naming the flag or variable and what it accepts. */
@@ -236,6 +239,14 @@ const SETTINGS: Setting[] = [
     env: "CLERK_EMULATOR_RECORD_DIR",
     accepts: "a folder",
     read: (raw) => (raw ? resolve(raw) : undefined),
+  },
+  {
+    key: "development",
+    flag: "development",
+    env: "CLERK_EMULATOR_DEVELOPMENT",
+    accepts: "1 or 0",
+    boolean: true,
+    read: (raw) => (raw === "1" || raw === "true" ? true : raw === "0" || raw === "false" ? false : undefined),
   },
 ];
 

@@ -1,5 +1,6 @@
 import express, { type Router } from "express";
 import { startSessionOnNewClient } from "../domain/clients";
+import { attachClient, createDevBrowser, DEV_BROWSER_PARAM } from "../domain/dev-browsers";
 import { expireInvitationNow } from "../domain/invitations";
 import { createMembershipRequest } from "../domain/membership-requests";
 import { mintSessionToken } from "../domain/session-tokens";
@@ -23,6 +24,8 @@ export type ControlApiOptions = {
   mountPath: string;
   /** The same settings the Frontend API mints with: a ready-made session's token is one clerk-js would get. */
   tokens: TokenSettings;
+  /** A development instance: a ready-made session's browser is a dev browser (`__clerk_db_jwt`), not `__client`. */
+  development?: boolean;
 };
 
 const FAULT_MODES: FaultMode[] = ["error", "hang", "slow", "reset"];
@@ -119,6 +122,13 @@ export function createControlApi(options: ControlApiOptions): Router {
   return control;
 }
 
+/** A new dev browser whose client is `client`: its id, what clerk-js keeps in `__clerk_db_jwt`. */
+function devBrowserFor(store: Store, client: { id: string }): string {
+  const devBrowser = createDevBrowser(store);
+  attachClient(store, devBrowser, client);
+  return devBrowser.id;
+}
+
 /**
  * A signed-in browser without going through the sign-in screens: the cookies
  * a real sign-in would leave, for tests and demos. Its token is minted by the
@@ -148,6 +158,9 @@ function readySession(options: ControlApiOptions): express.RequestHandler {
       actor: actor as Metadata | undefined,
     });
     const client = store.client(session.clientId)!;
+    const browserCookie = options.development
+      ? { name: DEV_BROWSER_PARAM, value: devBrowserFor(store, client), path: "/", httpOnly: false, sameSite: "Lax" }
+      : { name: "__client", value: client.id, path: options.mountPath, httpOnly: true, sameSite: "Lax" };
     const jwt = mintSessionToken(store, options.tokens, session);
     const clientUat = Math.floor(client.updatedAt / 1000);
     sendJson(res, 200, {
@@ -157,9 +170,10 @@ function readySession(options: ControlApiOptions): express.RequestHandler {
       sessionToken: jwt,
       clientUat,
       // What a real sign-in leaves in the browser, ready for Playwright's `context.addCookies` (add `url` or `domain`):
-      // clerk-js finds its client through `__client` on the emulator's path, the app's server reads the other two.
+      // clerk-js finds its client through `__client` on the emulator's path (on a development instance, through
+      // the dev browser its own `__clerk_db_jwt` cookie keeps), the app's server reads the other two.
       cookies: [
-        { name: "__client", value: client.id, path: options.mountPath, httpOnly: true, sameSite: "Lax" },
+        browserCookie,
         { name: "__client_uat", value: String(clientUat), path: "/", httpOnly: false, sameSite: "Lax" },
         { name: "__session", value: jwt, path: "/", httpOnly: false, sameSite: "Lax" },
       ],

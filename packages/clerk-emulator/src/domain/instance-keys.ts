@@ -9,9 +9,31 @@ export const EMULATOR_FRONTEND_HOST = "clerk.emulator.invalid";
 /** `iss` of the emulator's session tokens: the Frontend API the publishable key names. */
 export const EMULATOR_ISSUER = `https://${EMULATOR_FRONTEND_HOST}`;
 
-/** A production-shaped key (`pk_live_…`): clerk-js then uses the `__client` cookie, not development browsers. */
-export function emulatorPublishableKey(): string {
-  return `pk_live_${Buffer.from(`${EMULATOR_FRONTEND_HOST}$`).toString("base64")}`;
+/**
+ * A development instance's Frontend API. clerk-js sets up a dev browser only for a Frontend API
+ * whose host ends in one of Clerk's development suffixes (`isDevOrStagingUrl`: `accounts.dev`…),
+ * and @clerk/shared takes a host under `.accounts.dev` but not `.clerk.accounts.dev` for an Account
+ * Portal: so `<name>.clerk.accounts.dev`, as Clerk names its development instances. No host under
+ * `.invalid` can end so. Clerk owns `accounts.dev`: behind the app's proxy no browser ever asks
+ * that host for anything; without one, clerk-js would reach Clerk, never a stranger.
+ */
+export const EMULATOR_DEVELOPMENT_FRONTEND_HOST = "clerk-emulator.clerk.accounts.dev";
+
+/** The Frontend API host the instance's publishable key names. */
+export const emulatorFrontendHost = (development = false) =>
+  development ? EMULATOR_DEVELOPMENT_FRONTEND_HOST : EMULATOR_FRONTEND_HOST;
+
+/** `iss` of the session tokens of a production (`EMULATOR_ISSUER`) or development instance. */
+export const emulatorIssuer = (development = false) => `https://${emulatorFrontendHost(development)}`;
+
+/**
+ * Clerk's publishable key, `pk_<live|test>_<base64 of "host$">`. A production key (`pk_live_…`):
+ * clerk-js uses the `__client` cookie. A development key (`pk_test_…`): clerk-js creates a dev
+ * browser and sends it with every Frontend API call (`__clerk_db_jwt`).
+ */
+export function emulatorPublishableKey(development = false): string {
+  const prefix = development ? "pk_test_" : "pk_live_";
+  return `${prefix}${Buffer.from(`${emulatorFrontendHost(development)}$`).toString("base64")}`;
 }
 
 /** A random secret kept in the data folder (so keys survive a restart), or a fresh one when state is in memory. */
@@ -25,9 +47,9 @@ export function persistentSecret(dataDir: string | null, name: string): string {
   return secret;
 }
 
-/** The instance's secret key (`CLERK_SECRET_KEY`). */
-export const emulatorSecretKey = (dataDir: string | null) =>
-  `sk_live_emulator_${persistentSecret(dataDir, "clerk-emulator-secret")}`;
+/** The instance's secret key (`CLERK_SECRET_KEY`): `sk_test_…` for a development instance, the same secret after it. */
+export const emulatorSecretKey = (dataDir: string | null, development = false) =>
+  `${development ? "sk_test_" : "sk_live_"}emulator_${persistentSecret(dataDir, "clerk-emulator-secret")}`;
 
 /** The webhook endpoint's signing secret, as Clerk's dashboard shows it (`whsec_<base64>`). */
 export const emulatorWebhookSecret = (dataDir: string | null) =>

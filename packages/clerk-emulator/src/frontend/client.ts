@@ -8,12 +8,19 @@ import { str } from "../http/routing";
 import { endClientSessions, endSession, removeClient, saveHandshake, touchSession } from "../domain/sessions";
 import type { FrontendContext, Route } from "./context";
 import { templateTokenForRequest } from "./template-tokens";
+import { handshakeDevBrowser } from "./dev-browsers";
+import { DEV_BROWSER_PARAM } from "../domain/dev-browsers";
 
 /** The instance's settings, the browser's client, and the handshake @clerk/backend sends documents through. */
 export function registerClientRoutes(route: Route, fapi: FrontendContext): void {
   const { store, currentClient, ensureClient, clientPayload, envelope, setClientCookies, mintToken } = fapi;
 
-  const environment = () => environmentJSON(store.settings, store.state.instance, store.state.restrictions);
+  const environment = () =>
+    environmentJSON(
+      { ...store.settings, development: fapi.development },
+      store.state.instance,
+      store.state.restrictions,
+    );
   route("GET", "/v1/environment", environment);
   route("PATCH", "/v1/environment", environment);
 
@@ -59,7 +66,9 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
         "redirect_url",
       );
 
-    const client = currentClient(req);
+    // A development instance's browser is its dev browser, which the handshake hands to the app in its cookie.
+    const devBrowser = fapi.development ? handshakeDevBrowser(fapi, req) : null;
+    const client = devBrowser ? (devBrowser.clientId ? store.client(devBrowser.clientId) : null) : currentClient(req);
     const session = client ? store.activeSessions(client).find((s) => s.id === client.lastActiveSessionId) : undefined;
     const secure = req.secure ? "; Secure" : "";
     const directives = session
@@ -71,6 +80,11 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
           `__session=; Path=/; SameSite=Lax; Max-Age=0${secure}`,
           `__client_uat=0; Path=/; SameSite=Lax; Max-Age=31536000${secure}`,
         ];
+    if (devBrowser) {
+      // Not HttpOnly: clerk-js reads it (and then sends it with every Frontend API call).
+      directives.push(`${DEV_BROWSER_PARAM}=${devBrowser.id}; Path=/; SameSite=Lax; Max-Age=31536000${secure}`);
+      target.searchParams.set(DEV_BROWSER_PARAM, devBrowser.id);
+    }
     const nonce = saveHandshake(store, directives);
     target.searchParams.set("__clerk_handshake_nonce", nonce);
     res.setHeader("Cache-Control", "no-store");

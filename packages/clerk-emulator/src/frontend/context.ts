@@ -2,6 +2,13 @@ import type { Request, Response } from "express";
 import type { Faults } from "../http/faults";
 import { clientJSON } from "../json";
 import { newClient } from "../domain/clients";
+import {
+  attachClient,
+  DEV_BROWSER_PARAM,
+  devBrowserUnauthenticated,
+  findDevBrowser,
+  LEGACY_DEV_BROWSER_PARAM,
+} from "../domain/dev-browsers";
 import { startSession } from "../domain/sessions";
 import { isTestingToken } from "../domain/testing-tokens";
 import { frontendApiPath } from "../http/proxy";
@@ -25,6 +32,8 @@ export type FrontendApiOptions = {
   allowedOrigins: readonly string[];
   /** Where browsers reach the Frontend API, for the links in the emails Clerk sends (invitations). */
   frontendApiUrl: (req: Request) => string;
+  /** A development instance: the browser's client is its dev browser's (`__clerk_db_jwt`), not `__client`'s. */
+  development: boolean;
 };
 
 export const CLIENT_COOKIE = "__client";
@@ -39,8 +48,9 @@ function readCookie(req: Request, name: string): string | null {
 
 /**
  * What every part of the Frontend API shares: the browser's client (the
- * `__client` cookie), its signed-in session and user, session tokens, and the
- * `{response, client}` envelope clerk-js reads.
+ * `__client` cookie, or on a development instance its dev browser), its
+ * signed-in session and user, session tokens, and the `{response, client}`
+ * envelope clerk-js reads.
  */
 export function createFrontendContext(options: FrontendApiOptions) {
   const { store, mountPath } = options;
@@ -59,12 +69,26 @@ export function createFrontendContext(options: FrontendApiOptions) {
     const uat = signedIn && client ? Math.floor(client.updatedAt / 1000) : 0;
     const secure = req.secure ? "; Secure" : "";
     res.append("Set-Cookie", `__client_uat=${uat}; Path=/; SameSite=Lax; Max-Age=31536000${secure}`);
+    // A development instance's browser keeps its client through its dev browser, never a `__client` cookie.
+    if (options.development) return;
     if (client) res.append("Set-Cookie", `${CLIENT_COOKIE}=${client.id}; ${clientCookieOptions(req)}`);
     else res.append("Set-Cookie", `${CLIENT_COOKIE}=; Path=${cookiePath(req)}; HttpOnly; SameSite=Lax; Max-Age=0`);
   };
 
+  /**
+   * The dev browser a development instance's request names (the `__clerk_db_jwt` query parameter,
+   * as clerk-js sends it, or its older name `__dev_session`): Clerk's 401 `dev_browser_unauthenticated`
+   * when it names none the emulator made, or is missing (clerk-js then makes a new one and tries again).
+   */
+  const devBrowserOf = (req: Request) => {
+    const given = str(req.query[DEV_BROWSER_PARAM]) ?? str(req.query[LEGACY_DEV_BROWSER_PARAM]);
+    const devBrowser = findDevBrowser(store, options.tokens.key, given);
+    if (!devBrowser) throw devBrowserUnauthenticated();
+    return devBrowser;
+  };
+
   const currentClient = (req: Request): ClientRecord | null => {
-    const id = readCookie(req, CLIENT_COOKIE);
+    const id = options.development ? devBrowserOf(req).clientId : readCookie(req, CLIENT_COOKIE);
     return id ? store.client(id) : null;
   };
 
@@ -72,7 +96,8 @@ export function createFrontendContext(options: FrontendApiOptions) {
     const existing = currentClient(req);
     if (existing) return existing;
     const client = newClient(store);
-    res.append("Set-Cookie", `${CLIENT_COOKIE}=${client.id}; ${clientCookieOptions(req)}`);
+    if (options.development) attachClient(store, devBrowserOf(req), client);
+    else res.append("Set-Cookie", `${CLIENT_COOKIE}=${client.id}; ${clientCookieOptions(req)}`);
     return client;
   };
 

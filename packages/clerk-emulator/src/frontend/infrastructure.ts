@@ -2,6 +2,7 @@ import { frontendApiPath } from "../http/proxy";
 import { ApiError } from "../domain/errors";
 import { sendJson, str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
+import { newDevBrowser } from "./dev-browsers";
 import { allowedRedirect, homeUrl } from "./redirects";
 
 /**
@@ -94,8 +95,9 @@ export function registerInfrastructureRoutes(route: Route, fapi: FrontendContext
   /**
    * Development browsers belong to development instances: clerk-js creates one
    * only when its Frontend API is a development host (devBrowser.ts `setup`,
-   * `isDevOrStagingUrl`), and this instance is a production one (`pk_live_…`).
+   * `isDevOrStagingUrl`). A production instance (`pk_live_…`) has none:
    * Clerk's spec gives `POST /v1/dev_browser` a 400, "The hostname is invalid."
+   * A development one (`--development`) makes one (frontend/dev-browsers.ts).
    */
   const noDevBrowsers = () => {
     throw new ApiError(
@@ -103,10 +105,12 @@ export function registerInfrastructureRoutes(route: Route, fapi: FrontendContext
       "host_invalid",
       "The hostname is invalid.",
       undefined,
-      "Development browsers are only for development instances; this instance is a production one.",
+      fapi.development
+        ? "This development instance syncs sessions through the URL only: create a dev browser with POST /v1/dev_browser."
+        : "Development browsers are only for development instances; this instance is a production one.",
     );
   };
-  route("POST", "/v1/dev_browser", noDevBrowsers);
+  route("POST", "/v1/dev_browser", fapi.development ? () => newDevBrowser(fapi) : noDevBrowsers);
   route("POST", "/v1/dev_browser/set_first_party_cookie", noDevBrowsers);
   route("GET", "/v1/dev_browser/init", noDevBrowsers);
 

@@ -49,6 +49,8 @@ Options (environment variable in brackets):
                          addresses verified by emailed link as well as code
                                                                      [CLERK_EMULATOR_EMAIL_LINK_VERIFICATION] (off)
   --passkeys <on|off>    Clerk's passkeys in sign-in and profiles    [CLERK_EMULATOR_PASSKEYS] (off)
+  --development          a development instance: pk_test_/sk_test_ keys, and clerk-js's dev browser
+                         (__clerk_db_jwt) instead of the __client cookie [CLERK_EMULATOR_DEVELOPMENT=1]
   --record-dir <dir>     tests: write every answer down there, for the contract check
                                                                      [CLERK_EMULATOR_RECORD_DIR]
   --control              mount the control API at /_emulator (tests) [CLERK_EMULATOR_CONTROL=1]
@@ -98,6 +100,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}. Session tokens: version ${options.sessionTokenVersion}.` +
         (options.backendLatencyMs > 0 ? ` Backend API latency: ${options.backendLatencyMs} ms.` : "") +
         (options.frontendLatencyMs > 0 ? ` Frontend API latency: ${options.frontendLatencyMs} ms.` : ""),
+      ...(options.development
+        ? [
+            "  A development instance: clerk-js keeps its client in a dev browser (__clerk_db_jwt), not the __client cookie.",
+          ]
+        : []),
       `  Sign in as ada@example.com or grace@example.com, password "${options.demoPassword}"; email codes are ${TEST_EMAIL_CODE}.`,
       "",
       "# Your app's .env:",

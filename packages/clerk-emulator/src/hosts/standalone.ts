@@ -5,7 +5,7 @@ import { createScriptCdn } from "../http/cdn";
 import { refuseProxiedControl } from "../control";
 import { createClerkEmulator, type ClerkEmulator } from "../index";
 import {
-  EMULATOR_ISSUER,
+  emulatorIssuer,
   emulatorPublishableKey,
   emulatorSecretKey,
   emulatorWebhookSecret,
@@ -108,7 +108,7 @@ function ownHostsOnly(hosts: () => Set<string>): express.RequestHandler {
  * `/npm/@clerk/…` and, if asked, the control API at `/_emulator/…`.
  */
 export async function startStandaloneEmulator(options: StandaloneOptions): Promise<StandaloneEmulator> {
-  const secretKey = emulatorSecretKey(options.dataDir);
+  const secretKey = emulatorSecretKey(options.dataDir, options.development);
   const webhookSecret = options.webhookSecret || emulatorWebhookSecret(options.dataDir);
   const allowedOrigins = [...options.allowedOrigins];
   if (options.proxyUrl) allowedOrigins.push(new URL(options.proxyUrl).origin);
@@ -117,7 +117,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
     ...options,
     mountPath: "",
     secretKey,
-    issuer: EMULATOR_ISSUER,
+    issuer: emulatorIssuer(options.development),
     frontendApiUrl: options.proxyUrl?.replace(/\/+$/, "") || undefined,
     allowedOrigins,
     webhooks: options.webhookUrl ? { url: options.webhookUrl, secret: webhookSecret } : undefined,
@@ -159,7 +159,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions): Promi
   const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
 
   const env: Record<string, string> = {
-    CLERK_PUBLISHABLE_KEY: emulatorPublishableKey(),
+    CLERK_PUBLISHABLE_KEY: emulatorPublishableKey(options.development),
     CLERK_SECRET_KEY: secretKey,
     // One line, which any env file holds: @clerk/backend drops the PEM's line breaks anyway.
     CLERK_JWT_KEY: emulator.key.publicKeyPem.replace(/\r?\n/g, ""),

@@ -37,7 +37,8 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 const off = { enabled: false };
 
 export function environmentJSON(
-  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys">,
+  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys"> &
+    Partial<Pick<Settings, "development">>,
   instance: DeepReadonly<InstanceRecord> = defaultInstance(),
   restrictions: DeepReadonly<RestrictionsRecord> = noRestrictions(),
 ) {
@@ -73,7 +74,8 @@ export function environmentJSON(
       single_session_mode: true,
       enhanced_email_deliverability: false,
       test_mode: own.testMode,
-      url_based_session_syncing: own.urlBasedSessionSyncing,
+      // A development instance here syncs sessions through the URL (its dev browser) only, as Clerk's do by default.
+      url_based_session_syncing: settings.development || own.urlBasedSessionSyncing,
       claimed_at: null,
       reverification: false,
       native_settings: {
@@ -87,7 +89,7 @@ export function environmentJSON(
     display_config: {
       object: "display_config",
       id: "display_config_local",
-      instance_environment_type: "production",
+      instance_environment_type: settings.development ? "development" : "production",
       application_name: settings.applicationName,
       theme: {
         buttons: { font_color: "#ffffff", font_family: "inherit", font_weight: "600" },

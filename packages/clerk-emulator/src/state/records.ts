@@ -306,6 +306,13 @@ export type PasskeyRecord = {
 
 export type HandshakeRecord = { nonce: string; directives: string[]; expiresAt: number };
 
+/**
+ * A development instance's browser (`POST /v1/dev_browser`): clerk-js sends its id with every
+ * Frontend API call (`__clerk_db_jwt`), and the client it names is that browser's, where a
+ * production instance reads the `__client` cookie.
+ */
+export type DevBrowserRecord = { id: string; clientId: string | null; createdAt: number; updatedAt: number };
+
 export type State = {
   version: 1;
   users: UserRecord[];
@@ -316,6 +323,8 @@ export type State = {
   sessions: SessionRecord[];
   clients: ClientRecord[];
   handshakes: HandshakeRecord[];
+  /** A development instance's browsers; absent in older state files. */
+  devBrowsers: DevBrowserRecord[];
   /** Uploaded profile images and logos; their bytes are files beside the state file. */
   images: ImageRecord[];
   /** JWT templates (domain/jwt-templates.ts) and impersonation links (domain/actor-tokens.ts). */

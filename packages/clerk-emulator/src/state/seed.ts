@@ -119,6 +119,7 @@ export function seedState(password = DEMO_PASSWORD): State {
     sessions: [],
     clients: [],
     handshakes: [],
+    devBrowsers: [],
     images: [],
     roles: defaultRoles(),
     permissions: [],
@@ -175,6 +176,7 @@ export function newOrgFields() {
 export function upgrade(state: State): State {
   state.signInTokens ??= [];
   state.images ??= [];
+  state.devBrowsers ??= [];
   state.roles ??= defaultRoles();
   state.permissions ??= [];
   state.membershipRequests ??= [];

@@ -16,7 +16,9 @@ describe("npm run emulator's options", () => {
       rateLimits: "off",
       tokenTtlSeconds: 60,
       sessionTokenVersion: 2,
+      development: false,
     });
+    expect(parseCli(["--development"], {})).toMatchObject({ development: true });
   });
 
   it("takes each setting from the environment, and a flag over it", () => {
@@ -28,6 +30,7 @@ describe("npm run emulator's options", () => {
       CLERK_EMULATOR_RATE_LIMITS: "production",
       CLERK_EMULATOR_CONTROL: "1",
       CLERK_EMULATOR_SESSION_TOKEN_VERSION: "1",
+      CLERK_EMULATOR_DEVELOPMENT: "1",
     };
     expect(parseCli([], env)).toMatchObject({
       port: 4100,
@@ -37,6 +40,7 @@ describe("npm run emulator's options", () => {
       rateLimits: "production",
       control: true,
       sessionTokenVersion: 1,
+      development: true,
     });
     expect(parseCli(["--session-token-version", "2"], env)).toMatchObject({ sessionTokenVersion: 2 });
     expect(
@@ -65,6 +69,7 @@ describe("npm run emulator's options", () => {
       "--allowed-origin",
       "--rate-limits",
       "--session-token-version",
+      "--development",
     ]) {
       expect(HELP).toContain(flag);
     }
