@@ -144,7 +144,8 @@ export function plan(integrationDir, args) {
     const source = readFileSync(join(testsDir, file), "utf8");
     const describes = describesOf(source, runningApps);
     const offline = internetTests(source);
-    for (const title of offline) notRun.push({ file, title, needs: ["the internet (it opens a page beyond loopback)"] });
+    for (const title of offline)
+      notRun.push({ file, title, needs: ["the internet (it opens a page beyond loopback)"] });
     if (describes.length === 0) notRun.push({ file, title: "(no describe found)", needs: ["a describe block"] });
     for (const d of describes) {
       const settings = envSettings(d.env);

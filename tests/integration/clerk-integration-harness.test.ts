@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clerkProxy } from "../../scripts/clerk-integration/clerk-proxy";
 import { EMULATOR_BIN, emulatorOptions, groupCommand, switches } from "../../scripts/clerk-integration/emulator.mjs";
 import { ENVS, envSettings } from "../../scripts/clerk-integration/envs.mjs";
-import { APPS, describesOf } from "../../scripts/clerk-integration/plan.mjs";
+import { APPS, describesOf, internetTests } from "../../scripts/clerk-integration/plan.mjs";
 import { spawnGroup, stopGroup } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
 
@@ -91,6 +91,15 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       expect.objectContaining({ title: "rr", app: "react-router-node", env: "withEmailCodes" }),
       expect.objectContaining({ title: "vue only @vue", needs: ["an app of vue.vite"] }),
     ]);
+  });
+
+  it("leaves out the tests that open a page beyond loopback (no test here reaches the internet)", () => {
+    const spec = [
+      "test('internal link', async ({ page }) => { await u.page.waitForURL(`${app.serverUrl}/user`); });",
+      "test('external link', async ({ page }) => {\n  await u.page.waitForURL('https://clerk.com');\n});",
+      "test('local', async ({ page }) => { await page.goto('http://127.0.0.1:3000/'); });",
+    ].join("\n");
+    expect(internetTests(spec)).toEqual(["external link"]);
   });
 
   it("gives the emulator only the dashboard switches --instance takes, in the environment JSON's keys", () => {
