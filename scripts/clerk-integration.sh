@@ -125,7 +125,10 @@ json "$WORK/plan.json" 'v.notRun.map((n) => `   not run: ${n.file} "${n.title}":
 # Clerk's template as the app, the harness's files over it, and the Clerk packages at the versions above.
 install_app() { # template
   local app="$WORK/apps/$1"
-  if [ "$reuse" = 1 ] && [ -d "$app/node_modules/@clerk/shared" ]; then return 0; fi
+  if [ "$reuse" = 1 ] && [ -d "$app/node_modules/@clerk/shared" ]; then
+    cp -r "$HERE/$1/." "$app/" && cp "$HERE/clerk-proxy.ts" "$app/"
+    return 0
+  fi
   log "The app: Clerk's $1 template"
   rm -rf "$app" && mkdir -p "$WORK/apps"
   cp -r "$WORK/integration/templates/$1" "$app"
