@@ -10,8 +10,9 @@
 #   scripts/clerk-integration.sh <clerk/javascript git dir (bare or not)> [--work <dir>] [--family <tag>]… [spec path]…
 #
 # Spec paths are under integration/tests (a file or a folder); `--family react-router` (or generic,
-# nextjs, …) takes every spec tagged @<tag>, as Clerk's CI does; with neither, CLERK_INTEGRATION_SPECS or
-# the default list below. scripts/clerk-integration/plan.mjs reads each spec's presets
+# nextjs, …) takes every spec with @<tag> in a describe title, as Clerk's CI greps; with neither,
+# CLERK_INTEGRATION_SPECS or the default list below. Tests that open a page beyond loopback
+# (https://clerk.com) are left out and tallied as needing the internet. scripts/clerk-integration/plan.mjs reads each spec's presets
 # (testAgainstRunningApps's withEnv and withPattern, integration/presets/longRunningApps.ts) and groups
 # the specs by app and env; scripts/clerk-integration/envs.mjs says what each of Clerk's envs is here.
 # Each group gets its own emulator (scripts/clerk-integration/emulator.mjs: the env's switches as
@@ -26,7 +27,8 @@
 # (Backend API, default 0), CLERK_INTEGRATION_REUSE=1 (keep a previous run's installs in the same work
 # dir), CHROMIUM_PATH (default /usr/bin/chromium). Needs Node 20.19+, git, and the npm registry; nothing
 # else leaves loopback. Prints a tally spec by spec (scripts/clerk-integration/tally.cjs) and keeps each
-# group's Playwright JSON report in <work dir>/groups/<n>/results.json. Every process it starts is
+# group's Playwright JSON report in <work dir>/groups/<n>/results.json; exits non-zero when a test
+# failed. docs/clerk-specs.md has the last run's tally and why each failure fails. Every process it starts is
 # stopped on exit, whatever happens. tests/integration/clerk-integration-harness.test.ts (npm test)
 # checks that every file and command named here exists and that the emulator starts with these flags.
 set -euo pipefail
@@ -159,7 +161,7 @@ run_group() { # index
   (cd "$ROOT" && node "$HERE/emulator.mjs" "$group" "$dir" "$emulator_port" "$app_url" "$app/node_modules" \
     "$LATENCY_MS" "$FRONTEND_LATENCY_MS") >"$dir/command.json"
   write_status() { # ran
-    node -e 'const fs=require("fs");const [g,c,ran,out]=process.argv.slice(1);const group=JSON.parse(fs.readFileSync(g,"utf8"));const cmd=JSON.parse(fs.readFileSync(c,"utf8"));fs.writeFileSync(out,JSON.stringify({app:group.app,env:group.env,files:group.files,missing:cmd.missing,ran:ran==="1"}))' \
+    node -e 'const fs=require("fs");const [g,c,ran,out]=process.argv.slice(1);const group=JSON.parse(fs.readFileSync(g,"utf8"));const cmd=JSON.parse(fs.readFileSync(c,"utf8"));fs.writeFileSync(out,JSON.stringify({app:group.app,env:group.env,files:group.files,standsInFor:group.standsInFor,missing:cmd.missing,ran:ran==="1"}))' \
       "$group" "$dir/command.json" "$1" "$dir/status.json"
   }
   local missing
@@ -202,7 +204,7 @@ run_group() { # index
   curl -fsS -o /dev/null "$app_url/sign-in" || true
 
   # What Clerk's harness does for each app it starts itself (integration/models/application.ts), and
-  # skips for a standalone app and for a production key like the emulator's: Clerk's clerkSetup, which
+  # skips for a standalone app (and for any production key): Clerk's clerkSetup, which
   # fetches a testing token (POST /v1/testing_tokens) and names the Frontend API for the page objects'
   # setupClerkTestingToken. The Frontend API is the app's proxy path.
   local clerk_fapi clerk_testing_token

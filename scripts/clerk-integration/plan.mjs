@@ -18,8 +18,6 @@ export const APPS = ["react-vite", "react-router-node"];
 /** The app a long-running app id (or a framework's name in `appConfigs`) stands for here. */
 function appFor(id) {
   if (/^react-router\.node|^reactRouter\.reactRouterNode$/.test(id)) return { app: "react-router-node" };
-  // Clerk's react-router-library template (a single-page app): the React Router app here stands in.
-  if (/^reactRouter\./.test(id)) return { app: "react-router-node", standsInFor: id };
   if (/^react\.vite/.test(id)) return { app: "react-vite" };
   // Next.js apps (Clerk's @nextjs specs): the server-rendered app here stands in.
   if (/^next(\.|$)|^quickstart\.next\./.test(id)) return { app: "react-router-node", standsInFor: id };
@@ -93,6 +91,9 @@ function placed(title, withEnv, withPattern, runningApps, frameworks = []) {
     return { ...describe, needs: ["Clerk's production apps on *.clerk.app (the internet)"] };
   // A spec that builds its own app: the app it builds (an app of this harness before one standing in).
   const built = frameworks.map(appFor).filter(Boolean);
+  // An app of a template this harness does not install (react-router-library, vue-vite, …).
+  if (frameworks.length > 0 && built.length === 0)
+    return { ...describe, needs: [`an app of ${frameworks.join(", ")}`] };
   const own = built.find((a) => !a.standsInFor) ?? built[0];
   if (own) Object.assign(describe, own);
   else if (/@react-router\b/.test(title)) describe.app = "react-router-node";
