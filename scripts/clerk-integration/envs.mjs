@@ -1,0 +1,93 @@
+// Clerk's integration environments (integration/presets/envs.ts) as the emulator reproduces them.
+// Each names one of Clerk's test instances by its keys ("with-email-codes", …); what the instance is
+// set to in Clerk's dashboard is not in the suite, so each entry says what the specs show of it:
+//   instance     dashboard switches, keyed as Clerk's environment JSON, written to a file for
+//                `--instance <file.json>` (only keys that flag takes: a file with any other is refused)
+//   development  a pk_test instance (every test instance but sessions-prod-*): `--development`
+//   flags        emulator flags that exist for a setting already
+//   appEnv       the app's variables the preset sets (before the template's VITE_ prefix)
+//   needs        what the emulator has no way to be yet: the env's specs are recorded, not run
+// An env not listed here is recorded as needing its instance's settings.
+
+const SIGN_IN_UP_URLS = { CLERK_SIGN_IN_URL: "/sign-in", CLERK_SIGN_UP_URL: "/sign-up" };
+// transitive-state and session-token-cache/refresh-timer-cleanup sign a second user in beside the
+// first, and custom-pages reads the user button's multi-session actions: with-email-codes is multi-session.
+const MULTI_SESSION = { auth_config: { single_session_mode: false } };
+
+const withEmailCodes = { instance: MULTI_SESSION, development: true, appEnv: SIGN_IN_UP_URLS };
+
+export const ENVS = {
+  withEmailCodes,
+  // The same instance; the app sets `experimental.persistClient` off.
+  withEmailCodes_destroy_client: {
+    ...withEmailCodes,
+    appEnv: { ...SIGN_IN_UP_URLS, EXPERIMENTAL_PERSIST_CLIENT: "false" },
+  },
+  // The same instance; the app names no sign-up URL, so <SignIn/> runs the combined sign-in-or-up flow.
+  withSignInOrUpFlow: { ...withEmailCodes, appEnv: { CLERK_SIGN_IN_URL: "/sign-in" } },
+  withEmailCodesQuickstart: { ...withEmailCodes, appEnv: {} },
+  withEmailLinks: {
+    instance: MULTI_SESSION,
+    development: true,
+    flags: ["--email-link-verification", "on"],
+    appEnv: SIGN_IN_UP_URLS,
+  },
+  withSignInOrUpEmailLinksFlow: {
+    instance: MULTI_SESSION,
+    development: true,
+    flags: ["--email-link-verification", "on"],
+    appEnv: { CLERK_SIGN_IN_URL: "/sign-in" },
+  },
+  withLegalConsent: {
+    instance: { user_settings: { sign_up: { legal_consent_enabled: true } } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
+  withRestrictedMode: {
+    instance: { ...MULTI_SESSION, user_settings: { sign_up: { mode: "restricted" } } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
+  withSignInOrUpwithRestrictedModeFlow: {
+    instance: { ...MULTI_SESSION, user_settings: { sign_up: { mode: "restricted" } } },
+    development: true,
+    appEnv: { CLERK_SIGN_IN_URL: "/sign-in" },
+  },
+  withWaitlistMode: {
+    instance: { ...MULTI_SESSION, user_settings: { sign_up: { mode: "waitlist" } } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
+  withPasskeys: { instance: {}, development: true, flags: ["--passkeys", "on"], appEnv: SIGN_IN_UP_URLS },
+  // A production instance whose clerk-js comes from Clerk's CDN (the preset empties CLERK_JS_URL).
+  sessionsProd1: { instance: {}, development: false, appEnv: SIGN_IN_UP_URLS, needs: ["clerk-js from Clerk's CDN"] },
+  withCustomRoles: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["the instance's custom organization roles"] },
+  withReverification: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["reverification settings"] },
+  withSessionTasks: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session tasks (forced organization)"] },
+  withSessionTasksResetPassword: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task reset-password"] },
+  withSessionTasksSetupMfa: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task setup-mfa"] },
+  withNeedsClientTrust: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["client trust (needs_client_trust)"] },
+  withEnterpriseSso: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["an enterprise SSO connection"] },
+  withBilling: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["billing"] },
+  withBillingJwtV2: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["billing"] },
+  withAPIKeys: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["API keys"] },
+  withProtectService: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["Clerk Protect"] },
+  withWhatsappPhoneCode: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["WhatsApp phone codes"] },
+  withSharedUIVariant: { ...withEmailCodes, needs: ["the shared UI variant of @clerk/ui"] },
+  withEmailCodesProxy: { ...withEmailCodes, needs: ["a server framework's own proxy (CLERK_PROXY_ENABLED)"] },
+  withKeyless: { development: true, appEnv: {}, needs: ["keyless applications (Clerk's staging API)"] },
+};
+
+/** What the emulator needs for an env: its settings, and what it lacks (`needs`). */
+export function envSettings(name) {
+  const env = ENVS[name];
+  if (!env)
+    return { instance: {}, development: true, flags: [], appEnv: SIGN_IN_UP_URLS, needs: [`${name}'s settings`] };
+  return {
+    instance: env.instance ?? {},
+    development: env.development,
+    flags: env.flags ?? [],
+    appEnv: env.appEnv,
+    needs: env.needs ?? [],
+  };
+}

@@ -1,0 +1,198 @@
+// Which app and which environment Clerk's presets give each spec, read from the extracted suite:
+// a spec's `testAgainstRunningApps({ withEnv, withPattern })(title, …)`, or for a spec that builds
+// its own app, its `appConfigs.<framework>` and `app.withEnv(appConfigs.envs.<env>)`; a pattern's
+// env from integration/presets/longRunningApps.ts. Clerk's CI runs a family by tag
+// (`--grep @generic` on react.vite.*, `--grep @react-router` on react-router.*: clerk/javascript's
+// package.json), so the tag picks the app where no pattern does.
+//
+//   node scripts/clerk-integration/plan.mjs <integration dir> (--family <tag> | <spec path>…)
+//
+// prints the plan as JSON: one group per (app, env), with its spec files and describe titles.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { envSettings } from "./envs.mjs";
+
+/** The two apps the harness runs: Clerk's generic template, and its React Router one. */
+export const APPS = ["react-vite", "react-router-node"];
+
+/** The app a long-running app id (or a framework's name in `appConfigs`) stands for here. */
+function appFor(id) {
+  if (/^react-router\.node|^reactRouter\.reactRouterNode$/.test(id)) return { app: "react-router-node" };
+  if (/^react\.vite/.test(id)) return { app: "react-vite" };
+  // Next.js apps (Clerk's @nextjs specs): the server-rendered app here stands in.
+  if (/^next(\.|$)|^quickstart\.next\./.test(id)) return { app: "react-router-node", standsInFor: id };
+  return null;
+}
+
+function globMatches(id, pattern) {
+  if (!pattern.includes("*")) return id === pattern;
+  const source = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
+  return new RegExp(`^${source}$`).test(id);
+}
+
+/** integration/presets/longRunningApps.ts: each app's id and env name. */
+export function longRunningApps(integrationDir) {
+  const text = readFileSync(join(integrationDir, "presets/longRunningApps.ts"), "utf8");
+  return [...text.matchAll(/\{\s*id:\s*'([^']+)',\s*config:\s*[\w.]+,\s*env:\s*envs\.(\w+)\s*\}/g)].map((m) => ({
+    id: m[1],
+    env: m[2],
+  }));
+}
+
+const TITLE = String.raw`\s*(?<quote>['"\x60])(?<title>(?:(?!\k<quote>).)*)\k<quote>`;
+
+/** A spec file's describe blocks as its presets place them. */
+export function describesOf(source, runningApps) {
+  const found = [];
+  const calls = new RegExp(String.raw`testAgainstRunningApps\(\s*\{([^}]*)\}\s*\)\(${TITLE}`, "g");
+  for (const m of source.matchAll(calls)) {
+    const options = m[1];
+    const withEnv = [...(/withEnv:\s*\[([^\]]*)\]/.exec(options)?.[1] ?? "").matchAll(/envs\.(\w+)/g)].map((e) => e[1]);
+    const withPattern = [...(/withPattern:\s*\[([^\]]*)\]/.exec(options)?.[1] ?? "").matchAll(/'([^']+)'/g)].map(
+      (p) => p[1],
+    );
+    found.push(placed(m.groups.title, withEnv, withPattern, runningApps));
+  }
+  if (found.length > 0) return found;
+  // A spec that builds its own app: the first describe, the frameworks it builds, the env it gives them.
+  const title = new RegExp(String.raw`test\.describe\(${TITLE}`).exec(source)?.groups.title;
+  if (!title) return [];
+  const frameworks = [...source.matchAll(/appConfigs\.(\w+)\.(\w+)/g)].filter((m) => m[1] !== "envs");
+  // Machine authentication (API keys, M2M and OAuth tokens), as Clerk's @machine family runs it.
+  if (/@machine\b/.test(title))
+    return [
+      { title, env: "withEmailCodes", app: null, needs: ["machine authentication (API keys, M2M and OAuth tokens)"] },
+    ];
+  const env = /withEnv\(\s*appConfigs\.envs\.(\w+)/.exec(source)?.[1] ?? "withEmailCodes";
+  return [
+    placed(
+      title,
+      [env],
+      [],
+      runningApps,
+      frameworks.map((m) => `${m[1]}.${m[2]}`),
+    ),
+  ];
+}
+
+function placed(title, withEnv, withPattern, runningApps, frameworks = []) {
+  const describe = { title, env: withEnv[0] ?? "withEmailCodes", app: null, standsInFor: null };
+  if (withPattern.length > 0) {
+    const ids = runningApps.filter(
+      (a) => withPattern.some((p) => globMatches(a.id, p)) && (withEnv.length === 0 || withEnv.includes(a.env)),
+    );
+    const chosen = ids.find((a) => appFor(a.id) && !appFor(a.id).standsInFor) ?? ids.find((a) => appFor(a.id));
+    if (chosen) Object.assign(describe, appFor(chosen.id), { env: chosen.env });
+    else describe.needs = [`an app of ${withPattern.join(", ")}`];
+    return describe;
+  }
+  // Clerk's multi-domain production apps (multiple-apps-e2e.clerk.app, …), reached over the internet.
+  if (/@(sessions|handshake)\b/.test(title))
+    return { ...describe, needs: ["Clerk's production apps on *.clerk.app (the internet)"] };
+  // A spec that builds its own app: the app it builds (an app of this harness before one standing in).
+  const built = frameworks.map(appFor).filter(Boolean);
+  // An app of a template this harness does not install (react-router-library, vue-vite, …).
+  if (frameworks.length > 0 && built.length === 0)
+    return { ...describe, needs: [`an app of ${frameworks.join(", ")}`] };
+  const own = built.find((a) => !a.standsInFor) ?? built[0];
+  if (own) Object.assign(describe, own);
+  else if (/@react-router\b/.test(title)) describe.app = "react-router-node";
+  else if (/@generic\b/.test(title)) describe.app = "react-vite";
+  else Object.assign(describe, { app: "react-router-node", standsInFor: "next.appRouter" });
+  return describe;
+}
+
+/** A spec's tests that open a page beyond loopback (`waitForURL('https://clerk.com')`): they need the internet. */
+export function internetTests(source) {
+  const starts = [...source.matchAll(new RegExp(String.raw`\btest\(${TITLE}`, "g"))];
+  return starts
+    .filter((m, i) => {
+      const body = source.slice(m.index, starts[i + 1]?.index ?? source.length);
+      return /(?:waitForURL|goto)\(\s*['"\x60]https?:\/\/(?!localhost|127\.0\.0\.1)/.test(body);
+    })
+    .map((m) => m.groups.title);
+}
+
+/** Every describe's title in a spec (testAgainstRunningApps's and test.describe's). */
+function titlesOf(source) {
+  const opening = String.raw`(?:testAgainstRunningApps\(\s*\{[^}]*\}\s*\)\(|test\.describe\()`;
+  return [...source.matchAll(new RegExp(`${opening}${TITLE}`, "g"))].map((m) => m.groups.title);
+}
+
+function specFiles(testsDir) {
+  return readdirSync(testsDir, { recursive: true })
+    .filter((f) => /\.test\.ts$/.test(f))
+    .sort();
+}
+
+/** The spec files a command line names: a family's tag (`--family react-router`), or paths under integration/tests. */
+export function selectSpecs(integrationDir, args) {
+  const testsDir = join(integrationDir, "tests");
+  const all = specFiles(testsDir);
+  const files = new Set();
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--family") {
+      // Clerk's CI picks a family with --grep @<tag>, which matches titles: a tag in a comment does not count.
+      const tag = new RegExp(`@${args[++i]}\\b`);
+      for (const f of all) if (titlesOf(readFileSync(join(testsDir, f), "utf8")).some((t) => tag.test(t))) files.add(f);
+    } else {
+      const path = args[i].replace(/^integration\/tests\//, "").replace(/\/$/, "");
+      const isDir = statSync(join(testsDir, path), { throwIfNoEntry: false })?.isDirectory();
+      if (isDir) {
+        for (const f of all) if (f.startsWith(`${path}/`)) files.add(f);
+      } else if (all.includes(path)) files.add(path);
+      else throw new Error(`no spec integration/tests/${path}`);
+    }
+  }
+  return [...files];
+}
+
+const escape = (title) => title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The plan: groups of (app, env) with their files and describe titles, and what cannot run. */
+export function plan(integrationDir, args) {
+  const testsDir = join(integrationDir, "tests");
+  const runningApps = longRunningApps(integrationDir);
+  const groups = new Map();
+  const notRun = [];
+  for (const file of selectSpecs(integrationDir, args)) {
+    const source = readFileSync(join(testsDir, file), "utf8");
+    const describes = describesOf(source, runningApps);
+    // A spec none of whose describes runs is tallied once, by its describes.
+    const runs = describes.some((d) => !d.needs && envSettings(d.env).needs.length === 0);
+    const offline = runs ? internetTests(source) : [];
+    for (const title of offline)
+      notRun.push({ file, title, needs: ["the internet (it opens a page beyond loopback)"] });
+    if (describes.length === 0) notRun.push({ file, title: "(no describe found)", needs: ["a describe block"] });
+    for (const d of describes) {
+      const settings = envSettings(d.env);
+      const needs = [...(d.needs ?? []), ...settings.needs];
+      if (needs.length > 0) {
+        notRun.push({ file, title: d.title, env: d.env, needs });
+        continue;
+      }
+      const key = `${d.app} ${d.env}`;
+      const group = groups.get(key) ?? { app: d.app, env: d.env, ...settings, files: [], titles: [], standsInFor: [] };
+      if (!group.files.includes(file)) group.files.push(file);
+      group.grepInvert = [...new Set([...(group.grepInvert ?? []), ...offline])];
+      group.titles.push(d.title);
+      if (d.standsInFor && !group.standsInFor.includes(`${file}: ${d.standsInFor}`))
+        group.standsInFor.push(`${file}: ${d.standsInFor}`);
+      groups.set(key, group);
+    }
+  }
+  // A file split between groups runs, in each, only its describes of that group (Playwright's --grep).
+  const groupsOf = (file) => [...groups.values()].filter((g) => g.files.includes(file)).length;
+  for (const group of groups.values())
+    group.grep = group.files.some((f) => groupsOf(f) > 1 || notRun.some((n) => n.file === f))
+      ? group.titles.map(escape).join("|")
+      : null;
+  for (const group of groups.values())
+    group.grepInvert = group.grepInvert.length > 0 ? group.grepInvert.map(escape).join("|") : null;
+  return { groups: [...groups.values()], notRun, root: relative(process.cwd(), integrationDir) };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [integrationDir, ...args] = process.argv.slice(2);
+  console.log(JSON.stringify(plan(integrationDir, args), null, 2));
+}

@@ -1,0 +1,16 @@
+// Clerk's template's routes, and what the apps Clerk runs these specs on (its next-app-router and
+// react-vite templates) have and this template lacks: /buttons with the modal sign-in and sign-up
+// buttons (sign-up-flow), the account pages user-profile opens (/user, path routing; /hash/user, hash
+// routing with a <UserButton/>), and /sign-in-or-up, the combined flow (sign-in-or-up-component).
+import { type RouteConfig, index, route } from "@react-router/dev/routes";
+
+export default [
+  index("routes/home.tsx"),
+  route("sign-in/*", "routes/sign-in.tsx"),
+  route("sign-up/*", "routes/sign-up.tsx"),
+  route("sign-in-or-up/*", "routes/sign-in-or-up.tsx"),
+  route("protected", "routes/protected.tsx"),
+  route("user/*", "routes/user.tsx"),
+  route("buttons", "routes/buttons.tsx"),
+  route("hash/user", "routes/hash-user.tsx"),
+] satisfies RouteConfig;

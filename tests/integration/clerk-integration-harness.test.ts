@@ -1,0 +1,204 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClerkClient } from "@clerk/backend";
+import { NETWORK_GUARD_PATH, type GroupChild } from "clerk-emulator/testing";
+import { createServer, type ViteDevServer } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clerkProxy } from "../../scripts/clerk-integration/clerk-proxy";
+import { EMULATOR_BIN, emulatorOptions, groupCommand, switches } from "../../scripts/clerk-integration/emulator.mjs";
+import { ENVS, envSettings } from "../../scripts/clerk-integration/envs.mjs";
+import { APPS, describesOf, internetTests } from "../../scripts/clerk-integration/plan.mjs";
+import { spawnGroup, stopGroup } from "../support/process-group";
+import { freePort, ROOT } from "../support/server";
+
+// scripts/clerk-integration.sh runs Clerk's own specs against the emulator; it needs Clerk's suite and the
+// npm registry, so npm test never runs it. What keeps it from breaking unseen: every file and command it
+// names is here, and the emulator, started with the very command line the harness builds
+// (scripts/clerk-integration/emulator.mjs) behind the very Vite proxy rule its apps use
+// (scripts/clerk-integration/clerk-proxy.ts, in a real Vite dev server), starts and answers.
+const SCRIPT = join(ROOT, "scripts/clerk-integration.sh");
+const HERE = join(ROOT, "scripts/clerk-integration");
+const script = readFileSync(SCRIPT, "utf8");
+
+describe("scripts/clerk-integration.sh's pieces", () => {
+  it("is a bash script bash can parse", () => {
+    const parsed = spawnSync("bash", ["-n", SCRIPT], { encoding: "utf8" });
+    expect(parsed.stderr).toBe("");
+    expect(parsed.status).toBe(0);
+  });
+
+  it("names only files that exist: its helpers, the project's Chromium flags, the emulator", () => {
+    const named = [
+      ...[...script.matchAll(/"\$HERE\/([\w.-]+)"/g)].map((m) => join(HERE, m[1]!)),
+      ...[...script.matchAll(/"\$ROOT\/([\w./-]+)"/g)].map((m) => join(ROOT, m[1]!)),
+    ];
+    expect(named.map((p) => p.slice(ROOT.length + 1))).toEqual(
+      expect.arrayContaining([
+        "scripts/clerk-integration/plan.mjs",
+        "scripts/clerk-integration/emulator.mjs",
+        "scripts/clerk-integration/edit.cjs",
+        "scripts/clerk-integration/tally.cjs",
+        "scripts/clerk-integration/instance-keys.cjs",
+        "scripts/clerk-integration/playwright.emulator.config.ts",
+        "scripts/clerk-integration/clerk-proxy.ts",
+        "tests/support/chromium-args.json",
+      ]),
+    );
+    for (const path of named) expect(existsSync(path), path).toBe(true);
+    expect(existsSync(join(ROOT, EMULATOR_BIN))).toBe(true);
+    expect(JSON.parse(readFileSync(join(ROOT, "tests/support/chromium-args.json"), "utf8"))).toContain("--no-sandbox");
+  });
+
+  it("lays a Vite config with the emulator's proxy rule over each app it runs", () => {
+    expect(APPS).toEqual(["react-vite", "react-router-node"]);
+    for (const app of APPS) {
+      const config = readFileSync(join(HERE, app, "vite.config.ts"), "utf8");
+      expect(config).toContain('from "./clerk-proxy"');
+      expect(config).toContain("proxy: clerkProxy(process.env.CLERK_EMULATOR_URL!)");
+    }
+    // The React Router app's routes: each file its routes.ts names is laid over the template too.
+    const routes = readFileSync(join(HERE, "react-router-node/app/routes.ts"), "utf8");
+    const files = [...routes.matchAll(/"(routes\/[\w-]+\.tsx)"/g)].map((m) => m[1]!);
+    const own = readdirSync(join(HERE, "react-router-node/app/routes")).map((f) => `routes/${f}`);
+    // sign-in.tsx, sign-up.tsx and protected.tsx are the template's own.
+    expect(files.filter((f) => !own.includes(f)).sort()).toEqual([
+      "routes/protected.tsx",
+      "routes/sign-in.tsx",
+      "routes/sign-up.tsx",
+    ]);
+  });
+
+  it("places a spec as Clerk's presets do: a pattern's app and env, else the family its tag names", () => {
+    const runningApps = [
+      { id: "react.vite.withEmailCodes", env: "withEmailCodes" },
+      { id: "react.vite.withLegalConsent", env: "withLegalConsent" },
+      { id: "react-router.node", env: "withEmailCodes" },
+      { id: "vue.vite", env: "withCustomRoles" },
+    ];
+    const spec = [
+      "testAgainstRunningApps({ withEnv: [appConfigs.envs.withEmailCodes] })('sign out @generic', ({ app }) => {});",
+      "testAgainstRunningApps({ withEnv: [appConfigs.envs.withEmailCodes_destroy_client] })(\n  'destroy client @generic',",
+      "testAgainstRunningApps({ withPattern: ['react.vite.withLegalConsent'] })('consent', ({ app }) => {});",
+      "testAgainstRunningApps({ withEnv: [appConfigs.envs.withEmailCodes], withPattern: ['react-router.node'] })('rr',",
+      "testAgainstRunningApps({ withPattern: ['vue.vite'] })('vue only @vue', ({ app }) => {});",
+    ].join("\n");
+    expect(describesOf(spec, runningApps)).toEqual([
+      expect.objectContaining({ title: "sign out @generic", app: "react-vite", env: "withEmailCodes" }),
+      expect.objectContaining({ app: "react-vite", env: "withEmailCodes_destroy_client" }),
+      expect.objectContaining({ title: "consent", app: "react-vite", env: "withLegalConsent" }),
+      expect.objectContaining({ title: "rr", app: "react-router-node", env: "withEmailCodes" }),
+      expect.objectContaining({ title: "vue only @vue", needs: ["an app of vue.vite"] }),
+    ]);
+  });
+
+  it("leaves out the tests that open a page beyond loopback (no test here reaches the internet)", () => {
+    const spec = [
+      "test('internal link', async ({ page }) => { await u.page.waitForURL(`${app.serverUrl}/user`); });",
+      "test('external link', async ({ page }) => {\n  await u.page.waitForURL('https://clerk.com');\n});",
+      "test('local', async ({ page }) => { await page.goto('http://127.0.0.1:3000/'); });",
+    ].join("\n");
+    expect(internetTests(spec)).toEqual(["external link"]);
+  });
+
+  it("gives the emulator only the dashboard switches --instance takes, in the environment JSON's keys", () => {
+    const taken = new Set([
+      "auth_config.single_session_mode",
+      "user_settings.sign_up.legal_consent_enabled",
+      "user_settings.sign_up.mode",
+    ]);
+    for (const name of Object.keys(ENVS))
+      for (const set of switches(envSettings(name).instance))
+        expect(taken, `${name}: ${set}`).toContain(set.split("=")[0]);
+  });
+});
+
+describe("the emulator as the harness starts it, behind its apps' proxy rule", () => {
+  const options = emulatorOptions();
+  const work = mkdtempSync(join(tmpdir(), "clerk-integration-harness-"));
+  let emulator: GroupChild | null = null;
+  let vite: ViteDevServer | null = null;
+  let appUrl = "";
+  let printed: Record<string, string> = {};
+  let command: { args: string[]; missing: string[] } = { args: [], missing: [] };
+
+  beforeAll(async () => {
+    const [emulatorPort, appPort] = [await freePort(), await freePort()];
+    appUrl = `http://127.0.0.1:${appPort}`;
+    // Clerk's with-email-codes instance, the env most specs run on; what this emulator lacks of it is left
+    // out, as CLERK_INTEGRATION_APPROXIMATE=1 does, so the command is one the harness runs today.
+    const group = { ...envSettings("withEmailCodes"), env: "withEmailCodes" };
+    const where = {
+      port: emulatorPort,
+      appUrl,
+      npmDir: join(ROOT, "node_modules"),
+      latencyMs: 0,
+      frontendLatencyMs: 300,
+    };
+    command = groupCommand(group, work, where, options, true);
+    emulator = spawnGroup(process.execPath, command.args, ROOT, {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_OPTIONS: `--require ${NETWORK_GUARD_PATH}`,
+      CLERK_EMULATOR_RECORD_DIR: process.env.CLERK_EMULATOR_RECORD_DIR,
+      NODE_ENV: "test",
+    });
+    const started = Date.now();
+    while (!/^CLERK_PROXY_URL=/m.test(emulator.output())) {
+      if (emulator.exitCode !== null || Date.now() - started > 20_000)
+        throw new Error(`the emulator did not start:\n${emulator.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    printed = Object.fromEntries(
+      [...emulator.output().matchAll(/^(CLERK_[A-Z_]+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    vite = await createServer({
+      configFile: false,
+      root: work,
+      logLevel: "silent",
+      optimizeDeps: { noDiscovery: true, include: [] },
+      server: {
+        host: "127.0.0.1",
+        port: appPort,
+        strictPort: true,
+        proxy: clerkProxy(`http://127.0.0.1:${emulatorPort}`),
+      },
+    });
+    await vite.listen();
+  }, 40_000);
+
+  afterAll(async () => {
+    await vite?.close();
+    await stopGroup(emulator, "SIGKILL");
+  });
+
+  it("starts with the harness's flags and prints the keys the harness reads", () => {
+    expect(command.args.slice(0, 1)).toEqual([EMULATOR_BIN]);
+    expect(command.args).toEqual(expect.arrayContaining(["--proxy-url", `${appUrl}/__clerk`, "--control"]));
+    expect(printed.CLERK_PROXY_URL).toBe(`${appUrl}/__clerk`);
+    expect(printed.CLERK_PUBLISHABLE_KEY).toMatch(options.has("--development") ? /^pk_test_/ : /^pk_(live|test)_/);
+    expect(printed.CLERK_SECRET_KEY).toMatch(/^sk_(live|test)_/);
+    expect(printed.CLERK_JWT_KEY).toContain("BEGIN PUBLIC KEY");
+  });
+
+  it("serves the Frontend API's environment through the proxy rule, and never the control API", async () => {
+    const res = await fetch(`${appUrl}/__clerk/v1/environment?__clerk_api_version=2025-11-10`);
+    expect(res.status).toBe(200);
+    const environment = (await res.json()) as { auth_config: { single_session_mode: boolean } };
+    // With --instance, the file's switch (with-email-codes is multi-session); without, Clerk's default.
+    expect(environment.auth_config.single_session_mode).toBe(!options.has("--instance"));
+    expect((await fetch(`${appUrl}/__clerk/_emulator/state`)).status).toBe(404);
+  });
+
+  it("serves the Backend API with the printed secret key, as the suite's clerkSetup and services call it", async () => {
+    const clerk = createClerkClient({ secretKey: printed.CLERK_SECRET_KEY!, apiUrl: printed.CLERK_API_URL! });
+    const user = await clerk.users.createUser({ emailAddress: ["harness@example.com"], password: "a-long-Passw0rd!" });
+    expect((await clerk.users.getUser(user.id)).primaryEmailAddress?.emailAddress).toBe("harness@example.com");
+    const token = await fetch(`${printed.CLERK_API_URL}/v1/testing_tokens`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${printed.CLERK_SECRET_KEY}` },
+    });
+    expect(token.status).toBe(200);
+  });
+});
