@@ -40,6 +40,7 @@ type EmulatorSlice = Pick<
   | "organizationSlugs"
   | "emailLinkVerification"
   | "passkeys"
+  | "instance"
   | "backendLatencyMs"
   | "frontendLatencyMs"
   | "allowedOrigins"
@@ -111,6 +112,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     demoPassword,
     emailLinkVerification,
     passkeys,
+    // A copy: the control API changes the running instance's switches, never the defaults or the caller's.
+    instance: { ...settings.instance },
     publicUrl: options.frontendApiUrl ?? options.mountPath,
   });
   const tokens: TokenSettings = {

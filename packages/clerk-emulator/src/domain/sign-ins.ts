@@ -21,7 +21,7 @@ import { ticketUser, usableTicket, type Ticket } from "./invitations";
 import { verificationCodeEmail } from "./messages";
 import { checkSecondFactor, twoFactorEnabled } from "./mfa";
 import { validateNewPassword } from "./passwords";
-import { revokeSessionsOfUser } from "./sessions";
+import { refuseSignedInAgain, revokeSessionsOfUser } from "./sessions";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
 import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
 
@@ -64,14 +64,20 @@ export function signInUser(store: Store, signIn: SignInRecord): UserRecord {
 /**
  * The identifier (an email address, a username or a phone number) names the
  * user, who may sign in: the sign-in waits for a first factor. Clerk's 422 for
- * no such account; its refusals for an identifier off the allowlist and a
- * barred user.
+ * no such account; its refusals for an identifier off the allowlist, a
+ * barred user, and (multi-session) someone the client is signed in as already.
  */
-export function identifySignIn(store: Store, signIn: SignInRecord, identifier: string): UserRecord {
+export function identifySignIn(
+  store: Store,
+  client: ClientRecord,
+  signIn: SignInRecord,
+  identifier: string,
+): UserRecord {
   const user = userByIdentifier(store, identifier);
   if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
   refuseUnlistedIdentifier(store, identifier, "sign_in");
   refuseBarredUser(user);
+  refuseSignedInAgain(store, client, user.id);
   store.write(() => {
     signIn.userId = user.id;
     signIn.status = "needs_first_factor";
@@ -82,10 +88,12 @@ export function identifySignIn(store: Store, signIn: SignInRecord, identifier: s
 /**
  * Whom a sign-in ticket signs in: an actor token's user (impersonation), a
  * sign-in token's, or the account with an invitation's address; Clerk's
- * refusals for a ticket that cannot be used, and for a barred user.
+ * refusals for a ticket that cannot be used, for a barred user, and
+ * (multi-session) for someone the client is signed in as already.
  */
 export function signInTicket(
   store: Store,
+  client: ClientRecord,
   value: string | null,
 ): { userId: string; actorToken: ActorTokenRecord | null; ticket: Ticket | null } {
   const actorToken = usableActorToken(store, value);
@@ -93,6 +101,7 @@ export function signInTicket(
   const userId = actorToken?.userId ?? ticketUser(store, ticket!);
   const holder = store.user(userId);
   if (holder) refuseBarredUser(holder);
+  refuseSignedInAgain(store, client, userId);
   return { userId, actorToken, ticket };
 }
 

@@ -49,7 +49,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
   });
 
   route("POST", "/v1/client/sign_ins", (req, res) => {
-    // Clerk's order: the single-session check, then the strategy, then the identifier.
+    // Clerk's order: the single-session check (a multi-session instance has none), then the strategy, then the identifier.
     refuseIfSignedIn(req);
     const strategy = str(req.body?.strategy);
     // Passkeys are a first factor only on an instance that has them (frontend/passkeys.ts).
@@ -71,7 +71,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const signIn = startSignIn(store, client, identifier);
     if (strategy === "ticket") {
       // An invitation, sign-in or impersonation link: the ticket alone signs its user in.
-      const { userId, actorToken, ticket } = signInTicket(store, str(req.body?.ticket));
+      const { userId, actorToken, ticket } = signInTicket(store, client, str(req.body?.ticket));
       if (ticket) redeemTicket(store, ticket, userId);
       const session = finishSignIn(req, client, userId);
       if (actorToken) startImpersonation(store, session, actorToken);
@@ -86,7 +86,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       preparePasskeySignIn(fapi, req, signIn);
     } else if (identifier) {
       // An email address, a username or a phone number.
-      const user = identifySignIn(store, signIn, identifier);
+      const user = identifySignIn(store, client, signIn, identifier);
       if (str(req.body?.password) !== null || strategy === "password") {
         attemptPassword(req, client, signIn);
       } else if (strategy === "email_code") {

@@ -49,6 +49,10 @@ Options (environment variable in brackets):
                          addresses verified by emailed link as well as code
                                                                      [CLERK_EMULATOR_EMAIL_LINK_VERIFICATION] (off)
   --passkeys <on|off>    Clerk's passkeys in sign-in and profiles    [CLERK_EMULATOR_PASSKEYS] (off)
+  --instance <file.json> the dashboard's switches, in the keys of Clerk's GET /v1/environment, e.g.
+                         {"auth_config": {"single_session_mode": false},
+                          "user_settings": {"sign_up": {"mode": "restricted", "legal_consent_enabled": true}}}
+                                                                     [CLERK_EMULATOR_INSTANCE] (Clerk's defaults)
   --record-dir <dir>     tests: write every answer down there, for the contract check
                                                                      [CLERK_EMULATOR_RECORD_DIR]
   --control              mount the control API at /_emulator (tests) [CLERK_EMULATOR_CONTROL=1]

@@ -37,7 +37,7 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 const off = { enabled: false };
 
 export function environmentJSON(
-  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys">,
+  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys" | "instance">,
   instance: DeepReadonly<InstanceRecord> = defaultInstance(),
   restrictions: DeepReadonly<RestrictionsRecord> = noRestrictions(),
 ) {
@@ -70,7 +70,8 @@ export function environmentJSON(
       ],
       second_factors: SECOND_FACTOR_STRATEGIES,
       email_address_verification_strategies: emailVerifications,
-      single_session_mode: true,
+      // The dashboard's switches (settings' `instance`, domain/dashboard-settings.ts).
+      single_session_mode: settings.instance.singleSessionMode,
       enhanced_email_deliverability: false,
       test_mode: own.testMode,
       url_based_session_syncing: own.urlBasedSessionSyncing,
@@ -185,8 +186,8 @@ export function environmentJSON(
         captcha_widget_type: "smart",
         custom_action_required: false,
         progressive: true,
-        mode: "public",
-        legal_consent_enabled: false,
+        mode: settings.instance.signUpMode,
+        legal_consent_enabled: settings.instance.legalConsentEnabled,
       },
       restrictions: {
         allowlist: { enabled: restrictions.allowlist },
