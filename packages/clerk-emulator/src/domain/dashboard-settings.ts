@@ -33,16 +33,16 @@ const boolean = (value: unknown) => (typeof value === "boolean" ? value : undefi
 const SWITCHES: Switch[] = [
   { key: "singleSessionMode", path: "auth_config.single_session_mode", accepts: "true or false", read: boolean },
   {
-    key: "legalConsentEnabled",
-    path: "user_settings.sign_up.legal_consent_enabled",
-    accepts: "true or false",
-    read: boolean,
-  },
-  {
     key: "signUpMode",
     path: "user_settings.sign_up.mode",
     accepts: `one of ${SIGN_UP_MODES.join(", ")}`,
     read: (value) => SIGN_UP_MODES.find((mode) => mode === value),
+  },
+  {
+    key: "legalConsentEnabled",
+    path: "user_settings.sign_up.legal_consent_enabled",
+    accepts: "true or false",
+    read: boolean,
   },
 ];
 

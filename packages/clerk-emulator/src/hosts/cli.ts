@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { dashboardSettingsJSON } from "../domain/dashboard-settings";
 import { TEST_EMAIL_CODE } from "../index";
 import { SettingsError, settingsFromArgs, settingsFromEnv, type Settings } from "../settings";
 import { startStandaloneEmulator } from "./standalone";
@@ -102,6 +103,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       `  State: ${options.dataDir ?? "in memory"}. Webhooks: ${options.webhookUrl ?? "none (--webhook-url)"}. Rate limits: ${options.rateLimits}. Session tokens: version ${options.sessionTokenVersion}.` +
         (options.backendLatencyMs > 0 ? ` Backend API latency: ${options.backendLatencyMs} ms.` : "") +
         (options.frontendLatencyMs > 0 ? ` Frontend API latency: ${options.frontendLatencyMs} ms.` : ""),
+      `  Instance (--instance): ${JSON.stringify(dashboardSettingsJSON(options.instance))}.`,
       `  Sign in as ada@example.com or grace@example.com, password "${options.demoPassword}"; email codes are ${TEST_EMAIL_CODE}.`,
       "",
       "# Your app's .env:",

@@ -45,7 +45,7 @@ describe("the instance settings file", () => {
     expect(() => parseCli(["--instance", file], {})).toThrow(UsageError);
     expect(() => parseCli(["--instance", file], {})).toThrow(
       new RegExp(
-        `^--instance ${file}: auth_config\\.multi_session: unknown key \\(known: auth_config\\.single_session_mode, `,
+        `^--instance ${file}: auth_config\\.multi_session: unknown key \\(known: auth_config\\.single_session_mode, user_settings\\.sign_up\\.mode, `,
       ),
     );
     expect(() => parseCli(["--instance", instanceFile({ display_config: {} })], {})).toThrow(
