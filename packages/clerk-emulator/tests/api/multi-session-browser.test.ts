@@ -1,0 +1,164 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "@playwright/test";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClerkEmulator, DEFAULT_SETTINGS, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
+import { createScriptCdn } from "../../src/http/cdn";
+import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { isLoopbackUrl } from "../../testing";
+import { CORE3_FIXTURE, REPO_ROOT } from "../support/paths";
+
+// A multi-session instance (`auth_config.single_session_mode: false`) as the real clerk-js (5 from this
+// app's packages, 6 from the Core 3 fixture's) in Chromium uses it: two accounts signed in at once,
+// `setActive` switching between them (and the switch kept: a reload comes back to it), and signing out
+// of one session and then of all.
+const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
+let emulator: ClerkEmulator;
+let server: Server;
+let origin = "";
+let browser: Browser;
+const offLoopback: string[] = [];
+
+beforeAll(async () => {
+  emulator = createClerkEmulator({
+    dataDir: null,
+    mountPath: "/__clerk",
+    secretKey: SECRET_KEY,
+    issuer: EMULATOR_ISSUER,
+    recordDir: process.env.CLERK_EMULATOR_RECORD_DIR || undefined,
+    instance: { ...DEFAULT_SETTINGS.instance, singleSessionMode: false },
+  });
+  const app = express();
+  app.use(
+    "/__clerk",
+    createScriptCdn({ dirs: [join(REPO_ROOT, "node_modules"), join(CORE3_FIXTURE, "node_modules")] }),
+  );
+  app.use("/__clerk", emulator.router);
+  app.get("/:major", (req, res) => {
+    const major = req.params.major === "6" ? "6" : "5";
+    res.type("html").send(`<!doctype html><html><head><script
+      data-clerk-publishable-key="${emulatorPublishableKey()}"
+      data-clerk-proxy-url="${origin}/__clerk"
+      src="/__clerk/npm/@clerk/clerk-js@${major}/dist/clerk.browser.js"></script></head><body></body></html>`);
+  });
+  server = createServer(app);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  server?.closeAllConnections();
+  await new Promise((done) => server?.close(done));
+  emulator?.close();
+  expect(offLoopback).toEqual([]);
+});
+
+type ClerkJs = {
+  version: string;
+  load(): Promise<void>;
+  setActive(params: { session: string | null }): Promise<void>;
+  signOut(options?: { sessionId?: string }): Promise<void>;
+  client: {
+    sessions: { id: string; status: string }[];
+    lastActiveSessionId: string | null;
+    signIn: { create(params: Record<string, string>): Promise<{ createdSessionId: string }> };
+  };
+  session: { id: string; user: { primaryEmailAddress: { emailAddress: string } | null } } | null;
+};
+type ClerkWindow = { Clerk?: ClerkJs };
+
+/** The page's clerk-js, loaded (again, after a reload). */
+async function loadClerk(page: Page) {
+  await page.evaluate(async () => {
+    const w = window as unknown as ClerkWindow;
+    while (!w.Clerk) await new Promise((r) => setTimeout(r, 20));
+    await w.Clerk.load();
+  });
+}
+
+/** What clerk-js holds: its sessions, the active one and whose it is. */
+const clerkState = (page: Page) =>
+  page.evaluate(() => {
+    const Clerk = (window as unknown as ClerkWindow).Clerk!;
+    return {
+      sessions: Clerk.client.sessions.map((s) => s.id),
+      active: Clerk.session?.id ?? null,
+      email: Clerk.session?.user.primaryEmailAddress?.emailAddress ?? null,
+    };
+  });
+
+describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
+  it("signs two accounts in at once, switches between them, signs out of one and then of all", async () => {
+    const context = await browser.newContext();
+    await context.route(
+      (url) => !isLoopbackUrl(url.href),
+      (route) => {
+        offLoopback.push(route.request().url());
+        return route.abort();
+      },
+    );
+    try {
+      const page = await context.newPage();
+      await page.goto(`${origin}/${major}`);
+      await loadClerk(page);
+      const ids = await page.evaluate(async (password) => {
+        const Clerk = (window as unknown as ClerkWindow).Clerk!;
+        const ada = await Clerk.client.signIn.create({ identifier: "ada@example.com", password });
+        await Clerk.setActive({ session: ada.createdSessionId });
+        // On a single-session instance this second sign-in is refused (session_exists).
+        const grace = await Clerk.client.signIn.create({ identifier: "grace@example.com", password });
+        await Clerk.setActive({ session: grace.createdSessionId });
+        return { ada: ada.createdSessionId, grace: grace.createdSessionId, version: Clerk.version };
+      }, DEMO_PASSWORD);
+      expect(ids.version).toMatch(new RegExp(`^${major}\\.`));
+      expect(await clerkState(page)).toEqual({
+        sessions: [ids.ada, ids.grace],
+        active: ids.grace,
+        email: "grace@example.com",
+      });
+
+      // setActive touches the session: the emulator keeps it as the last active one, so a reload comes back to Ada.
+      await page.evaluate((ada) => (window as unknown as ClerkWindow).Clerk!.setActive({ session: ada }), ids.ada);
+      await page.reload();
+      await loadClerk(page);
+      expect(await clerkState(page)).toEqual({
+        sessions: [ids.ada, ids.grace],
+        active: ids.ada,
+        email: "ada@example.com",
+      });
+
+      // Signing out of Grace's session (not the active one) leaves Ada's.
+      await page.evaluate(
+        (grace) => (window as unknown as ClerkWindow).Clerk!.signOut({ sessionId: grace }),
+        ids.grace,
+      );
+      await page.reload();
+      await loadClerk(page);
+      expect(await clerkState(page)).toEqual({ sessions: [ids.ada], active: ids.ada, email: "ada@example.com" });
+
+      // And of everything: clerk-js then leaves the page for the instance's after-sign-out URL.
+      const grace = await page.evaluate(async (password) => {
+        const Clerk = (window as unknown as ClerkWindow).Clerk!;
+        const signIn = await Clerk.client.signIn.create({ identifier: "grace@example.com", password });
+        await Clerk.setActive({ session: signIn.createdSessionId });
+        return signIn.createdSessionId;
+      }, DEMO_PASSWORD);
+      await page.evaluate(() => void (window as unknown as ClerkWindow).Clerk!.signOut());
+      const status = (id: string) => emulator.store.session(id)?.status;
+      await expect.poll(() => [status(ids.ada), status(grace)]).toEqual(["removed", "removed"]);
+      await page.goto(`${origin}/${major}`);
+      await loadClerk(page);
+      expect(await clerkState(page)).toEqual({ sessions: [], active: null, email: null });
+      expect(status(ids.grace)).toMatch(/^(removed|ended)$/);
+    } finally {
+      await context.close();
+    }
+  });
+});
