@@ -9,13 +9,14 @@ import { createClerkEmulator, DEFAULT_SETTINGS, DEMO_PASSWORD, type ClerkEmulato
 import { createScriptCdn } from "../../src/http/cdn";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { isLoopbackUrl } from "../../testing";
+import { isLoopbackUrl, uniqueEmail } from "../../testing";
 import { CORE3_FIXTURE, REPO_ROOT } from "../support/paths";
 
-// A multi-session instance (`auth_config.single_session_mode: false`) as the real clerk-js (5 from this
-// app's packages, 6 from the Core 3 fixture's) in Chromium uses it: two accounts signed in at once,
-// `setActive` switching between them (and the switch kept: a reload comes back to it), and signing out
-// of one session and then of all.
+// The instance's switches as the real clerk-js (5 from this app's packages, 6 from the Core 3 fixture's)
+// in Chromium meets them. Multi-session (`auth_config.single_session_mode: false`): two accounts signed
+// in at once, `setActive` switching between them (and the switch kept: a reload comes back to it), and
+// signing out of one session and then of all. Sign-up: clerk-js's `legalAccepted` reaching the user's
+// `legal_accepted_at`, and the restricted and waitlist modes' refusals and `joinWaitlist`.
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 let emulator: ClerkEmulator;
 let server: Server;
@@ -37,6 +38,7 @@ beforeAll(async () => {
     "/__clerk",
     createScriptCdn({ dirs: [join(REPO_ROOT, "node_modules"), join(CORE3_FIXTURE, "node_modules")] }),
   );
+  app.use("/__clerk/_emulator", emulator.control);
   app.use("/__clerk", emulator.router);
   app.get("/:major", (req, res) => {
     const major = req.params.major === "6" ? "6" : "5";
@@ -69,8 +71,19 @@ type ClerkJs = {
     sessions: { id: string; status: string }[];
     lastActiveSessionId: string | null;
     signIn: { create(params: Record<string, string>): Promise<{ createdSessionId: string }> };
+    signUp: { create(params: Record<string, unknown>): Promise<ClerkSignUp> };
   };
+  joinWaitlist(params: { emailAddress: string }): Promise<{ id: string }>;
   session: { id: string; user: { primaryEmailAddress: { emailAddress: string } | null } } | null;
+};
+type ClerkSignUp = {
+  status: string;
+  missingFields: string[];
+  createdUserId: string | null;
+  legalAcceptedAt: number | null;
+  update(params: Record<string, unknown>): Promise<ClerkSignUp>;
+  prepareEmailAddressVerification(params: { strategy: string }): Promise<ClerkSignUp>;
+  attemptEmailAddressVerification(params: { code: string }): Promise<ClerkSignUp>;
 };
 type ClerkWindow = { Clerk?: ClerkJs };
 
@@ -93,6 +106,35 @@ const clerkState = (page: Page) =>
       email: Clerk.session?.user.primaryEmailAddress?.emailAddress ?? null,
     };
   });
+
+/** A fresh browser on the page with clerk-js `major`, loaded; closed after `fn`. */
+async function onClerkPage<R>(major: string, fn: (page: Page) => Promise<R>): Promise<R> {
+  const context = await browser.newContext();
+  await context.route(
+    (url) => !isLoopbackUrl(url.href),
+    (route) => {
+      offLoopback.push(route.request().url());
+      return route.abort();
+    },
+  );
+  try {
+    const page = await context.newPage();
+    await page.goto(`${origin}/${major}`);
+    await loadClerk(page);
+    return await fn(page);
+  } finally {
+    await context.close();
+  }
+}
+
+async function setInstance(json: unknown) {
+  const res = await fetch(`${origin}/__clerk/_emulator/instance`, {
+    method: "PATCH",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(json),
+  });
+  expect(res.status).toBe(200);
+}
 
 describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
   it("signs two accounts in at once, switches between them, signs out of one and then of all", async () => {
@@ -150,7 +192,10 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
         await Clerk.setActive({ session: signIn.createdSessionId });
         return signIn.createdSessionId;
       }, DEMO_PASSWORD);
+      // Waited for, or it would interrupt the next page.goto.
+      const leaving = page.waitForURL((url) => url.pathname === "/");
       await page.evaluate(() => void (window as unknown as ClerkWindow).Clerk!.signOut());
+      await leaving;
       const status = (id: string) => emulator.store.session(id)?.status;
       await expect.poll(() => [status(ids.ada), status(grace)]).toEqual(["removed", "removed"]);
       await page.goto(`${origin}/${major}`);
@@ -160,5 +205,83 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe.each(["5", "6"])("clerk-js %s in Chromium, sign-up switches", (major) => {
+  it("legal consent: a sign-up without legalAccepted is missing it, and with it the user has legal_accepted_at", async () => {
+    await setInstance({ user_settings: { sign_up: { mode: "public", legal_consent_enabled: true } } });
+    const [first, second] = [uniqueEmail(`legal-${major}`), uniqueEmail(`legal-later-${major}`)];
+    const result = await onClerkPage(major, (page) =>
+      page.evaluate(
+        async ({ first, second }) => {
+          const Clerk = (window as unknown as ClerkWindow).Clerk!;
+          const signUpWith = async (email: string, fields: Record<string, unknown>) => {
+            const created = await Clerk.client.signUp.create({
+              emailAddress: email,
+              password: "a-good-password-1",
+              ...fields,
+            });
+            await created.prepareEmailAddressVerification({ strategy: "email_code" });
+            return created.attemptEmailAddressVerification({ code: "424242" });
+          };
+          const accepted = await signUpWith(first, { legalAccepted: true });
+          const missing = await signUpWith(second, {});
+          // clerk-js's resources change in place: what the sign-up said before it was updated.
+          const before = {
+            status: missing.status,
+            missingFields: [...missing.missingFields],
+            userId: missing.createdUserId,
+          };
+          const later = await missing.update({ legalAccepted: true });
+          return {
+            accepted: { status: accepted.status, userId: accepted.createdUserId },
+            missing: before,
+            later: { status: later.status, userId: later.createdUserId },
+          };
+        },
+        { first, second },
+      ),
+    );
+    expect(result.accepted.status).toBe("complete");
+    expect(result.missing).toEqual({ status: "missing_requirements", missingFields: ["legal_accepted"], userId: null });
+    expect(result.later.status).toBe("complete");
+    for (const userId of [result.accepted.userId, result.later.userId]) {
+      expect(emulator.store.user(userId!)?.legalAcceptedAt).toEqual(expect.any(Number));
+    }
+  });
+
+  it("restricted and waitlist modes: clerk-js gets Clerk's error codes; joinWaitlist adds an entry", async () => {
+    const tryToSignUp = (page: Page, email: string) =>
+      page.evaluate(
+        (email) =>
+          (window as unknown as ClerkWindow)
+            .Clerk!.client.signUp.create({ emailAddress: email, password: "a-good-password-1" })
+            .then(
+              () => "signed up",
+              (e: { errors?: { code: string }[] }) => e.errors?.[0]?.code,
+            ),
+        email,
+      );
+    await setInstance({ user_settings: { sign_up: { mode: "restricted", legal_consent_enabled: false } } });
+    expect(await onClerkPage(major, (page) => tryToSignUp(page, uniqueEmail("restricted")))).toBe(
+      "sign_up_mode_restricted",
+    );
+
+    await setInstance({ user_settings: { sign_up: { mode: "waitlist" } } });
+    const waiting = uniqueEmail(`waiting-${major}`);
+    const { refused, entry } = await onClerkPage(major, async (page) => ({
+      refused: await tryToSignUp(page, waiting),
+      entry: await page.evaluate(
+        (email) => (window as unknown as ClerkWindow).Clerk!.joinWaitlist({ emailAddress: email }),
+        waiting,
+      ),
+    }));
+    expect(refused).toBe("sign_up_restricted_waitlist");
+    expect(emulator.store.state.waitlistEntries.find((e) => e.email === waiting)).toMatchObject({
+      status: "pending",
+    });
+    // clerk-js 5 read the entry from the envelope's `response` and so has no id; 6 has it.
+    if (major === "6") expect(entry.id).toMatch(/^wle_/);
   });
 });
