@@ -110,10 +110,13 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     organizationSlugs,
     applicationName,
     demoPassword,
-    emailLinkVerification,
     passkeys,
     // A copy: the control API changes the running instance's switches, never the defaults or the caller's.
-    instance: { ...settings.instance },
+    // `--email-link-verification on` is the older way to list email_link in the instance's verifications.
+    instance: {
+      ...settings.instance,
+      emailLinkVerification: settings.instance.emailLinkVerification || emailLinkVerification,
+    },
     publicUrl: options.frontendApiUrl ?? options.mountPath,
   });
   const tokens: TokenSettings = {

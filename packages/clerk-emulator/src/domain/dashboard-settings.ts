@@ -16,6 +16,10 @@ export type DashboardSettings = {
   legalConsentEnabled: boolean;
   /** `user_settings.sign_up.mode`: anyone signs up, only invited people, or people let in from the waitlist. */
   signUpMode: SignUpMode;
+  /** `user_settings.attributes.email_address.first_factors` lists `email_link`: people sign in by an emailed link. */
+  emailLinkSignIn: boolean;
+  /** `user_settings.attributes.email_address.verifications` lists `email_link`: addresses are verified by link too. */
+  emailLinkVerification: boolean;
 };
 
 type Switch = {
@@ -25,10 +29,26 @@ type Switch = {
     path: string;
     accepts: string;
     read(value: unknown): DashboardSettings[K] | undefined;
+    /** How the environment JSON writes it, when not as is. */
+    json?(value: DashboardSettings[K]): unknown;
   };
 }[keyof DashboardSettings];
 
 const boolean = (value: unknown) => (typeof value === "boolean" ? value : undefined);
+
+/**
+ * An email strategy list (`["email_code", "email_link"]`): whether it lists `email_link`. Email codes
+ * are always there (the emulator cannot do without them), so a list must name `email_code`.
+ */
+const emailStrategies = {
+  accepts: '["email_code"] or ["email_code", "email_link"]',
+  read: (value: unknown) => {
+    if (!Array.isArray(value) || !value.includes("email_code") || new Set(value).size !== value.length) return;
+    if (!value.every((v) => v === "email_code" || v === "email_link")) return;
+    return value.includes("email_link");
+  },
+  json: (links: boolean) => (links ? ["email_code", "email_link"] : ["email_code"]),
+};
 
 const SWITCHES: Switch[] = [
   { key: "singleSessionMode", path: "auth_config.single_session_mode", accepts: "true or false", read: boolean },
@@ -44,11 +64,20 @@ const SWITCHES: Switch[] = [
     accepts: "true or false",
     read: boolean,
   },
+  { key: "emailLinkSignIn", path: "user_settings.attributes.email_address.first_factors", ...emailStrategies },
+  { key: "emailLinkVerification", path: "user_settings.attributes.email_address.verifications", ...emailStrategies },
 ];
 
-/** Clerk's defaults for a new production instance. */
+/** Clerk's defaults for a new production instance (email links: the emulator's, as before these switches). */
 export function defaultDashboardSettings(): DashboardSettings {
-  return { singleSessionMode: true, legalConsentEnabled: false, signUpMode: "public" };
+  return {
+    singleSessionMode: true,
+    legalConsentEnabled: false,
+    signUpMode: "public",
+    // The emulator's own defaults: sign-in links on, address verification by code only.
+    emailLinkSignIn: true,
+    emailLinkVerification: false,
+  };
 }
 
 /** A switch given a key or a value it does not take: one line naming the key and what it accepts. */
@@ -101,7 +130,8 @@ export function dashboardSettingsJSON(settings: DashboardSettings): Record<strin
     const parts = setting.path.split(".");
     let at = json;
     for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
-    at[parts.at(-1)!] = settings[setting.key];
+    const value = settings[setting.key];
+    at[parts.at(-1)!] = setting.json ? (setting.json as (v: typeof value) => unknown)(value) : value;
   }
   return json;
 }

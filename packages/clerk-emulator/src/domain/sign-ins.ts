@@ -36,6 +36,22 @@ import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
 /** First factors whose code is emailed: a sign-in code, or the code that starts a password reset. */
 const CODE_STRATEGIES = ["email_code", "reset_password_email_code"];
 
+/**
+ * The instance's first factors (`first_factors` in the environment): a sign-in created with any other
+ * strategy is Clerk's 422. Email links as the instance offers them, passkeys only on an instance that has them.
+ */
+export function signInStrategies(store: Store): string[] {
+  const { passkeys, instance } = store.settings;
+  return [
+    "password",
+    "email_code",
+    ...(instance.emailLinkSignIn ? ["email_link"] : []),
+    "phone_code",
+    "ticket",
+    ...(passkeys ? ["passkey"] : []),
+  ];
+}
+
 /** What the browser said with a step, beyond the strategy: where a code goes, and who asked. */
 export type SignInStepInput = { emailAddressId: string | null; phoneNumberId: string | null; userAgent: string | null };
 

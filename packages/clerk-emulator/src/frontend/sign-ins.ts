@@ -14,6 +14,7 @@ import {
   completeSignIn,
   identifySignIn,
   prepareSignInFirstFactor,
+  signInStrategies,
   signInTicket,
   startSignIn,
   type SignInStepInput,
@@ -22,9 +23,6 @@ import type { FrontendContext, Route } from "./context";
 import { prepareSignInEmailLink } from "./email-links";
 import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 import { registerSecondFactorRoutes } from "./sign-in-second-factor";
-
-/** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
-const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "phone_code", "ticket"];
 
 /** Signing in: password, an email or SMS code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
@@ -52,9 +50,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     // Clerk's order: the single-session check (a multi-session instance has none), then the strategy, then the identifier.
     refuseIfSignedIn(req);
     const strategy = str(req.body?.strategy);
-    // Passkeys are a first factor only on an instance that has them (frontend/passkeys.ts).
-    const strategies = store.settings.passkeys ? [...SIGN_IN_STRATEGIES, "passkey"] : SIGN_IN_STRATEGIES;
-    if (strategy !== null && !strategies.includes(strategy)) {
+    if (strategy !== null && !signInStrategies(store).includes(strategy)) {
       throw new ApiError(
         422,
         "form_param_value_invalid",

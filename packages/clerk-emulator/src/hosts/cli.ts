@@ -50,7 +50,8 @@ Options (environment variable in brackets):
                          addresses verified by emailed link as well as code
                                                                      [CLERK_EMULATOR_EMAIL_LINK_VERIFICATION] (off)
   --passkeys <on|off>    Clerk's passkeys in sign-in and profiles    [CLERK_EMULATOR_PASSKEYS] (off)
-  --instance <file.json> the dashboard's switches, in the keys of Clerk's GET /v1/environment, e.g.
+  --instance <file.json> the dashboard's switches (multi-session, legal consent, sign-up mode, email links),
+                         in the keys of Clerk's GET /v1/environment, e.g.
                          {"auth_config": {"single_session_mode": false},
                           "user_settings": {"sign_up": {"mode": "restricted", "legal_consent_enabled": true}}}
                                                                      [CLERK_EMULATOR_INSTANCE] (Clerk's defaults)

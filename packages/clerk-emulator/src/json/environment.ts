@@ -37,14 +37,16 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 const off = { enabled: false };
 
 export function environmentJSON(
-  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys" | "instance">,
+  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "passkeys" | "instance">,
   instance: DeepReadonly<InstanceRecord> = defaultInstance(),
   restrictions: DeepReadonly<RestrictionsRecord> = noRestrictions(),
 ) {
   const { settings: own, organizationSettings: orgs } = instance;
   // Email links sign in always; verifying an address by link is an instance setting (off: codes only),
   // because clerk-js's <SignUp/> and <UserProfile/> use links instead of codes once it is listed.
-  const emailVerifications = settings.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"];
+  const emailVerifications = settings.instance.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"];
+  // Signing in by an emailed link is a switch of its own (`first_factors`), on unless the instance says otherwise.
+  const emailFirstFactors = settings.instance.emailLinkSignIn ? ["email_code", "email_link"] : ["email_code"];
   return {
     auth_config: {
       object: "auth_config",
@@ -60,8 +62,7 @@ export function environmentJSON(
       // `ticket` is how invitation links sign in and sign up.
       // `reset_password_email_code`: <SignIn/>'s "Forgot password?".
       first_factors: [
-        "email_code",
-        "email_link",
+        ...emailFirstFactors,
         "phone_code",
         "password",
         "ticket",
@@ -150,7 +151,7 @@ export function environmentJSON(
         email_address: attribute(true, {
           required: true,
           used_for_first_factor: true,
-          first_factors: ["email_code", "email_link"],
+          first_factors: emailFirstFactors,
           verifications: emailVerifications,
           verify_at_sign_up: true,
         }),

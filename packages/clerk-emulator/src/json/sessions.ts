@@ -84,7 +84,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     ? [
         { strategy: "password" },
         { strategy: "email_code", ...email },
-        { strategy: "email_link", ...email },
+        ...(store.settings.instance.emailLinkSignIn ? [{ strategy: "email_link", ...email }] : []),
         // What <SignIn/>'s "Forgot password?" starts (the code is emailed, as a sign-in code is).
         { strategy: "reset_password_email_code", ...email },
         ...(store.settings.passkeys && user && passkeysOf(store, user.id).length > 0 ? [{ strategy: "passkey" }] : []),
@@ -162,7 +162,9 @@ export function signUpJSON(signUp: SignUpRecord, store: Store) {
             ? emailLinkVerificationJSON(store, signUp.id, signUp.emailVerification)
             : verificationJSON(signUp.emailVerification, signUp.ticket ? "ticket" : "email_code")),
           next_action: signUp.emailVerification === "verified" ? "" : "needs_attempt",
-          supported_strategies: store.settings.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"],
+          supported_strategies: store.settings.instance.emailLinkVerification
+            ? ["email_code", "email_link"]
+            : ["email_code"],
         };
   return {
     object: "sign_up_attempt",

@@ -29,7 +29,7 @@ export { DEMO_PASSWORD, hashPassword, INVITATION_LIFETIME_MS, newTicket, verifyP
  */
 export type StoreSettings = Pick<
   Settings,
-  "organizationSlugs" | "applicationName" | "demoPassword" | "emailLinkVerification" | "passkeys" | "instance"
+  "organizationSlugs" | "applicationName" | "demoPassword" | "passkeys" | "instance"
 > & { publicUrl: string };
 
 /**

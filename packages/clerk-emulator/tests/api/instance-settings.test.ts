@@ -19,6 +19,15 @@ const GIVEN = {
   user_settings: { sign_up: { mode: "restricted", legal_consent_enabled: true } },
 };
 
+/** All the switches: the file's, and the defaults of those it leaves out. */
+const ALL = {
+  auth_config: { single_session_mode: false },
+  user_settings: {
+    sign_up: { mode: "restricted", legal_consent_enabled: true },
+    attributes: { email_address: { first_factors: ["email_code", "email_link"], verifications: ["email_code"] } },
+  },
+};
+
 let emulator: StandaloneEmulator;
 
 beforeAll(async () => {
@@ -42,16 +51,16 @@ describe("the instance file", () => {
     const env = await environment();
     expect(env.auth_config.single_session_mode).toBe(false);
     expect(env.user_settings.sign_up).toMatchObject({ mode: "restricted", legal_consent_enabled: true });
-    expect(emulator.output()).toContain(`Instance (--instance): ${JSON.stringify(GIVEN)}.`);
+    expect(emulator.output()).toContain(`Instance (--instance): ${JSON.stringify(ALL)}.`);
   });
 
   it("is read and changed through the control API in the same keys; a reset brings the file's back", async () => {
-    expect(await (await control("GET")).json()).toEqual(GIVEN);
+    expect(await (await control("GET")).json()).toEqual(ALL);
     const patched = await control("PATCH", { user_settings: { sign_up: { mode: "waitlist" } } });
     expect(patched.status).toBe(200);
     expect(await patched.json()).toEqual({
-      ...GIVEN,
-      user_settings: { sign_up: { mode: "waitlist", legal_consent_enabled: true } },
+      ...ALL,
+      user_settings: { ...ALL.user_settings, sign_up: { mode: "waitlist", legal_consent_enabled: true } },
     });
     expect((await environment()).user_settings.sign_up.mode).toBe("waitlist");
 
@@ -71,7 +80,7 @@ describe("the instance file", () => {
     expect((await environment()).auth_config.single_session_mode).toBe(false);
 
     expect((await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" })).status).toBe(200);
-    expect(await (await control("GET")).json()).toEqual(GIVEN);
+    expect(await (await control("GET")).json()).toEqual(ALL);
   });
 });
 
@@ -82,7 +91,7 @@ describe("a wrong instance file", () => {
       process.execPath,
       [join(PACKAGE_ROOT, "bin/clerk-emulator.mjs"), "--port", "0", "--data-dir", "memory", "--instance", wrong],
       process.cwd(),
-      { PATH: process.env.PATH, HOME: process.env.HOME },
+      { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "test" },
     );
     const code = await new Promise((done) => child.once("exit", done));
     expect(code).toBe(2);

@@ -14,7 +14,13 @@ function instanceFile(content: unknown): string {
   return file;
 }
 
-const defaults = { singleSessionMode: true, legalConsentEnabled: false, signUpMode: "public" };
+const defaults = {
+  singleSessionMode: true,
+  legalConsentEnabled: false,
+  signUpMode: "public",
+  emailLinkSignIn: true,
+  emailLinkVerification: false,
+};
 
 describe("the instance settings file", () => {
   it("is Clerk's defaults when not given", () => {
@@ -38,6 +44,26 @@ describe("the instance settings file", () => {
       instance: { singleSessionMode: false, signUpMode: "public" },
     });
     expect(parseCli(["--instance", instanceFile({})], {})).toMatchObject({ instance: defaults });
+  });
+
+  it("takes email links as the environment lists them: first factors and verifications", () => {
+    const links = instanceFile({
+      user_settings: {
+        attributes: { email_address: { first_factors: ["email_code"], verifications: ["email_link", "email_code"] } },
+      },
+    });
+    expect(parseCli(["--instance", links], {})).toMatchObject({
+      instance: { emailLinkSignIn: false, emailLinkVerification: true },
+    });
+    // Email codes cannot be turned off: a list without them is refused.
+    const codeless = instanceFile({
+      user_settings: { attributes: { email_address: { first_factors: ["email_link"] } } },
+    });
+    expect(() => parseCli(["--instance", codeless], {})).toThrow(
+      `--instance ${codeless}: user_settings.attributes.email_address.first_factors: ["email_code"] or ["email_code", "email_link"] (got ["email_link"])`,
+    );
+    const other = instanceFile({ user_settings: { attributes: { phone_number: { first_factors: ["phone_code"] } } } });
+    expect(() => parseCli(["--instance", other], {})).toThrow(/user_settings\.attributes\.phone_number: unknown key/);
   });
 
   it("refuses an unknown key in one line naming the key and the keys there are", () => {
