@@ -1,9 +1,10 @@
 /**
  * The instance's switches as Clerk's dashboard sets them, named by where Clerk's environment JSON
  * (`GET /v1/environment`) shows them: `auth_config.single_session_mode`,
- * `user_settings.sign_up.mode`… One table (`SWITCHES`) says each switch's path, what it accepts and
- * its default; the settings file (`--instance`), the control API's `PATCH /_emulator/instance` and
- * the environment JSON all go through it, so a switch is added in one place.
+ * `user_settings.sign_up.mode`… One table (`SWITCHES`) says each switch's path and what it accepts,
+ * `defaultDashboardSettings` its default; the settings file (`--instance`), the control API's
+ * `PATCH /_emulator/instance` and its answer go through them, so a switch is added in one place (and
+ * read where its rule is: the environment JSON, domain/sessions.ts, domain/sign-ups.ts…).
  */
 
 export const SIGN_UP_MODES = ["public", "restricted", "waitlist"] as const;
