@@ -82,7 +82,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = {
   organizationSlugs: true,
   emailLinkVerification: false,
   passkeys: false,
-  instance: defaultDashboardSettings(),
+  // Frozen: the emulator copies it before the control API changes a running instance's switches.
+  instance: Object.freeze(defaultDashboardSettings()),
   npmDirs: [],
   recordDir: null,
 };
