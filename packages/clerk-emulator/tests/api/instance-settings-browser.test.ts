@@ -157,9 +157,20 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
         // On a single-session instance this second sign-in is refused (session_exists).
         const grace = await Clerk.client.signIn.create({ identifier: "grace@example.com", password });
         await Clerk.setActive({ session: grace.createdSessionId });
-        return { ada: ada.createdSessionId, grace: grace.createdSessionId, version: Clerk.version };
+        // Ada again: refused, naming her session, which clerk-js's <SignIn/> then activates (meta.sessionId).
+        const again = await Clerk.client.signIn.create({ identifier: "ada@example.com" }).then(
+          () => null,
+          (e: { errors?: { code: string; meta?: { sessionId?: string } }[] }) => e.errors?.[0],
+        );
+        return {
+          ada: ada.createdSessionId,
+          grace: grace.createdSessionId,
+          again: { code: again?.code, sessionId: again?.meta?.sessionId },
+          version: Clerk.version,
+        };
       }, DEMO_PASSWORD);
       expect(ids.version).toMatch(new RegExp(`^${major}\\.`));
+      expect(ids.again).toEqual({ code: "identifier_already_signed_in", sessionId: ids.ada });
       expect(await clerkState(page)).toEqual({
         sessions: [ids.ada, ids.grace],
         active: ids.grace,
