@@ -54,7 +54,7 @@ export type Settings = {
   emailLinkVerification: boolean;
   /** Clerk's passkeys (WebAuthn) for signing in and in profiles. */
   passkeys: boolean;
-  /** The dashboard's switches (multi-session, legal consent, sign-up mode), from a file of environment JSON keys. */
+  /** The dashboard's switches (multi-session, legal consent, sign-up mode, email links), in environment JSON keys. */
   instance: DashboardSettings;
   /** node_modules folders whose `@clerk/*` packages are served as Clerk's CDN serves them (`/npm/@clerk/…`). */
   npmDirs: string[];
