@@ -2,12 +2,16 @@ import { OrganizationProfile, useAuth } from "@clerk/clerk-react";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useRouteLoaderData } from "@remix-run/react";
 import { ClerkFrame } from "~/components/clerk-frame";
+import { CLERK_SCREEN } from "~/lib/route-handle";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 import { useFollowOrganizationChanges } from "~/hooks/use-follow-organization-changes";
 import { afterLeavingPath, orgPath, type OrgSummary } from "~/lib/orgs/organizations";
 import { requireOrgMembership } from "~/lib/orgs/require-org.server";
 import type { loader as orgLoader } from "./orgs.$slug";
 import { NOT_INDEXED } from "~/lib/http/meta";
+
+/** Clerk's screen is the page (app/lib/route-handle.ts). */
+export const handle = CLERK_SCREEN;
 
 export const meta: MetaFunction = () => [{ title: "Organization settings — Teamwork" }, NOT_INDEXED];
 
