@@ -1,7 +1,7 @@
 import { lockoutRemainingSeconds, verificationAttemptsRemaining } from "../domain/account-restrictions";
 import { mfaFlagsOf } from "../domain/mfa";
 import type { EmailRecord, PhoneRecord, Store, UserRecord } from "../state/store";
-import { imageUrl } from "../domain/public-profile";
+import { userImageUrl } from "../domain/public-profile";
 import { verificationJSON, type Api } from "./common";
 import { membershipJSON } from "./organizations";
 import { passkeyJSON, passkeysOf } from "./passkeys";
@@ -46,7 +46,7 @@ export function phoneNumberJSON(phone: PhoneRecord) {
  * private metadata; the Backend API's is the closed shape Clerk documents.
  */
 export function userJSON(store: Store, user: UserRecord, api: Api) {
-  const image = imageUrl(store, user.imageId);
+  const image = userImageUrl(store, user);
   const mfa = mfaFlagsOf(user);
   const common = {
     object: "user",
