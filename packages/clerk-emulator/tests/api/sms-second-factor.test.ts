@@ -233,6 +233,35 @@ describe("signing in with an SMS code as the second factor", () => {
   });
 });
 
+describe("reverification with an SMS code", () => {
+  it("texts the reserved number for the second factor and takes its code", async () => {
+    const person = await personWithPhones(1);
+    const phone = person.phones[0]!;
+    await person.browser("PATCH", `/v1/me/phone_numbers/${phone.id}`, { reserved_for_second_factor: "true" });
+    const sessionId = (await person.browser("GET", "/v1/client")).body.response.sessions[0].id as string;
+    const path = `/v1/client/sessions/${sessionId}/verify`;
+    const started = await person.browser("POST", path, { level: "multi_factor" });
+    expect(started.body.response.supported_second_factors[0]).toEqual({
+      strategy: "phone_code",
+      safe_identifier: phone.phone_number,
+      phone_number_id: phone.id,
+      default: true,
+    });
+    await person.browser("POST", `${path}/attempt_first_factor`, { strategy: "password", password: PASSWORD });
+    const sentBefore = textsTo(phone.phone_number).length;
+    const prepared = await person.browser("POST", `${path}/prepare_second_factor`, { strategy: "phone_code" });
+    expect(prepared.body.response.second_factor_verification).toMatchObject({ strategy: "phone_code" });
+    const code = await nextCodeTo(phone.phone_number, sentBefore);
+    const wrong = await person.browser("POST", `${path}/attempt_second_factor`, {
+      strategy: "phone_code",
+      code: "000000",
+    });
+    expect(fail(wrong)).toEqual([422, "form_code_incorrect", "code"]);
+    const done = await person.browser("POST", `${path}/attempt_second_factor`, { strategy: "phone_code", code });
+    expect(done.body.response).toMatchObject({ status: "complete", session: { factor_verification_age: [0, 0] } });
+  });
+});
+
 describe("SMS second factors through the Backend API", () => {
   it("creates and updates a number reserved for them, and DELETE /v1/users/:id/mfa releases it", async () => {
     const made = await emu.bapi("POST", "/v1/users", { email_address: [uniqueEmail("bapi-sms")], password: PASSWORD });
