@@ -11,21 +11,30 @@ import { beforeHead } from "./before-head";
  * tells caches that the cookie changes the answer.
  *
  * `private` is what keeps shared caches out (RFC 9111, 5.2.2.7), and it stays
- * on every answer. Beside it, data requests and the rest keep `no-store`. An
- * HTML page has `no-cache` instead: the browser's own cache must ask the
- * server again before any reuse (no validator is sent, so it is a full
- * request), and, unlike `no-store`, it lets Chromium keep the page in the
- * back/forward cache, so Back shows it at once (Lighthouse's `bf-cache`
- * audit; https://web.dev/articles/bfcache, "Minimize use of Cache-Control:
- * no-store"). A page restored after the browser's sign-in changed reloads
- * (app/lib/restored-page.ts). Redirects and errors set their own `no-store`.
+ * on every answer. Beside it:
+ * - an HTML page for someone signed out (no `__session` cookie: sign-in,
+ *   sign-up, the landing page) has `no-cache`: the browser's own cache must
+ *   ask the server again before any reuse (no validator is sent, so it is a
+ *   full request), and, unlike `no-store`, it lets Chromium keep the page in
+ *   the back/forward cache, so Back shows it at once (Lighthouse's `bf-cache`
+ *   audit; https://web.dev/articles/bfcache, "Minimize use of Cache-Control:
+ *   no-store"). Restored after the browser signed in elsewhere, it reloads
+ *   (app/lib/restored-page.ts);
+ * - a signed-in page keeps `no-store`: Chromium then keeps it in the
+ *   back/forward cache only until a cookie of the site changes (a sign-out, a
+ *   new session token), so Back after a sign-out never shows the person's
+ *   page, with JavaScript off too (tests/e2e/back-forward-cache.spec.ts:
+ *   Chromium 156 does not drop a `no-cache` page on the sign-out's
+ *   `Clear-Site-Data: "cache"`);
+ * - data requests, redirects, errors and the rest keep `no-store`.
  */
 export function personalAnswers(): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
     beforeHead(res, (head) => {
       const given = head.getHeader("Cache-Control");
       const value = given === undefined ? "" : String(given);
-      if (!value) head.setHeader("Cache-Control", isDocument(head) ? "private, no-cache" : "private, no-store");
+      const keepable = isDocument(head) && !hasSessionCookie(req.headers.cookie);
+      if (!value) head.setHeader("Cache-Control", keepable ? "private, no-cache" : "private, no-store");
       else if (!/\b(private|public)\b/i.test(value)) head.setHeader("Cache-Control", `private, ${value}`);
       const vary = String(head.getHeader("Vary") ?? "");
       if (!/(^|,)\s*(cookie|\*)\s*(,|$)/i.test(vary)) head.setHeader("Vary", vary ? `${vary}, Cookie` : "Cookie");
@@ -37,4 +46,9 @@ export function personalAnswers(): RequestHandler {
 /** An HTML page (a document navigation's answer), not data, a redirect or a file. */
 function isDocument(head: { statusCode: number; getHeader(name: string): unknown }): boolean {
   return head.statusCode === 200 && /^text\/html\b/i.test(String(head.getHeader("Content-Type") ?? ""));
+}
+
+/** Whether the request carries a session token cookie (`__session`, or clerk-js's suffixed twin), valid or not. */
+function hasSessionCookie(cookie: string | undefined): boolean {
+  return cookie !== undefined && /(?:^|;\s*)__session(?:_[A-Za-z0-9-]+)?=[^;\s]/.test(cookie);
 }

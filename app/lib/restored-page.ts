@@ -1,11 +1,11 @@
 /*
- * Documents may enter the browser's back/forward cache (their `Cache-Control` is
- * `private, no-cache`, not `no-store`: server/personal-answers.ts). A page restored from it shows
- * what it showed when it was left. If the person signed out or in since (here, in another tab,
- * with or without JavaScript), it would show the wrong person's page: Clerk's `__client_uat`
- * cookie is "when this browser's sign-in last changed" (`0` once signed out, by clerk-js and by
- * our sign-out alike), so a restored page whose value differs is loaded afresh instead. This is
- * the check web.dev's guidance on the back/forward cache asks of pages with personal data
+ * Pages for someone signed out may enter the browser's back/forward cache (their `Cache-Control`
+ * is `private, no-cache`, not `no-store`: server/personal-answers.ts; signed-in pages are never
+ * kept). A page restored from it shows what it showed when it was left. If the person signed in
+ * since (in another tab), it would offer a sign-in they no longer need, or a signed-out landing
+ * page: Clerk's `__client_uat` cookie is "when this browser's sign-in last changed" (`0` once
+ * signed out), so a restored page whose value differs is loaded afresh instead. This is the check
+ * web.dev's guidance on the back/forward cache asks of pages with personal data
  * (https://web.dev/articles/bfcache, "Update stale or sensitive data after bfcache restore").
  */
 

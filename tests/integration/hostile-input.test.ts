@@ -334,17 +334,24 @@ describe("anonymous requests cost Clerk a bounded amount per instance", () => {
 });
 
 describe("personal answers are never shared", () => {
-  it("an organization's home, as a document and as data, is private (no shared cache keeps it) and varies by cookie; the build's files stay cacheable", async () => {
+  it("an organization's home, as a document and as data, is private and stored nowhere (no shared cache, not the browser's) and varies by cookie; signed-out pages may be kept by the browser alone; the build's files stay cacheable", async () => {
     const team = await newTeam(bapi);
     const session = await emulatorSession(clerk.origin, team.admin.email, team.org.id);
     const cookie = `__session=${session.sessionToken}; __client_uat=${session.clientUat}`;
     for (const path of [`/orgs/${team.org.slug}`, `/orgs/${team.org.slug}.data`, "/orgs", "/"]) {
       const res = await raw(app, path, { headers: { Cookie: cookie, Accept: "text/html" } });
       expect(res.status, path).toBeLessThan(400);
-      // A page may be kept by the browser alone, and reused only after asking again (no-cache), so that
-      // the back/forward cache can hold it; data and redirects are not kept at all (server/personal-answers.ts).
-      const page = res.status === 200 && /^text\/html/.test(String(res.headers["content-type"]));
-      expect(res.headers["cache-control"], path).toBe(page ? "private, no-cache" : "private, no-store");
+      // Signed in, nothing is kept, not even by the browser alone: Chromium then keeps the page in its
+      // back/forward cache only until the site's cookies change (a sign-out) (server/personal-answers.ts).
+      expect(res.headers["cache-control"], path).toBe("private, no-store");
+      expect(String(res.headers.vary), path).toMatch(/\bCookie\b/i);
+    }
+    // Signed out, a page may be kept by the browser alone, and reused only after asking again (no-cache),
+    // so that the back/forward cache can hold it.
+    for (const path of ["/", "/sign-in"]) {
+      const res = await raw(app, path, { headers: { Accept: "text/html" } });
+      expect(res.status, path).toBe(200);
+      expect(res.headers["cache-control"], path).toBe("private, no-cache");
       expect(String(res.headers.vary), path).toMatch(/\bCookie\b/i);
     }
     const page = await raw(app, "/", { headers: { Accept: "text/html" } });

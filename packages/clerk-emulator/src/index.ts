@@ -43,6 +43,7 @@ type EmulatorSlice = Pick<
   | "organizationSlugs"
   | "emailLinkVerification"
   | "passkeys"
+  | "instance"
   | "backendLatencyMs"
   | "frontendLatencyMs"
   | "allowedOrigins"
@@ -113,8 +114,13 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     organizationSlugs,
     applicationName,
     demoPassword,
-    emailLinkVerification,
     passkeys,
+    // A copy: the control API changes the running instance's switches, never the defaults or the caller's.
+    // `--email-link-verification on` is the older way to list email_link in the instance's verifications.
+    instance: {
+      ...settings.instance,
+      emailLinkVerification: settings.instance.emailLinkVerification || emailLinkVerification,
+    },
     publicUrl: options.frontendApiUrl ?? options.mountPath,
   });
   const tokens: TokenSettings = {

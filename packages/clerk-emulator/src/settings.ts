@@ -1,9 +1,16 @@
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { normaliseOrigin } from "./http/proxy";
 import { RATE_LIMIT_MODES, type RateLimitMode } from "./http/rate-limits";
 import { DEFAULT_SESSION_TOKEN_VERSION, type SessionTokenVersion } from "./domain/tokens";
 import { DEMO_PASSWORD } from "./state/seed";
+import {
+  defaultDashboardSettings,
+  DashboardSettingsError,
+  readDashboardSettings,
+  type DashboardSettings,
+} from "./domain/dashboard-settings";
 
 /**
  * Everything the emulator can be told, once: the CLI reads it from flags and
@@ -47,6 +54,8 @@ export type Settings = {
   emailLinkVerification: boolean;
   /** Clerk's passkeys (WebAuthn) for signing in and in profiles. */
   passkeys: boolean;
+  /** The dashboard's switches (multi-session, legal consent, sign-up mode, email links), in environment JSON keys. */
+  instance: DashboardSettings;
   /** node_modules folders whose `@clerk/*` packages are served as Clerk's CDN serves them (`/npm/@clerk/…`). */
   npmDirs: string[];
   /** Tests only: write every answer down for the contract check against Clerk's OpenAPI spec. */
@@ -75,6 +84,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = {
   organizationSlugs: true,
   emailLinkVerification: false,
   passkeys: false,
+  // Frozen: the emulator copies it before the control API changes a running instance's switches.
+  instance: Object.freeze(defaultDashboardSettings()),
   npmDirs: [],
   recordDir: null,
   development: false,
@@ -113,6 +124,18 @@ const folders = (raw: string) =>
     .split(",")
     .filter(Boolean)
     .map((d) => resolve(d));
+
+/** `--instance <file.json>`: the switches it sets, over Clerk's defaults (domain/dashboard-settings.ts). */
+function readInstanceFile(raw: string): DashboardSettings | undefined {
+  if (!raw) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(resolve(raw), "utf8"));
+  } catch (error) {
+    throw new DashboardSettingsError((error as Error).message.split("\n")[0]!);
+  }
+  return { ...defaultDashboardSettings(), ...readDashboardSettings(json) };
+}
 
 const SETTINGS: Setting[] = [
   {
@@ -226,6 +249,13 @@ const SETTINGS: Setting[] = [
   },
   { key: "passkeys", flag: "passkeys", env: "CLERK_EMULATOR_PASSKEYS", accepts: "on or off", read: onOff },
   {
+    key: "instance",
+    flag: "instance",
+    env: "CLERK_EMULATOR_INSTANCE",
+    accepts: "a JSON file of Clerk's environment keys",
+    read: readInstanceFile,
+  },
+  {
     key: "npmDirs",
     flag: "npm-dir",
     env: "CLERK_EMULATOR_NPM_DIRS",
@@ -251,7 +281,14 @@ const SETTINGS: Setting[] = [
 ];
 
 function readOne(setting: Setting, name: string, raw: string): unknown {
-  const value = setting.read(raw.trim());
+  let value;
+  try {
+    value = setting.read(raw.trim());
+  } catch (error) {
+    // A file's own refusal names the key in it: the line names the flag and the file too.
+    if (error instanceof DashboardSettingsError) throw new SettingsError(`${name} ${raw}: ${error.message}`);
+    throw error;
+  }
   if (value === undefined) throw new SettingsError(`${name}: ${setting.accepts} (got "${raw}")`);
   return value;
 }

@@ -1,6 +1,7 @@
 import express, { type Router } from "express";
 import { startSessionOnNewClient } from "../domain/clients";
 import { attachClient, createDevBrowser, DEV_BROWSER_PARAM } from "../domain/dev-browsers";
+import { changeDashboardSettings, dashboardSettingsJSON, DashboardSettingsError } from "../domain/dashboard-settings";
 import { expireInvitationNow } from "../domain/invitations";
 import { createMembershipRequest } from "../domain/membership-requests";
 import { mintSessionToken } from "../domain/session-tokens";
@@ -64,12 +65,15 @@ export function refuseProxiedControl(res: express.Response, message: string, lon
  */
 export function createControlApi(options: ControlApiOptions): Router {
   const { store, faults, rateLimiter, webhooks } = options;
+  // What the instance's switches were at start (--instance): a reset brings them back.
+  const startSwitches = { ...store.settings.instance };
   const control = express.Router();
   // First, before the body is read: a proxied request gets this refusal, never a parse error.
   control.use(directRequestsOnly);
   control.use(express.json({ limit: "16kb" }));
   control.post("/reset", (_req, res) => {
     store.reset();
+    changeDashboardSettings(store.settings.instance, dashboardSettingsJSON(startSwitches));
     faults.clear();
     rateLimiter.reset();
     sendJson(res, 200, { ok: true });
@@ -117,6 +121,18 @@ export function createControlApi(options: ControlApiOptions): Router {
       if (!(error instanceof ApiError)) throw error;
       sendJson(res, error.status, error.toJSON());
     }
+  });
+  // The dashboard's switches (multi-session, legal consent, sign-up mode), in the environment JSON's keys as
+  // --instance takes them: a PATCH sets those it names, for this process, and answers them all.
+  control.get("/instance", (_req, res) => sendJson(res, 200, dashboardSettingsJSON(store.settings.instance)));
+  control.patch("/instance", (req, res) => {
+    try {
+      changeDashboardSettings(store.settings.instance, req.body);
+    } catch (error) {
+      if (!(error instanceof DashboardSettingsError)) throw error;
+      return sendJson(res, 422, new ApiError(422, "form_param_value_invalid", error.message).toJSON());
+    }
+    sendJson(res, 200, dashboardSettingsJSON(store.settings.instance));
   });
   control.post("/sessions", readySession(options));
   return control;

@@ -47,9 +47,13 @@ function sendLink(
   store.send(emailLinkEmail(store, sending.userAgent, to, flow, url, EMAIL_LINK_TTL_MINUTES));
 }
 
-/** A link strategy the instance does not offer for verifying addresses: Clerk's 422 for a strategy not allowed. */
-export function refuseUnlessLinkVerification(store: Store): void {
-  if (store.settings.emailLinkVerification) return;
+/**
+ * A link strategy the instance does not offer (`user_settings.attributes.email_address.verifications`
+ * for addresses, `first_factors` for signing in): Clerk's 422 for a strategy not allowed.
+ */
+export function refuseUnlessLinkVerification(store: Store, use: "verification" | "sign_in" = "verification"): void {
+  const { emailLinkVerification, emailLinkSignIn } = store.settings.instance;
+  if (use === "verification" ? emailLinkVerification : emailLinkSignIn) return;
   throw new ApiError(
     422,
     "form_param_value_invalid",
@@ -83,6 +87,7 @@ export function sendSignInEmailLink(
     address: email.email,
     redirectUrl: sending.redirectUrl,
   };
+  refuseUnlessLinkVerification(store, "sign_in");
   store.write(() => {
     markFirstFactorSent(store, signIn, "email_link");
     sendLink(store, "sign_in", fields, sending);

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly longMessage?: string,
     /** The envelope's own `meta` (the Frontend API puts the browser's client there: clerk-js reads `meta.client`). */
     readonly meta: Record<string, unknown> = {},
+    /** The error's own `meta`, beside `param_name` (`session_id` for `identifier_already_signed_in`). */
+    readonly errorMeta: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -23,7 +25,7 @@ export class ApiError extends Error {
           code: this.code,
           message: this.message,
           long_message: this.longMessage ?? this.message,
-          meta: this.paramName ? { param_name: this.paramName } : {},
+          meta: { ...(this.paramName ? { param_name: this.paramName } : {}), ...this.errorMeta },
         },
       ],
       meta: this.meta,

@@ -58,8 +58,53 @@ export function revokeOwnSession(store: Store, user: UserRecord, sessionId: stri
 }
 
 /**
- * A sign-in's end: the user's new session on the client, which replaces any earlier one (single-session
- * mode), its second factor verified now when the sign-in took one.
+ * Whether the client may begin a sign-in or a sign-up. A single-session instance (Clerk's default,
+ * `auth_config.single_session_mode`) refuses one on a client that has an active session, before
+ * anything else (HTTP 400, `session_exists`): clerk-js's <SignIn/> then activates that session
+ * instead. `meta` is the answer's own meta (the Frontend API puts the client there). A multi-session
+ * instance lets the client add another account.
+ */
+export function refuseIfSingleSessionSignedIn(
+  store: Store,
+  client: ClientRecord | null,
+  meta: () => Record<string, unknown>,
+): void {
+  if (!store.settings.instance.singleSessionMode) return;
+  if (client && store.activeSessions(client).length > 0) {
+    throw new ApiError(
+      400,
+      "session_exists",
+      "Session already exists",
+      undefined,
+      "You're currently in single session mode. You can only be signed into one account at a time.",
+      meta(),
+    );
+  }
+}
+
+/**
+ * On a multi-session instance, signing in as someone the client is already signed in as is Clerk's 400
+ * `identifier_already_signed_in`, naming that session (`meta.session_id`): clerk-js's <SignIn/>
+ * activates it instead of starting a second one.
+ */
+export function refuseSignedInAgain(store: Store, client: ClientRecord, userId: string): void {
+  const session = store.activeSessions(client).find((s) => s.userId === userId);
+  if (!session) return;
+  throw new ApiError(
+    400,
+    "identifier_already_signed_in",
+    "You're already signed in",
+    undefined,
+    "You're already signed in with this account on this browser.",
+    {},
+    { session_id: session.id },
+  );
+}
+
+/**
+ * A sign-in's end: the user's new session on the client, its second factor verified now when the
+ * sign-in took one. On a single-session instance it replaces any earlier one; on a multi-session one
+ * the others stay, and the new one is the client's last active session.
  */
 export function startSession(
   store: Store,
@@ -68,7 +113,9 @@ export function startSession(
   { lifetimeMs, activity, secondFactor }: { lifetimeMs: number; activity: SessionActivity; secondFactor: boolean },
 ): SessionRecord {
   return store.write(() => {
-    for (const s of store.activeSessions(client)) store.endSession(s, "removed");
+    if (store.settings.instance.singleSessionMode) {
+      for (const s of store.activeSessions(client)) store.endSession(s, "removed");
+    }
     const session = store.createSession(client, userId, lifetimeMs, activity);
     if (secondFactor) markFactorVerified(session, "second", session.createdAt);
     return session;

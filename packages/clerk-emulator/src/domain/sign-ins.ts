@@ -21,7 +21,7 @@ import { ticketUser, usableTicket, type Ticket } from "./invitations";
 import { verificationCodeEmail } from "./messages";
 import { checkSecondFactor, twoFactorEnabled } from "./mfa";
 import { validateNewPassword } from "./passwords";
-import { revokeSessionsOfUser } from "./sessions";
+import { refuseSignedInAgain, revokeSessionsOfUser } from "./sessions";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
 import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
 
@@ -35,6 +35,22 @@ import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
 
 /** First factors whose code is emailed: a sign-in code, or the code that starts a password reset. */
 const CODE_STRATEGIES = ["email_code", "reset_password_email_code"];
+
+/**
+ * The instance's first factors (`first_factors` in the environment): a sign-in created with any other
+ * strategy is Clerk's 422. Email links as the instance offers them, passkeys only on an instance that has them.
+ */
+export function signInStrategies(store: Store): string[] {
+  const { passkeys, instance } = store.settings;
+  return [
+    "password",
+    "email_code",
+    ...(instance.emailLinkSignIn ? ["email_link"] : []),
+    "phone_code",
+    "ticket",
+    ...(passkeys ? ["passkey"] : []),
+  ];
+}
 
 /** What the browser said with a step, beyond the strategy: where a code goes, and who asked. */
 export type SignInStepInput = { emailAddressId: string | null; phoneNumberId: string | null; userAgent: string | null };
@@ -64,14 +80,20 @@ export function signInUser(store: Store, signIn: SignInRecord): UserRecord {
 /**
  * The identifier (an email address, a username or a phone number) names the
  * user, who may sign in: the sign-in waits for a first factor. Clerk's 422 for
- * no such account; its refusals for an identifier off the allowlist and a
- * barred user.
+ * no such account; its refusals for an identifier off the allowlist, a
+ * barred user, and (multi-session) someone the client is signed in as already.
  */
-export function identifySignIn(store: Store, signIn: SignInRecord, identifier: string): UserRecord {
+export function identifySignIn(
+  store: Store,
+  client: ClientRecord,
+  signIn: SignInRecord,
+  identifier: string,
+): UserRecord {
   const user = userByIdentifier(store, identifier);
   if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
   refuseUnlistedIdentifier(store, identifier, "sign_in");
   refuseBarredUser(user);
+  refuseSignedInAgain(store, client, user.id);
   store.write(() => {
     signIn.userId = user.id;
     signIn.status = "needs_first_factor";
@@ -82,10 +104,12 @@ export function identifySignIn(store: Store, signIn: SignInRecord, identifier: s
 /**
  * Whom a sign-in ticket signs in: an actor token's user (impersonation), a
  * sign-in token's, or the account with an invitation's address; Clerk's
- * refusals for a ticket that cannot be used, and for a barred user.
+ * refusals for a ticket that cannot be used, for a barred user, and
+ * (multi-session) for someone the client is signed in as already.
  */
 export function signInTicket(
   store: Store,
+  client: ClientRecord,
   value: string | null,
 ): { userId: string; actorToken: ActorTokenRecord | null; ticket: Ticket | null } {
   const actorToken = usableActorToken(store, value);
@@ -93,6 +117,7 @@ export function signInTicket(
   const userId = actorToken?.userId ?? ticketUser(store, ticket!);
   const holder = store.user(userId);
   if (holder) refuseBarredUser(holder);
+  refuseSignedInAgain(store, client, userId);
   return { userId, actorToken, ticket };
 }
 

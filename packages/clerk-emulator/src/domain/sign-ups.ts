@@ -30,6 +30,8 @@ export type SignUpFields = {
   phoneNumber: unknown;
   firstName: string | null;
   lastName: string | null;
+  /** `legal_accepted`: true accepts the legal terms, false takes the acceptance back. */
+  legalAccepted: boolean | null;
 };
 
 /** Only an invitation's ticket can sign someone up; a sign-in token's cannot. */
@@ -47,8 +49,40 @@ export function requireSignUpEmail(signUp: SignUpRecord): string {
   return signUp.email;
 }
 
+/**
+ * The instance's sign-up mode (`user_settings.sign_up.mode`) lets only invited people sign up when it is
+ * `restricted` or `waitlist`: a sign-up without an invitation's ticket is Clerk's 403,
+ * `sign_up_mode_restricted` or `sign_up_restricted_waitlist` (the waitlist's invitations carry tickets).
+ */
+export function refuseClosedSignUp(store: Store, invited: boolean): void {
+  const mode = store.settings.instance.signUpMode;
+  if (mode === "public" || invited) return;
+  if (mode === "restricted") {
+    throw new ApiError(
+      403,
+      "sign_up_mode_restricted",
+      "Sign-ups are restricted",
+      undefined,
+      "This application is invitation only: you need an invitation to sign up.",
+    );
+  }
+  throw new ApiError(
+    403,
+    "sign_up_restricted_waitlist",
+    "Sign-ups are currently unavailable",
+    undefined,
+    "Sign-ups are currently unavailable. Join the waitlist to be notified when access becomes available.",
+  );
+}
+
+/** What a sign-up still lacks of what the instance requires beyond its identifiers: the legal terms, when asked for. */
+export function missingSignUpRequirements(store: Store, signUp: SignUpRecord): string[] {
+  return store.settings.instance.legalConsentEnabled && !signUp.legalAcceptedAt ? ["legal_accepted"] : [];
+}
+
 /** A new sign-up on the client (it replaces any earlier one), with the fields given, as `updateSignUp` takes them. */
 export function startSignUp(store: Store, client: ClientRecord, fields: SignUpFields): SignUpRecord {
+  refuseClosedSignUp(store, fields.strategy === "ticket" && Boolean(fields.ticket));
   return store.write(() => {
     const signUp: SignUpRecord = {
       id: newId("sua"),
@@ -133,6 +167,7 @@ function applySignUpFields(store: Store, client: ClientRecord, signUp: SignUpRec
   applySignUpIdentifiers(store, signUp, { username: fields.username, phoneNumber: fields.phoneNumber });
   if (fields.firstName !== null) signUp.firstName = fields.firstName.trim().slice(0, 100) || null;
   if (fields.lastName !== null) signUp.lastName = fields.lastName.trim().slice(0, 100) || null;
+  if (fields.legalAccepted !== null) signUp.legalAcceptedAt = fields.legalAccepted ? Date.now() : null;
   client.updatedAt = Date.now();
 }
 
@@ -184,6 +219,9 @@ export function createSignUpUser(store: Store, signUp: SignUpRecord): UserRecord
     return null;
   }
   if (!signUpPhoneReady(signUp)) return null;
+  if (missingSignUpRequirements(store, signUp).length > 0) return null;
+  // Checked again: an address changed since the sign-up began drops the invitation's ticket.
+  refuseClosedSignUp(store, Boolean(signUp.ticket));
   refuseTakenSignUpIdentifiers(store, signUp);
   if (store.emailTaken(signUp.email)) {
     throw new ApiError(
@@ -205,11 +243,13 @@ export function createSignUpUser(store: Store, signUp: SignUpRecord): UserRecord
   const user = store.write(() => store.createUser(account));
   carrySignUpIdentifiers(store, signUp, user);
   if (ticket) redeemTicket(store, ticket, user.id);
-  // An external id the Backend API set on the sign-up (`PATCH /v1/sign_ups/:id`) is the user's.
-  const externalId = signUp.externalId;
-  if (externalId) {
+  // An external id the Backend API set on the sign-up (`PATCH /v1/sign_ups/:id`) is the user's, and so is the
+  // moment the legal terms were accepted.
+  const { externalId, legalAcceptedAt } = signUp;
+  if (externalId || legalAcceptedAt) {
     store.write(() => {
-      user.externalId = externalId;
+      if (externalId) user.externalId = externalId;
+      if (legalAcceptedAt) user.legalAcceptedAt = legalAcceptedAt;
     });
   }
   return user;

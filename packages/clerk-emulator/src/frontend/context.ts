@@ -9,7 +9,7 @@ import {
   findDevBrowser,
   LEGACY_DEV_BROWSER_PARAM,
 } from "../domain/dev-browsers";
-import { startSession } from "../domain/sessions";
+import { refuseIfSingleSessionSignedIn, startSession } from "../domain/sessions";
 import { isTestingToken } from "../domain/testing-tokens";
 import { frontendApiPath } from "../http/proxy";
 import { ApiError } from "../domain/errors";
@@ -142,24 +142,13 @@ export function createFrontendContext(options: FrontendApiOptions) {
   const reply = (req: Request, res: Response, response: unknown) => envelope(req, res, currentClient(req), response);
 
   /**
-   * The instance is single-session (`single_session_mode` in the environment): Clerk refuses to
-   * start a sign-in or a sign-up on a client that already has an active session, before anything
-   * else (HTTP 400, `session_exists`); clerk-js's <SignIn/> then activates that session instead.
+   * A single-session instance refuses a sign-in or a sign-up on a signed-in client (domain/sessions.ts).
    * The answer carries the client in `meta.client`, as Clerk's error answers do: a tab opened before
    * the sign-in elsewhere learns of the session from it (clerk-js's `getClientResourceFromPayload`).
    */
   const refuseIfSignedIn = (req: Request) => {
     const client = currentClient(req);
-    if (client && store.activeSessions(client).length > 0) {
-      throw new ApiError(
-        400,
-        "session_exists",
-        "Session already exists",
-        undefined,
-        "You're currently in single session mode. You can only be signed into one account at a time.",
-        { client: clientPayload(req, client) },
-      );
-    }
+    refuseIfSingleSessionSignedIn(store, client, () => ({ client: clientPayload(req, client) }));
   };
 
   /** `secondFactor`: the sign-in verified one too (the session's `fva` counts from now for both). */

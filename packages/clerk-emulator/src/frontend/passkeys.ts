@@ -4,6 +4,7 @@ import { deletedJSON } from "../json";
 import { PASSKEY_TIMEOUT_MS, passkeyJSON, passkeysOf } from "../json/passkeys";
 import { proxyUrlOf, publicOrigin } from "../http/proxy";
 import { ApiError } from "../domain/errors";
+import { refuseSignedInAgain } from "../domain/sessions";
 import { str } from "../http/routing";
 import type { ClientRecord, PasskeyRecord, SignInRecord, UserRecord } from "../state/store";
 import {
@@ -197,6 +198,8 @@ export function attemptPasskeySignIn(fapi: FrontendContext, req: Request, client
     throw new ApiError(400, "passkey_invalid", "The passkey could not be verified.");
   const user = store.user(passkey.userId);
   if (!user) throw new ApiError(422, "passkey_not_found", "This passkey is not registered for this account.");
+  // A discoverable passkey names its account only now: on a multi-session instance, one signed in already is refused.
+  refuseSignedInAgain(store, client, user.id);
   recordPasskeyUse(store, passkey, result.signCount);
   const session = fapi.finishSignIn(req, client, user.id);
   completePasskeySignIn(store, signIn, user, session.id);

@@ -14,6 +14,7 @@ import {
   completeSignIn,
   identifySignIn,
   prepareSignInFirstFactor,
+  signInStrategies,
   signInTicket,
   startSignIn,
   type SignInStepInput,
@@ -22,9 +23,6 @@ import type { FrontendContext, Route } from "./context";
 import { prepareSignInEmailLink } from "./email-links";
 import { attemptPasskeySignIn, preparePasskeySignIn } from "./passkeys";
 import { registerSecondFactorRoutes } from "./sign-in-second-factor";
-
-/** The instance's first factors (`first_factors` in the environment): any other strategy is Clerk's 422. */
-const SIGN_IN_STRATEGIES = ["password", "email_code", "email_link", "phone_code", "ticket"];
 
 /** Signing in: password, an email or SMS code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
@@ -49,12 +47,10 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
   });
 
   route("POST", "/v1/client/sign_ins", (req, res) => {
-    // Clerk's order: the single-session check, then the strategy, then the identifier.
+    // Clerk's order: the single-session check (a multi-session instance has none), then the strategy, then the identifier.
     refuseIfSignedIn(req);
     const strategy = str(req.body?.strategy);
-    // Passkeys are a first factor only on an instance that has them (frontend/passkeys.ts).
-    const strategies = store.settings.passkeys ? [...SIGN_IN_STRATEGIES, "passkey"] : SIGN_IN_STRATEGIES;
-    if (strategy !== null && !strategies.includes(strategy)) {
+    if (strategy !== null && !signInStrategies(store).includes(strategy)) {
       throw new ApiError(
         422,
         "form_param_value_invalid",
@@ -71,7 +67,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const signIn = startSignIn(store, client, identifier);
     if (strategy === "ticket") {
       // An invitation, sign-in or impersonation link: the ticket alone signs its user in.
-      const { userId, actorToken, ticket } = signInTicket(store, str(req.body?.ticket));
+      const { userId, actorToken, ticket } = signInTicket(store, client, str(req.body?.ticket));
       if (ticket) redeemTicket(store, ticket, userId);
       const session = finishSignIn(req, client, userId);
       if (actorToken) startImpersonation(store, session, actorToken);
@@ -86,7 +82,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       preparePasskeySignIn(fapi, req, signIn);
     } else if (identifier) {
       // An email address, a username or a phone number.
-      const user = identifySignIn(store, signIn, identifier);
+      const user = identifySignIn(store, client, signIn, identifier);
       if (str(req.body?.password) !== null || strategy === "password") {
         attemptPassword(req, client, signIn);
       } else if (strategy === "email_code") {

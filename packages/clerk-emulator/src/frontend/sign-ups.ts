@@ -29,6 +29,9 @@ function signUpFields(body: Record<string, unknown>): SignUpFields {
     phoneNumber: body.phone_number,
     firstName: str(body.first_name),
     lastName: str(body.last_name),
+    // clerk-js sends the checkbox as a form field: "true" or "false".
+    legalAccepted:
+      body.legal_accepted === undefined ? null : body.legal_accepted === true || body.legal_accepted === "true",
   };
 }
 

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { dashboardSettingsJSON } from "../domain/dashboard-settings";
 import { TEST_EMAIL_CODE } from "../index";
 import { SettingsError, settingsFromArgs, settingsFromEnv, type Settings } from "../settings";
 import { startStandaloneEmulator } from "./standalone";
@@ -51,6 +52,11 @@ Options (environment variable in brackets):
   --passkeys <on|off>    Clerk's passkeys in sign-in and profiles    [CLERK_EMULATOR_PASSKEYS] (off)
   --development          a development instance: pk_test_/sk_test_ keys, and clerk-js's dev browser
                          (__clerk_db_jwt) instead of the __client cookie [CLERK_EMULATOR_DEVELOPMENT=1]
+  --instance <file.json> the dashboard's switches (multi-session, legal consent, sign-up mode, email links),
+                         in the keys of Clerk's GET /v1/environment, e.g.
+                         {"auth_config": {"single_session_mode": false},
+                          "user_settings": {"sign_up": {"mode": "restricted", "legal_consent_enabled": true}}}
+                                                                     [CLERK_EMULATOR_INSTANCE] (Clerk's defaults)
   --record-dir <dir>     tests: write every answer down there, for the contract check
                                                                      [CLERK_EMULATOR_RECORD_DIR]
   --control              mount the control API at /_emulator (tests) [CLERK_EMULATOR_CONTROL=1]
@@ -105,6 +111,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
             "  A development instance: clerk-js keeps its client in a dev browser (__clerk_db_jwt), not the __client cookie.",
           ]
         : []),
+      `  Instance (--instance): ${JSON.stringify(dashboardSettingsJSON(options.instance))}.`,
       `  Sign in as ada@example.com or grace@example.com, password "${options.demoPassword}"; email codes are ${TEST_EMAIL_CODE}.`,
       "",
       "# Your app's .env:",

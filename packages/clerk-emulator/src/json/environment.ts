@@ -37,7 +37,7 @@ function attribute(enabled: boolean, extra: Record<string, unknown> = {}) {
 const off = { enabled: false };
 
 export function environmentJSON(
-  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "emailLinkVerification" | "passkeys"> &
+  settings: Pick<Settings, "applicationName" | "organizationSlugs" | "passkeys" | "instance"> &
     Partial<Pick<Settings, "development">>,
   instance: DeepReadonly<InstanceRecord> = defaultInstance(),
   restrictions: DeepReadonly<RestrictionsRecord> = noRestrictions(),
@@ -45,7 +45,9 @@ export function environmentJSON(
   const { settings: own, organizationSettings: orgs } = instance;
   // Email links sign in always; verifying an address by link is an instance setting (off: codes only),
   // because clerk-js's <SignUp/> and <UserProfile/> use links instead of codes once it is listed.
-  const emailVerifications = settings.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"];
+  const emailVerifications = settings.instance.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"];
+  // Signing in by an emailed link is a switch of its own (`first_factors`), on unless the instance says otherwise.
+  const emailFirstFactors = settings.instance.emailLinkSignIn ? ["email_code", "email_link"] : ["email_code"];
   return {
     auth_config: {
       object: "auth_config",
@@ -61,8 +63,7 @@ export function environmentJSON(
       // `ticket` is how invitation links sign in and sign up.
       // `reset_password_email_code`: <SignIn/>'s "Forgot password?".
       first_factors: [
-        "email_code",
-        "email_link",
+        ...emailFirstFactors,
         "phone_code",
         "password",
         "ticket",
@@ -71,7 +72,8 @@ export function environmentJSON(
       ],
       second_factors: SECOND_FACTOR_STRATEGIES,
       email_address_verification_strategies: emailVerifications,
-      single_session_mode: true,
+      // The dashboard's switches (settings' `instance`, domain/dashboard-settings.ts).
+      single_session_mode: settings.instance.singleSessionMode,
       enhanced_email_deliverability: false,
       test_mode: own.testMode,
       // A development instance here syncs sessions through the URL (its dev browser) only, as Clerk's do by default.
@@ -151,7 +153,7 @@ export function environmentJSON(
         email_address: attribute(true, {
           required: true,
           used_for_first_factor: true,
-          first_factors: ["email_code", "email_link"],
+          first_factors: emailFirstFactors,
           verifications: emailVerifications,
           verify_at_sign_up: true,
         }),
@@ -187,8 +189,8 @@ export function environmentJSON(
         captcha_widget_type: "smart",
         custom_action_required: false,
         progressive: true,
-        mode: "public",
-        legal_consent_enabled: false,
+        mode: settings.instance.signUpMode,
+        legal_consent_enabled: settings.instance.legalConsentEnabled,
       },
       restrictions: {
         allowlist: { enabled: restrictions.allowlist },

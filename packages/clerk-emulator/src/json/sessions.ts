@@ -1,5 +1,6 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../state/store";
 import { factorVerificationAge, secondFactorsOf } from "../domain/mfa";
+import { missingSignUpRequirements } from "../domain/sign-ups";
 import { userImageUrl } from "../domain/public-profile";
 import { emailLinkVerificationJSON, verificationJSON } from "./common";
 import { publicUserDataJSON } from "./public-user-data";
@@ -83,7 +84,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
     ? [
         { strategy: "password" },
         { strategy: "email_code", ...email },
-        { strategy: "email_link", ...email },
+        ...(store.settings.instance.emailLinkSignIn ? [{ strategy: "email_link", ...email }] : []),
         // What <SignIn/>'s "Forgot password?" starts (the code is emailed, as a sign-in code is).
         { strategy: "reset_password_email_code", ...email },
         ...(store.settings.passkeys && user && passkeysOf(store, user.id).length > 0 ? [{ strategy: "passkey" }] : []),
@@ -139,6 +140,9 @@ export function signUpJSON(signUp: SignUpRecord, store: Store) {
   const missing: string[] = [];
   if (!signUp.email) missing.push("email_address");
   if (!signUp.passwordHash) missing.push("password");
+  // The instance's own requirements (the legal terms, when `legal_consent_enabled`).
+  const requirements = store.settings.instance.legalConsentEnabled ? ["legal_accepted"] : [];
+  missing.push(...missingSignUpRequirements(store, signUp));
   const unverified = signUp.email && signUp.emailVerification !== "verified" ? ["email_address"] : [];
   const byLink = !signUp.ticket && signUp.emailVerificationStrategy === "email_link";
   if (signUp.phone && signUp.phoneVerification !== "verified") unverified.push("phone_number");
@@ -158,13 +162,15 @@ export function signUpJSON(signUp: SignUpRecord, store: Store) {
             ? emailLinkVerificationJSON(store, signUp.id, signUp.emailVerification)
             : verificationJSON(signUp.emailVerification, signUp.ticket ? "ticket" : "email_code")),
           next_action: signUp.emailVerification === "verified" ? "" : "needs_attempt",
-          supported_strategies: store.settings.emailLinkVerification ? ["email_code", "email_link"] : ["email_code"],
+          supported_strategies: store.settings.instance.emailLinkVerification
+            ? ["email_code", "email_link"]
+            : ["email_code"],
         };
   return {
     object: "sign_up_attempt",
     id: signUp.id,
     status: signUp.status,
-    required_fields: ["email_address", "password"],
+    required_fields: ["email_address", "password", ...requirements],
     optional_fields: ["first_name", "last_name", "username", "phone_number"],
     missing_fields: missing,
     unverified_fields: unverified,
@@ -188,7 +194,7 @@ export function signUpJSON(signUp: SignUpRecord, store: Store) {
     created_session_id: signUp.createdSessionId,
     created_user_id: signUp.createdUserId,
     abandon_at: signUp.createdAt + 24 * 3_600_000,
-    legal_accepted_at: null,
+    legal_accepted_at: signUp.legalAcceptedAt ?? null,
   };
 }
 

@@ -257,6 +257,8 @@ export type SignUpRecord = {
   /** Set through the Backend API (`PATCH /v1/sign_ups/:id`); the external id is copied to the user made. */
   externalId?: string | null;
   customAction?: boolean;
+  /** When the sign-up accepted the legal terms (`legal_accepted`), which the user made keeps. */
+  legalAcceptedAt?: number | null;
 };
 
 export type ClientRecord = {

@@ -24,11 +24,12 @@ export { DEMO_PASSWORD, hashPassword, INVITATION_LIFETIME_MS, newTicket, verifyP
 /**
  * What the store and the domain read of the settings (src/settings.ts), and where browsers reach the
  * emulator (`publicUrl`: its images are served under it, its emails link to it). `organizationSlugs`
- * may change while running (`PATCH /v1/instance/organization_settings`).
+ * may change while running (`PATCH /v1/instance/organization_settings`), and so may `instance`, the
+ * dashboard's switches (the control API's `PATCH /_emulator/instance`).
  */
 export type StoreSettings = Pick<
   Settings,
-  "organizationSlugs" | "applicationName" | "demoPassword" | "emailLinkVerification" | "passkeys"
+  "organizationSlugs" | "applicationName" | "demoPassword" | "passkeys" | "instance"
 > & { publicUrl: string };
 
 /**

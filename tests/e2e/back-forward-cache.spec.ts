@@ -1,0 +1,107 @@
+import { chromium, type Browser, type Page } from "@playwright/test";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
+import { expect, openGuardedContext, signInAs, test } from "./fixtures";
+
+// The back/forward cache (docs/performance.md, issue 70): HTML pages answer
+// `private, no-cache`, not `no-store`, so Chromium may keep a page to restore on
+// Back; app/lib/restored-page.ts loads one afresh if the browser's sign-in
+// changed while it was away. Playwright turns Chromium's back/forward cache
+// off by default (--disable-back-forward-cache): these tests launch a
+// Chromium of their own with it on.
+let browser: Browser;
+
+test.beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+    ignoreDefaultArgs: ["--disable-back-forward-cache"],
+  });
+});
+
+test.afterAll(async () => {
+  await browser?.close();
+});
+
+type Marked = { __kept?: boolean; __restored?: boolean };
+/** Marks the document, so that a restore (the same document, `pageshow` persisted) tells from a fresh load. */
+const mark = (page: Page) =>
+  page.evaluate(() => {
+    const marked = window as unknown as Marked;
+    marked.__kept = true;
+    window.addEventListener("pageshow", (event) => (marked.__restored = event.persisted));
+  });
+const restored = (page: Page) =>
+  page.evaluate(() => {
+    const marked = window as unknown as Marked;
+    return marked.__kept === true && marked.__restored === true;
+  });
+
+test("Back to sign-in restores the page from the back/forward cache @js", async ({ baseURL }) => {
+  const guarded = await openGuardedContext(browser, { baseURL, javaScriptEnabled: true });
+  try {
+    const page = await guarded.context.newPage();
+    await page.goto("/sign-in");
+    await expect(page.locator(".cl-signIn-root")).toBeVisible();
+    await mark(page);
+    await page.goto("/sign-up");
+    await page.goBack({ waitUntil: "commit" });
+    await expect(page).toHaveURL(/\/sign-in$/);
+    expect(await restored(page)).toBe(true);
+  } finally {
+    await guarded.close();
+  }
+});
+
+test("Back to sign-in after signing in meanwhile loads it afresh, signed in @js", async ({ baseURL }) => {
+  const guarded = await openGuardedContext(browser, { baseURL, javaScriptEnabled: true });
+  try {
+    const page = await guarded.context.newPage();
+    await page.goto("/sign-in");
+    await expect(page.locator(".cl-signIn-root")).toBeVisible();
+    await mark(page);
+    await page.goto("/sign-up");
+    // Signed in meanwhile (another tab, say): the browser's `__client_uat` changed, so the restored
+    // sign-in page reloads (app/lib/restored-page.ts) instead of offering to sign in again.
+    await signInAs(guarded.context, baseURL!, "grace@example.com");
+    await page.goBack({ waitUntil: "commit" });
+    await expect(page.getByTestId("user-menu-trigger")).toBeVisible();
+    expect(await restored(page)).toBe(false);
+  } finally {
+    await guarded.close();
+  }
+});
+
+test("Back to a signed-in page loads it afresh: signed-in pages are never kept (no-store) @js", async ({ baseURL }) => {
+  const guarded = await openGuardedContext(browser, { baseURL, javaScriptEnabled: true });
+  try {
+    await signInAs(guarded.context, baseURL!, "grace@example.com");
+    const page = await guarded.context.newPage();
+    await page.goto("/orgs");
+    await expect(page.getByTestId("theme-menu-trigger")).toBeVisible();
+    await mark(page);
+    await page.goto("/resources/theme");
+    await page.goBack({ waitUntil: "commit" });
+    await expect(page).toHaveURL(/\/orgs$/);
+    await expect(page.getByTestId("theme-menu-trigger")).toBeVisible();
+    expect(await restored(page)).toBe(false);
+  } finally {
+    await guarded.close();
+  }
+});
+
+test("without JavaScript, Back after signing out does not show the signed-in page @nojs", async ({ baseURL }) => {
+  const guarded = await openGuardedContext(browser, { baseURL, javaScriptEnabled: false });
+  try {
+    await signInAs(guarded.context, baseURL!, "barbara@example.com");
+    const page = await guarded.context.newPage();
+    await page.goto("/user");
+    await expect(page).toHaveURL(/\/user$/);
+    await page.locator('[data-testid="user-menu-fallback"] summary').click();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page.getByRole("link", { name: "Sign in" }).first()).toBeVisible();
+    await page.goBack({ waitUntil: "commit" });
+    await expect(page).toHaveURL(/\/sign-in\?redirect_url=%2Fuser/);
+  } finally {
+    await guarded.close();
+  }
+});
