@@ -38,7 +38,7 @@ beforeAll(async () => {
     res.type("html").send(`<!doctype html><html><head><script
       data-clerk-publishable-key="${emulatorPublishableKey()}"
       data-clerk-proxy-url="${origin}/__clerk"
-      src="/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js"></script></head><body><div id="avatar"></div></body></html>`);
+      src="/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js"></script></head><body><div id="avatar"></div><div id="profile"></div></body></html>`);
   });
   server = createServer(app);
   server.keepAliveTimeout = 60_000;
@@ -61,6 +61,7 @@ type ClerkJs = {
   client: { signIn: { create(params: Record<string, string>): Promise<{ createdSessionId: string }> } };
   user: { hasImage: boolean; imageUrl: string };
   mountUserAvatar(node: HTMLElement): void;
+  mountUserProfile(node: HTMLElement): void;
 };
 
 it("<UserAvatar/> of a user without an image shows the default avatar, served on loopback", async () => {
@@ -95,6 +96,36 @@ it("<UserAvatar/> of a user without an image shows the default avatar, served on
     // Loaded, not broken (a broken image would make clerk-js fall back to initials).
     await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     expect(await image.getAttribute("src")).toBe(user.imageUrl);
+  } finally {
+    await context.close();
+  }
+}, 60_000);
+
+// clerk-js's isDefaultImage reads "avatar_placeholder" in the address: <UserProfile/> offers an upload for
+// the default avatar, and no "Remove" for a picture nobody uploaded (as against Clerk).
+it("<UserProfile/> offers no Remove for the default avatar", async () => {
+  const context = await browser.newContext();
+  await context.route(
+    (url) => !isLoopbackUrl(url.href),
+    (route) => {
+      offLoopback.push(route.request().url());
+      return route.abort();
+    },
+  );
+  try {
+    const page = await context.newPage();
+    await page.goto(origin);
+    await page.evaluate(async (password) => {
+      const w = window as unknown as { Clerk?: ClerkJs };
+      while (!w.Clerk) await new Promise((r) => setTimeout(r, 20));
+      await w.Clerk.load();
+      const signIn = await w.Clerk.client.signIn.create({ identifier: "grace@example.com", password });
+      await w.Clerk.setActive({ session: signIn.createdSessionId });
+      w.Clerk.mountUserProfile(document.getElementById("profile")!);
+    }, DEMO_PASSWORD);
+    await page.getByRole("button", { name: /update profile/i }).click();
+    await page.getByRole("button", { name: /^upload$/i }).waitFor({ state: "visible", timeout: 15_000 });
+    expect(await page.getByRole("button", { name: /^remove$/i }).count()).toBe(0);
   } finally {
     await context.close();
   }
