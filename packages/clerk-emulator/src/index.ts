@@ -12,6 +12,8 @@ import { createRateLimiter, type RateLimiter } from "./http/rate-limits";
 import { recordAnswersTo } from "./http/recorder";
 import { ApiError } from "./domain/errors";
 import { sendJson } from "./http/routing";
+import { serveDefaultAvatar } from "./http/default-avatars";
+import { DEFAULT_AVATAR_PATH } from "./domain/public-profile";
 import { DEFAULT_SETTINGS, type Settings } from "./settings";
 import { Store } from "./state/store";
 import { generateSigningKey, signingKeyFromPem, type SigningKey, type TokenSettings } from "./domain/tokens";
@@ -176,6 +178,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
       }) as express.Response["end"];
       next();
     });
+  // Default avatars (users and organizations without an image of their own), drawn from their address alone.
+  router.get(`${DEFAULT_AVATAR_PATH}/:payload`, serveDefaultAvatar);
   // Uploaded profile images and logos: their ids are unguessable and never reused, so they keep.
   router.get("/images/:id", (req, res) => {
     const image = store.image(req.params.id);

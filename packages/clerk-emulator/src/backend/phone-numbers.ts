@@ -23,10 +23,6 @@ const verificationJSON = (v: CodeVerificationRecord) => ({
   expire_at: v.expireAt,
 });
 
-const NO_SMS_SECOND_FACTOR = {
-  refused: "The emulator's phone numbers are never a second factor (its GUIDE.md); `false` passes.",
-};
-
 /** Phone numbers: add one to a user, read, update (verified, primary), remove, verify by a texted code; replace them all. */
 export function registerPhoneNumberRoutes(route: Route, { store, userOf }: BackendContext): void {
   const phoneById = (id: unknown): { user: UserRecord; phone: PhoneRecord } => {
@@ -37,7 +33,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
     throw new ApiError(404, "resource_not_found", "Phone number not found");
   };
 
-  // `reserved_for_second_factor: true` is refused by its declaration: no SMS second factor here.
+  // `reserved_for_second_factor: true` needs `verified: true` too (Clerk's description): else a 422.
   route(
     "POST",
     "/v1/phone_numbers",
@@ -47,7 +43,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
         phone_number: "kept",
         verified: "kept",
         primary: "kept",
-        reserved_for_second_factor: NO_SMS_SECOND_FACTOR,
+        reserved_for_second_factor: "kept",
       },
     },
     (req) => {
@@ -57,6 +53,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
       const phone = addPhoneNumber(store, user, parsePhone(body.phone_number), {
         verifiedBy: isTrue(body.verified) ? "admin" : null,
         primary: isTrue(body.primary),
+        reserved: isTrue(body.reserved_for_second_factor),
       });
       return phoneNumberJSON(phone);
     },
@@ -71,7 +68,7 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
       body: {
         verified: "kept",
         primary: "kept",
-        reserved_for_second_factor: NO_SMS_SECOND_FACTOR,
+        reserved_for_second_factor: "kept",
       },
     },
     (req) => {
@@ -83,7 +80,14 @@ export function registerPhoneNumberRoutes(route: Route, { store, userOf }: Backe
         : body.verified === false || body.verified === "false"
           ? false
           : undefined;
-      return phoneNumberJSON(updatePhoneNumber(store, user, phone, { verified, primary: isTrue(body.primary) }));
+      const reserved = isTrue(body.reserved_for_second_factor)
+        ? true
+        : body.reserved_for_second_factor === false || body.reserved_for_second_factor === "false"
+          ? false
+          : undefined;
+      return phoneNumberJSON(
+        updatePhoneNumber(store, user, phone, { verified, primary: isTrue(body.primary), reserved }),
+      );
     },
   );
 

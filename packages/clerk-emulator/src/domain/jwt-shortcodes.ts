@@ -1,4 +1,4 @@
-import { fullName, imageUrl } from "./public-profile";
+import { fullName, orgImageUrl, userImageUrl } from "./public-profile";
 import { permissionKeysOf } from "./roles";
 import type { Metadata, SessionRecord, Store } from "../state/store";
 
@@ -46,7 +46,7 @@ function shortcodeScope(store: Store, session: SessionRecord) {
           primary_phone_address: null,
           phone_number_verified: false,
           primary_web3_wallet: null,
-          image_url: imageUrl(store, user.imageId),
+          image_url: userImageUrl(store, user),
           has_image: Boolean(user.imageId),
           two_factor_enabled: false,
           public_metadata: user.publicMetadata,
@@ -62,7 +62,7 @@ function shortcodeScope(store: Store, session: SessionRecord) {
             id: org.id,
             name: org.name,
             slug: org.slug,
-            image_url: imageUrl(store, org.imageId),
+            image_url: orgImageUrl(store, org),
             has_image: Boolean(org.imageId),
             public_metadata: org.publicMetadata,
             role: membership.role,

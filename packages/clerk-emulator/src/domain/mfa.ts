@@ -1,9 +1,11 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import { newId } from "../state/ids";
 import { ApiError } from "./errors";
+import { isSentCode, textCode } from "./verification-codes";
 import {
   type FactorStatus,
   type MfaSecretsRecord,
+  type PhoneRecord,
   type SessionRecord,
   type Store,
   type UserMfaFlags,
@@ -12,9 +14,9 @@ import {
 
 /**
  * Multi-factor authentication: a TOTP authenticator (RFC 6238: SHA-1, six
- * digits, 30-second steps, as Clerk's and every authenticator app's default)
- * and backup codes. Second factors come from the sources below, so another
- * kind (SMS codes on a phone number) is one more entry of SECOND_FACTOR_SOURCES.
+ * digits, 30-second steps, as Clerk's and every authenticator app's default),
+ * SMS codes to a phone number reserved for them (sms-second-factor.ts reserves
+ * one) and backup codes. Each kind is one entry of SECOND_FACTOR_SOURCES.
  */
 
 const STEP_SECONDS = 30;
@@ -140,8 +142,11 @@ type SecondFactorSource = {
   /** Takes the factor away (the Backend API's "disable MFA"). */
   remove: (store: Store, user: UserRecord) => void;
   /** Sends the code, for a kind that has one to send (a text message); TOTP and backup codes have none. */
-  prepare?: (store: Store, user: UserRecord, userAgent: string | null) => void;
+  prepare?: (store: Store, user: UserRecord, options: PrepareOptions) => void;
 };
+
+/** What `prepare_second_factor` names: the number to text (`phone_number_id`; the default one without it). */
+export type PrepareOptions = { phoneNumberId: string | null; userAgent: string | null };
 
 const totpSource: SecondFactorSource = {
   strategy: "totp",
@@ -167,8 +172,48 @@ const backupCodeSource: SecondFactorSource = {
   },
 };
 
+/** The user's verified numbers reserved for SMS codes, the default one first. */
+export function secondFactorPhonesOf(user: UserRecord): PhoneRecord[] {
+  const reserved = user.phones.filter((p) => p.verified && p.reservedForSecondFactor);
+  return [...reserved.filter((p) => p.defaultSecondFactor), ...reserved.filter((p) => !p.defaultSecondFactor)];
+}
+
+const phoneCodeSource: SecondFactorSource = {
+  strategy: "phone_code",
+  isTwoFactor: true,
+  factors: (_store, user) =>
+    secondFactorPhonesOf(user).map((p) => ({
+      strategy: "phone_code",
+      safe_identifier: p.phone,
+      phone_number_id: p.id,
+      default: Boolean(p.defaultSecondFactor),
+    })),
+  // The code texted is the test code, whichever reserved number it went to (verification-codes.ts).
+  attempt: (_store, user, code) => secondFactorPhonesOf(user).length > 0 && isSentCode(code),
+  remove: (_store, user) => {
+    for (const phone of user.phones) {
+      phone.reservedForSecondFactor = false;
+      phone.defaultSecondFactor = false;
+    }
+  },
+  prepare: (store, user, { phoneNumberId }) => {
+    const phones = secondFactorPhonesOf(user);
+    const phone = phoneNumberId ? phones.find((p) => p.id === phoneNumberId) : phones[0];
+    if (!phone) {
+      throw new ApiError(
+        422,
+        "form_param_value_invalid",
+        "is invalid",
+        "phone_number_id",
+        "That phone number is not a second factor of this account.",
+      );
+    }
+    textCode(store, phone.phone, phone.id, user.id);
+  },
+};
+
 /** Every kind of second factor the instance offers, in the order clerk-js prefers them. */
-const SECOND_FACTOR_SOURCES: readonly SecondFactorSource[] = [totpSource, backupCodeSource];
+const SECOND_FACTOR_SOURCES: readonly SecondFactorSource[] = [totpSource, phoneCodeSource, backupCodeSource];
 
 /** The strategies the environment advertises as second factors. */
 export const SECOND_FACTOR_STRATEGIES = SECOND_FACTOR_SOURCES.map((s) => s.strategy);
@@ -211,7 +256,7 @@ export function prepareSecondFactor(
   step: { secondFactor?: { strategy: string; status: FactorStatus } | null },
   user: UserRecord,
   strategy: string | null,
-  userAgent: string | null,
+  options: PrepareOptions,
 ): void {
   const source = SECOND_FACTOR_SOURCES.find((s) => s.strategy === strategy);
   if (!strategy || !source?.prepare || source.factors(store, user).length === 0) {
@@ -223,7 +268,7 @@ export function prepareSecondFactor(
       `${strategy ?? "(none)"} is not a second factor that can be prepared for this account.`,
     );
   }
-  source.prepare(store, user, userAgent);
+  source.prepare(store, user, options);
   store.write(() => {
     step.secondFactor = { strategy, status: "unverified" };
   });

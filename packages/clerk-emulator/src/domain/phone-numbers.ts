@@ -3,6 +3,7 @@ import { addPhone, refuseTakenPhone, removePhone, verifyPhone } from "./identifi
 import type { CodeVerificationRecord, PhoneRecord, Store, UserRecord, Verifier } from "../state/store";
 import { attemptCodeVerification, startCodeVerification } from "./code-verifications";
 import { textCode } from "./verification-codes";
+import { refuseSecondFactorChanges, settleSecondFactorPhones } from "./sms-second-factor";
 
 /**
  * A user's phone numbers as the person (`/v1/me/phone_numbers`) and the Backend API change them: a number
@@ -22,34 +23,49 @@ function refuseUnverifiedPrimary(primary: boolean, verified: boolean): void {
   }
 }
 
-/** A new number on the user's profile (taken ones refused), verified (and how) or not, made primary if asked. */
+/**
+ * A new number on the user's profile (taken ones refused), verified (and how) or not, made primary if asked,
+ * reserved for SMS codes as a second factor if asked (a verified one only).
+ */
 export function addPhoneNumber(
   store: Store,
   user: UserRecord,
   number: string,
-  { verifiedBy = null, primary = false }: { verifiedBy?: Verifier | null; primary?: boolean } = {},
+  {
+    verifiedBy = null,
+    primary = false,
+    reserved = false,
+  }: { verifiedBy?: Verifier | null; primary?: boolean; reserved?: boolean } = {},
 ): PhoneRecord {
   refuseTakenPhone(store, number);
   refuseUnverifiedPrimary(primary, verifiedBy !== null);
+  refuseSecondFactorChanges({ verified: verifiedBy !== null }, { reserved });
   return store.write(() => {
     const phone = addPhone(user, number, verifiedBy);
     if (primary) user.phoneId = phone.id;
+    if (reserved) {
+      phone.reservedForSecondFactor = true;
+      settleSecondFactorPhones(store, user);
+    }
     return phone;
   });
 }
 
 /**
  * The Backend API's update: `verified: true` verifies the number (`admin`), `verified: false` takes the
- * verification away (and with it the primary place), `primary: true` makes it primary.
+ * verification away (and with it the primary place and any second factor), `primary: true` makes it primary,
+ * `reserved` reserves it for SMS codes as a second factor or takes it back.
  */
 export function updatePhoneNumber(
   store: Store,
   user: UserRecord,
   phone: PhoneRecord,
-  changes: { verified?: boolean; primary: boolean },
+  changes: { verified?: boolean; primary: boolean; reserved?: boolean },
 ): PhoneRecord {
   const unverify = changes.verified === false;
-  refuseUnverifiedPrimary(changes.primary, unverify ? false : phone.verified || changes.verified === true);
+  const verifiedAfter = unverify ? false : phone.verified || changes.verified === true;
+  refuseUnverifiedPrimary(changes.primary, verifiedAfter);
+  refuseSecondFactorChanges({ verified: verifiedAfter }, { reserved: changes.reserved });
   return store.write(() => {
     if (changes.verified === true && !phone.verified) verifyPhone(user, phone, "admin");
     if (unverify && phone.verified) {
@@ -58,7 +74,10 @@ export function updatePhoneNumber(
       if (user.phoneId === phone.id) user.phoneId = user.phones.find((p) => p.verified)?.id ?? null;
     }
     if (changes.primary) user.phoneId = phone.id;
+    if (changes.reserved !== undefined) phone.reservedForSecondFactor = changes.reserved;
+    if (!phone.reservedForSecondFactor) phone.defaultSecondFactor = false;
     phone.updatedAt = user.updatedAt = Date.now();
+    settleSecondFactorPhones(store, user);
     return phone;
   });
 }
@@ -90,7 +109,10 @@ export function attemptPhoneVerification(
 
 /** Takes a number off the user's profile; the primary place passes to another verified number, if any. */
 export function removePhoneNumber(store: Store, user: UserRecord, phone: PhoneRecord): void {
-  store.write(() => removePhone(user, phone));
+  store.write(() => {
+    removePhone(user, phone);
+    settleSecondFactorPhones(store, user);
+  });
 }
 
 /**
@@ -102,6 +124,8 @@ export function replacePhoneNumbers(store: Store, user: UserRecord, number: stri
   return store.write(() => {
     user.phones = [];
     user.phoneId = null;
-    return addPhone(user, number, verified ? "admin" : null);
+    const phone = addPhone(user, number, verified ? "admin" : null);
+    settleSecondFactorPhones(store, user);
+    return phone;
   });
 }

@@ -5,17 +5,20 @@ import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { refuseWrongCode, textCode } from "../domain/verification-codes";
+import { changeSecondFactorPhone } from "../domain/sms-second-factor";
 
-/** The signed-in person's phone numbers: add one, verify it with a texted code, remove it. */
+/** The signed-in person's phone numbers: add one, verify it with a texted code, reserve it for SMS codes as a second factor, remove it. */
 export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
   const { store, me, reply } = fapi;
 
-  route("GET", "/v1/me/phone_numbers", (req) => me(req).user.phones.map(phoneNumberJSON));
+  route("GET", "/v1/me/phone_numbers", (req) => me(req).user.phones.map((p) => phoneNumberJSON(p)));
 
+  // A new number is unverified: reserving it for a second factor waits until it is verified (Clerk's 422).
   route("POST", "/v1/me/phone_numbers", (req, res) => {
     const { user } = me(req);
-    refuseSecondFactor(req.body?.reserved_for_second_factor);
-    const phone = addPhoneNumber(store, user, parsePhone(req.body?.phone_number));
+    const phone = addPhoneNumber(store, user, parsePhone(req.body?.phone_number), {
+      reserved: flag(req.body?.reserved_for_second_factor) === true,
+    });
     return reply(req, res, phoneNumberJSON(phone));
   });
 
@@ -23,12 +26,19 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
     reply(req, res, phoneNumberJSON(phoneOf(me(req).user, req.params.id))),
   );
 
-  // Only a second factor's settings change here, and the instance has no SMS second factor.
+  // Only a second factor's settings change here: <UserProfile/>'s "SMS code" reserves a verified number, and
+  // the person's first two-factor method comes with backup codes, on this answer only.
   route("PATCH", "/v1/me/phone_numbers/:id", (req, res) => {
-    const phone = phoneOf(me(req).user, req.params.id);
-    refuseSecondFactor(req.body?.reserved_for_second_factor);
-    refuseSecondFactor(req.body?.default_second_factor, "default_second_factor");
-    return reply(req, res, phoneNumberJSON(phone));
+    const { user } = me(req);
+    const phone = phoneOf(user, req.params.id);
+    const { backupCodes } = changeSecondFactorPhone(
+      store,
+      user,
+      phone,
+      { reserved: flag(req.body?.reserved_for_second_factor), isDefault: flag(req.body?.default_second_factor) },
+      { handOutBackupCodes: true },
+    );
+    return reply(req, res, phoneNumberJSON(phone, backupCodes));
   });
 
   route("POST", "/v1/me/phone_numbers/:id/prepare_verification", (req, res) => {
@@ -66,15 +76,9 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
   });
 }
 
-/** The instance has no SMS second factor (another slice's MFA has TOTP and backup codes): asking for one is a 422. */
-function refuseSecondFactor(value: unknown, param = "reserved_for_second_factor"): void {
-  if (value === true || value === "true") {
-    throw new ApiError(
-      422,
-      "form_param_value_invalid",
-      "is invalid",
-      param,
-      "SMS codes are not a second factor on this instance.",
-    );
-  }
+/** A boolean form field as clerk-js sends it (`true`/`false`); absent or empty: unchanged. */
+function flag(value: unknown): boolean | undefined {
+  if (value === true || value === "true") return true;
+  if (value === false || value === "false") return false;
+  return undefined;
 }

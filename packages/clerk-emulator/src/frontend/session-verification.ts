@@ -106,7 +106,10 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
   route("POST", "/v1/client/sessions/:id/verify/prepare_second_factor", (req, res) => {
     const { session, user } = sessionAndUser(req);
     const v = sessionVerificationAt(session, "needs_second_factor");
-    prepareSecondFactor(store, v, user, str(req.body?.strategy), req.get("user-agent") ?? null);
+    prepareSecondFactor(store, v, user, str(req.body?.strategy), {
+      phoneNumberId: str(req.body?.phone_number_id),
+      userAgent: req.get("user-agent") ?? null,
+    });
     return verificationReply(req, res, session, user);
   });
 

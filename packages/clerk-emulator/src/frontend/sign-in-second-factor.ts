@@ -20,12 +20,15 @@ export function registerSecondFactorRoutes(route: Route, fapi: FrontendContext, 
   const { store, envelope, finishSignIn } = fapi;
 
   // TOTP and backup codes need no preparing (the person reads the code off their app or their list): only a
-  // kind that sends its code (a text message) can be prepared.
+  // kind that sends its code (a text message to a number reserved for it, `sms.created`) can be prepared.
   route("POST", "/v1/client/sign_ins/:id/prepare_second_factor", (req, res) => {
     const { client, signIn } = currentSignIn(req, res);
     requireSignInStatus(signIn, "needs_second_factor");
     const strategy = str(req.body?.strategy);
-    prepareSecondFactor(store, signIn, signInUser(store, signIn), strategy, req.get("user-agent") ?? null);
+    prepareSecondFactor(store, signIn, signInUser(store, signIn), strategy, {
+      phoneNumberId: str(req.body?.phone_number_id),
+      userAgent: req.get("user-agent") ?? null,
+    });
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 

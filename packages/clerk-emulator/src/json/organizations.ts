@@ -1,6 +1,6 @@
 import type { InvitationRecord, MembershipRecord, OrgRecord, Store } from "../state/store";
 import { permissionKeysOf, roleName } from "../domain/roles";
-import { imageUrl } from "../domain/public-profile";
+import { orgImageUrl, userImageUrl } from "../domain/public-profile";
 import type { Api } from "./common";
 import { publicUserDataJSON } from "./public-user-data";
 
@@ -15,7 +15,7 @@ const slugJSON = (org: OrgRecord) => org.slug ?? "";
  * description: no private metadata, no creator. The Backend API adds both.
  */
 export function organizationJSON(store: Store, org: OrgRecord, api: Api) {
-  const image = imageUrl(store, org.imageId);
+  const image = orgImageUrl(store, org);
   const common = {
     object: "organization",
     id: org.id,
@@ -45,7 +45,7 @@ export function publicOrganizationDataJSON(store: Store, org: OrgRecord) {
     id: org.id,
     name: org.name,
     slug: slugJSON(org),
-    image_url: imageUrl(store, org.imageId),
+    image_url: orgImageUrl(store, org),
     has_image: Boolean(org.imageId),
   };
 }
@@ -107,7 +107,7 @@ export function backendInvitationJSON(store: Store, inv: InvitationRecord, url: 
           user_id: inviter.id,
           first_name: inviter.firstName,
           last_name: inviter.lastName,
-          image_url: imageUrl(store, inviter.imageId),
+          image_url: userImageUrl(store, inviter),
           has_image: Boolean(inviter.imageId),
           identifier: inviter.email,
         }

@@ -1,9 +1,9 @@
 import type { Store, UserRecord } from "../state/store";
-import { imageUrl } from "../domain/public-profile";
+import { userImageUrl } from "../domain/public-profile";
 
 /** The public face of a user, as memberships and sessions show it in the browser. */
 export function publicUserDataJSON(store: Store, user: UserRecord) {
-  const image = imageUrl(store, user.imageId);
+  const image = userImageUrl(store, user);
   return {
     user_id: user.id,
     first_name: user.firstName,

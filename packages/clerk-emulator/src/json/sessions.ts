@@ -1,7 +1,7 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../state/store";
 import { factorVerificationAge, secondFactorsOf } from "../domain/mfa";
 import { missingSignUpRequirements } from "../domain/sign-ups";
-import { imageUrl } from "../domain/public-profile";
+import { userImageUrl } from "../domain/public-profile";
 import { emailLinkVerificationJSON, verificationJSON } from "./common";
 import { publicUserDataJSON } from "./public-user-data";
 import { userJSON } from "./users";
@@ -101,7 +101,7 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
   // Listed once the first factor is done: clerk-js reads them when the status is needs_second_factor.
   const secondFactors =
     user && (signIn.status === "needs_second_factor" || signIn.secondFactor) ? secondFactorsOf(store, user) : [];
-  const image = user ? imageUrl(store, user.imageId) : "";
+  const image = user ? userImageUrl(store, user) : "";
   return {
     object: "sign_in_attempt",
     id: signIn.id,

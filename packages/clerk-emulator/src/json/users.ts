@@ -1,7 +1,7 @@
 import { lockoutRemainingSeconds, verificationAttemptsRemaining } from "../domain/account-restrictions";
 import { mfaFlagsOf } from "../domain/mfa";
 import type { EmailRecord, PhoneRecord, Store, UserRecord } from "../state/store";
-import { imageUrl } from "../domain/public-profile";
+import { userImageUrl } from "../domain/public-profile";
 import { verificationJSON, type Api } from "./common";
 import { membershipJSON } from "./organizations";
 import { passkeyJSON, passkeysOf } from "./passkeys";
@@ -20,14 +20,17 @@ export function emailAddressJSON(email: EmailRecord) {
   };
 }
 
-/** A phone number; the emulator's instance has no SMS second factor, so none is reserved for one. */
-export function phoneNumberJSON(phone: PhoneRecord) {
+/**
+ * A phone number, reserved for SMS codes as a second factor or not. `backupCodes`: the codes handed out
+ * when reserving it turned two-factor on (Clerk returns them on that answer only).
+ */
+export function phoneNumberJSON(phone: PhoneRecord, backupCodes: string[] | null = null) {
   return {
     object: "phone_number",
     id: phone.id,
     phone_number: phone.phone,
-    reserved_for_second_factor: false,
-    default_second_factor: false,
+    reserved_for_second_factor: Boolean(phone.reservedForSecondFactor),
+    default_second_factor: Boolean(phone.defaultSecondFactor),
     reserved: false,
     // Verified by the Backend API's say-so: Clerk's `admin` verification, with no code behind it.
     verification:
@@ -35,7 +38,7 @@ export function phoneNumberJSON(phone: PhoneRecord) {
         ? { object: "verification_admin", status: "verified", strategy: "admin", attempts: null, expire_at: null }
         : verificationJSON(phone.verified ? "verified" : "unverified", "phone_code"),
     linked_to: [],
-    backup_codes: null,
+    backup_codes: backupCodes,
     created_at: phone.createdAt,
     updated_at: phone.updatedAt,
   };
@@ -46,7 +49,7 @@ export function phoneNumberJSON(phone: PhoneRecord) {
  * private metadata; the Backend API's is the closed shape Clerk documents.
  */
 export function userJSON(store: Store, user: UserRecord, api: Api) {
-  const image = imageUrl(store, user.imageId);
+  const image = userImageUrl(store, user);
   const mfa = mfaFlagsOf(user);
   const common = {
     object: "user",
@@ -62,7 +65,7 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     primary_phone_number_id: user.phoneId,
     primary_web3_wallet_id: null,
     email_addresses: user.emails.map(emailAddressJSON),
-    phone_numbers: user.phones.map(phoneNumberJSON),
+    phone_numbers: user.phones.map((p) => phoneNumberJSON(p)),
     web3_wallets: [],
     external_accounts: [],
     saml_accounts: [],

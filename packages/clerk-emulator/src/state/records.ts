@@ -18,6 +18,10 @@ export type PhoneRecord = {
   verified: boolean;
   /** How it was verified: a texted code, or the Backend API's say-so (Clerk's `admin` strategy). */
   verifiedBy?: Verifier;
+  /** Texted codes to it are a second factor (verified numbers only); absent in states older than SMS MFA. */
+  reservedForSecondFactor?: boolean;
+  /** The reserved number a sign-in texts first; one at most per user. */
+  defaultSecondFactor?: boolean;
   createdAt: number;
   updatedAt: number;
 };

@@ -82,9 +82,9 @@ const meFlags = async (browser: ReturnType<typeof frontendClient>) => {
 const userUpdatedFor = (id: string) => hooks.filter((h) => h.type === "user.updated" && h.id === id);
 
 describe("TOTP and backup codes in the Frontend API", () => {
-  it("advertises TOTP and backup codes as second factors in the environment", async () => {
+  it("advertises TOTP, SMS codes and backup codes as second factors in the environment", async () => {
     const env = (await frontendClient(emulator.origin)("GET", "/v1/environment")).body;
-    expect(env.auth_config.second_factors).toEqual(["totp", "backup_code"]);
+    expect(env.auth_config.second_factors).toEqual(["totp", "phone_code", "backup_code"]);
     expect(env.user_settings.attributes.authenticator_app).toMatchObject({
       enabled: true,
       used_for_second_factor: true,

@@ -125,7 +125,7 @@ describe.each(backendSdks)("the Backend API's phone numbers through %s", (_name,
     expect(await refusal(clerk.phoneNumbers.getPhoneNumber(second.id))).toEqual([404, "resource_not_found"]);
   });
 
-  it("refuses a malformed number, one someone has, and an SMS second factor, with Clerk's 422s", async () => {
+  it("refuses a malformed number, one someone has, and an unverified SMS second factor, with Clerk's 422s", async () => {
     const user = await newUser();
     const create = (phoneNumber: string, extra = {}) =>
       clerk.phoneNumbers.createPhoneNumber({ userId: user.id, phoneNumber, ...extra });
@@ -134,9 +134,10 @@ describe.each(backendSdks)("the Backend API's phone numbers through %s", (_name,
     const taken = newPhone();
     await create(taken);
     expect(await refusal(create(taken))).toEqual([422, "form_identifier_exists"]);
-    expect(await refusal(create(newPhone(), { verified: true, reservedForSecondFactor: true }))).toEqual([
+    // "The phone number must also be verified" (Clerk's description of reserved_for_second_factor).
+    expect(await refusal(create(newPhone(), { reservedForSecondFactor: true }))).toEqual([
       422,
-      "form_param_unknown",
+      "form_param_value_invalid",
     ]);
     expect(await refusal(clerk.phoneNumbers.getPhoneNumber("idn_nobody"))).toEqual([404, "resource_not_found"]);
   });
@@ -276,7 +277,7 @@ describe("the Frontend API's phone numbers, as <UserProfile/> calls them", () =>
     expect(fail(await browser("GET", `/v1/me/phone_numbers/${id}`))).toEqual([404, "resource_not_found", undefined]);
   });
 
-  it("refuses garbage, a number someone has, another strategy and an SMS second factor", async () => {
+  it("refuses garbage, a number someone has, another strategy and an unverified SMS second factor", async () => {
     const owner = await newUser({ phone_number: [newPhone()] });
     const user = await newUser();
     const browser = await signedIn(user.email_addresses[0]!.email_address);
