@@ -161,6 +161,8 @@ export function environmentJSON(
         phone_number: attribute(true, {
           used_for_first_factor: true,
           first_factors: ["phone_code"],
+          used_for_second_factor: true,
+          second_factors: ["phone_code"],
           verifications: ["phone_code"],
           verify_at_sign_up: true,
         }),
