@@ -36,11 +36,19 @@ export function devBrowserUnauthenticated(): ApiError {
   );
 }
 
+/**
+ * How many dev browsers the instance keeps: anyone who reaches the Frontend API can ask for one
+ * (and a handshake without one makes one), so past this the oldest goes (that browser starts over
+ * signed out, as clerk-js does after `dev_browser_unauthenticated`).
+ */
+export const MAX_DEV_BROWSERS = 10_000;
+
 export function createDevBrowser(store: Store): DevBrowserRecord {
   return store.write((state) => {
     const now = Date.now();
     const devBrowser: DevBrowserRecord = { id: newId("dvb"), clientId: null, createdAt: now, updatedAt: now };
     state.devBrowsers.push(devBrowser);
+    if (state.devBrowsers.length > MAX_DEV_BROWSERS) state.devBrowsers.shift();
     return devBrowser;
   });
 }
