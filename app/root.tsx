@@ -37,7 +37,6 @@ import { SIGN_IN_URL, SIGN_UP_URL } from "~/lib/clerk/urls";
 import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
 import { opensWithClerkScreen } from "~/lib/route-handle";
-import { ClerkJsEarly } from "~/components/clerk-js-early";
 import { AFTER_PAINT_STYLES, afterPaintSettled } from "~/lib/after-paint";
 import { keptAcrossHotUpdates } from "~/lib/kept-across-hot-updates";
 import type { ResolvedTheme } from "~/lib/theme/theme";
@@ -129,7 +128,6 @@ function Document({ children }: { children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <PreventThemeFlash paint={paint} nonce={nonce} />
-        {clerkScreen ? <ClerkJsEarly /> : null}
         <FontPreloads after={clerkScreen} />
         <Meta />
         <Links />

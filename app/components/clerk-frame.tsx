@@ -3,6 +3,7 @@ import { Spinner } from "@radix-ui/themes/components/spinner";
 import { Flex, Heading, Text } from "~/components/ui";
 import { useEffect, type ReactNode } from "react";
 import { loadClerk } from "~/lib/clerk/lazy-clerk";
+import { ClerkJsEarly } from "~/components/clerk-js-early";
 
 /**
  * Centres one of Clerk's hosted components, and has clerk-js loaded for it.
@@ -27,6 +28,7 @@ export function ClerkFrame({
   useEffect(loadClerk, []);
   return (
     <div className="clerk-frame">
+      <ClerkJsEarly />
       <noscript>
         {heading ? (
           <Heading as="h1" size="6" mb="2">

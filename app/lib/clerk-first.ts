@@ -9,9 +9,10 @@
  * when the browser is idle (the menus' code, the progress bar, analytics: `whenIdle`) and
  * after-paint.css wait. Measured in docs/performance.md ("Clerk first").
  *
- * It ends when Clerk's component is in the frame and has been painted, when the person reaches
- * for the navigation bar (a pointer over it, a touch, focus), or after `GIVE_UP_MS` (clerk-js
- * failed to load: the rest of the page still comes).
+ * It ends when Clerk's component is in the frame and has been painted, when the frame leaves the
+ * page (Clerk navigated on without drawing), when the person reaches for the navigation bar (a
+ * pointer over it, a touch, focus), or after `GIVE_UP_MS` (clerk-js failed to load: the rest of
+ * the page still comes).
  */
 
 /** Long enough for clerk-js on a slow phone and network; past it, the page stops waiting. */
@@ -46,12 +47,16 @@ function waitForClerk() {
   // Drawn: in the DOM, then past the next frame's paint.
   const drawn = () => requestAnimationFrame(() => setTimeout(release, 0));
   if (frame.querySelector(CLERK_DRAWN)) return drawn();
+  // Watched from the body, not the frame: the frame may go without ever drawing (Clerk's sign-in,
+  // for someone already signed in, navigates on to the page after it), and the page is the next
+  // page's at once then.
   const observer = new MutationObserver(() => {
+    if (!frame.isConnected) return release();
     if (!frame.querySelector(CLERK_DRAWN)) return;
     observer.disconnect();
     drawn();
   });
-  observer.observe(frame, { childList: true, subtree: true });
+  observer.observe(document.body, { childList: true, subtree: true });
   listeners.push(() => observer.disconnect());
   const timer = setTimeout(release, GIVE_UP_MS);
   listeners.push(() => clearTimeout(timer));

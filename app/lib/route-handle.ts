@@ -2,8 +2,8 @@
 export type RouteHandle = {
   /**
    * The page opens with one of Clerk's screens (sign-in, sign-up, the profile, organization
-   * settings): the document starts clerk-js's download in its head and lets it go before the
-   * fonts (app/root.tsx; app/lib/clerk-first.ts says what else waits for the screen).
+   * settings): the document lets clerk-js's download (app/components/clerk-js-early.tsx) go before
+   * the fonts' (app/root.tsx; app/lib/clerk-first.ts says what else waits for the screen).
    */
   clerkScreen?: true;
 };
