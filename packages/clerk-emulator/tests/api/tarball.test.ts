@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NETWORK_GUARD_PATH } from "../../testing";
 import { spawnGroup, stopGroup, type GroupChild } from "../../testing/process-group";
 import { PACKAGE_ROOT, REPO_ROOT } from "../support/paths";
+import { OTHER_NODES, PINNED_NODE } from "../../../../scripts/pinned-node.mjs";
 
 // The package as another project gets it: `npm pack` (its prepack builds dist/), the
 // tarball installed with no network into a project of its own, `npx clerk-emulator` run
@@ -175,6 +176,30 @@ describe("the package installed from its tarball", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ auth_config: { object: "auth_config" } });
   });
+
+  // Each Node line the package's `engines` admits, beside this one: scripts/test.mjs fetches them into
+  // .cache/node/ (scripts/pinned-node.mjs) before the tests start.
+  it.each([...OTHER_NODES, PINNED_NODE].map((pin) => pin.version))(
+    "starts on Node %s: the Frontend API serves the instance's environment",
+    async (version) => {
+      const node = join(REPO_ROOT, ".cache", "node", version, "bin", "node");
+      if (!existsSync(node)) throw new Error(`${node} is missing: npm test fetches it (scripts/pinned-node.mjs)`);
+      const bin = join(project, "node_modules", ".bin", "clerk-emulator");
+      const other = spawnGroup(node, [bin, "--port", "0", "--data-dir", "memory"], project, env);
+      try {
+        await started(other);
+        const { stdout } = await run(node, ["--version"]);
+        expect(stdout.trim()).toBe(`v${version}`);
+        const at = /listening on (http:\S+)/.exec(other.output())![1]!;
+        const response = await fetch(`${at}/v1/environment`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toMatchObject({ auth_config: { object: "auth_config" } });
+      } finally {
+        await stopGroup(other);
+      }
+    },
+    60_000,
+  );
 
   it("gives a project importing it the built module, by its exports", async () => {
     const script = "const m = await import('clerk-emulator'); console.log(typeof m.createClerkEmulator);";
