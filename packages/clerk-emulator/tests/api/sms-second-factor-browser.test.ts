@@ -37,17 +37,14 @@ type ClerkJs = {
   };
 };
 
-/** Runs `fn` in a fresh browser on a page with clerk-js 5, once it has loaded. */
-const inClerkJs = <A, R>(fn: (args: A) => Promise<R>, args: A): Promise<R> =>
-  app.onClerkPage("/", async (page) => (await page.evaluate(fn as (arg: unknown) => Promise<unknown>, args)) as R);
-
 it("reserves a number with PhoneNumber.setReservedForSecondFactor, then signs in with an SMS code", async () => {
   const clerk = createClerkClient({ secretKey: app.secretKey, apiUrl: `${app.origin}/__clerk/api` });
   const email = uniqueEmail("sms-browser");
   const phone = "+447700920001";
   await clerk.users.createUser({ emailAddress: [email], phoneNumber: [phone], password: PASSWORD });
 
-  const turnedOn = await inClerkJs(
+  const turnedOn = await app.inClerkJs(
+    "/",
     async ({ email, password }) => {
       const Clerk = (window as unknown as { Clerk: ClerkJs }).Clerk;
       const signIn = await Clerk.client.signIn.create({ identifier: email, password });
@@ -65,7 +62,8 @@ it("reserves a number with PhoneNumber.setReservedForSecondFactor, then signs in
   );
   expect(turnedOn).toEqual({ reserved: true, isDefault: true, backupCodes: 10, twoFactorEnabled: true });
 
-  const signedIn = await inClerkJs(
+  const signedIn = await app.inClerkJs(
+    "/",
     async ({ email, password }) => {
       const Clerk = (window as unknown as { Clerk: ClerkJs }).Clerk;
       const first = await Clerk.client.signIn.create({ identifier: email, password });

@@ -45,6 +45,8 @@ export type BrowserApp = {
   inFreshBrowser<R>(fn: (page: Page, context: BrowserContext) => Promise<R>): Promise<R>;
   /** `fn` in a fresh browser on `path`, once the page's clerk-js has loaded. */
   onClerkPage<R>(path: string, fn: (page: Page) => Promise<R>): Promise<R>;
+  /** `fn(args)` run in the page, in a fresh browser on `path` once the page's clerk-js has loaded. */
+  inClerkJs<A, R>(path: string, fn: (args: A) => Promise<R>, args: A): Promise<R>;
   /** Stops the browser (Chromium's whole process group), the server and the emulator, each even if another fails. */
   stop(): Promise<void>;
 };
@@ -151,6 +153,12 @@ export async function startBrowserApp(options: BrowserAppOptions = {}): Promise<
       await context.close();
     }
   };
+  const onClerkPage = <R>(path: string, fn: (page: Page) => Promise<R>): Promise<R> =>
+    inFreshBrowser(async (page) => {
+      await page.goto(`${origin}${path}`);
+      await loadClerkJs(page);
+      return fn(page);
+    });
   return {
     origin,
     emulator,
@@ -160,12 +168,9 @@ export async function startBrowserApp(options: BrowserAppOptions = {}): Promise<
     offLoopback,
     newContext,
     inFreshBrowser,
-    onClerkPage: (path, fn) =>
-      inFreshBrowser(async (page) => {
-        await page.goto(`${origin}${path}`);
-        await loadClerkJs(page);
-        return fn(page);
-      }),
+    onClerkPage,
+    inClerkJs: (path, fn, args) =>
+      onClerkPage(path, async (page) => (await page.evaluate(fn as (arg: unknown) => Promise<unknown>, args)) as never),
     stop,
   };
 }
