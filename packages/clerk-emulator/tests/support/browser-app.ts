@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { createClerkEmulator, type ClerkEmulator, type ClerkEmulatorOptions } from "../../src";
 import { createScriptCdn } from "../../src/http/cdn";
 import { emulatorIssuer, emulatorPublishableKey } from "../../src/domain/instance-keys";
-import { isLoopbackUrl } from "../../testing";
+import { loopbackOnlyContext } from "../../testing";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
 import { CORE3_FIXTURE, REPO_ROOT } from "./paths";
 
@@ -76,19 +76,6 @@ export function clerkJsPage({
       data-clerk-publishable-key="${publishableKey}"
       data-clerk-proxy-url="${proxyUrl}"
       src="/__clerk/npm/@clerk/clerk-js@${major}/dist/clerk.browser.js"></script></head><body>${body}</body></html>`;
-}
-
-/** A browser context whose requests beyond loopback are refused, each listed in `offLoopback`. */
-export async function loopbackOnlyContext(browser: Browser, offLoopback: string[]): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  await context.route(
-    (url) => !isLoopbackUrl(url.href),
-    (route) => {
-      offLoopback.push(route.request().url());
-      return route.abort();
-    },
-  );
-  return context;
 }
 
 export async function startBrowserApp(options: BrowserAppOptions = {}): Promise<BrowserApp> {
