@@ -8,6 +8,7 @@ export {
   frontendClient,
   newPerson,
   newTeam,
+  patchInstance,
   signedInBrowser,
   startInProcessEmulator,
   TEAM_PASSWORD,

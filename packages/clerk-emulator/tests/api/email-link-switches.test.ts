@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, frontendClient, startInProcessEmulator, uniqueEmail, type InProcessEmulator } from "../../testing";
+import {
+  errorCode,
+  frontendClient,
+  patchInstance,
+  startInProcessEmulator,
+  uniqueEmail,
+  type InProcessEmulator,
+} from "../../testing";
 
 // Email links as dashboard switches, in the keys of Clerk's environment JSON: signing in by link
 // (`user_settings.attributes.email_address.first_factors`) and verifying addresses by link
@@ -16,14 +23,7 @@ afterAll(async () => {
   await emu.close();
 });
 
-async function setInstance(json: unknown) {
-  const res = await fetch(`${emu.origin}/__clerk/_emulator/instance`, {
-    method: "PATCH",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(json),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const setInstance = (json: unknown) => patchInstance(emu.origin, json);
 const emailAddress = (links: { signIn: boolean; verify: boolean }) => ({
   user_settings: {
     attributes: {

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, DEMO_PASSWORD } from "../../src";
-import { uniqueEmail } from "../../testing";
+import { patchInstance, uniqueEmail } from "../../testing";
 import { browserAppForTests, loadClerkJs } from "../support/browser-app";
 
 // The instance's switches as the real clerk-js (5 from this app's packages, 6 from the Core 3 fixture's)
@@ -48,12 +48,7 @@ const clerkState = (page: Page) =>
   });
 
 async function setInstance(json: unknown) {
-  const res = await fetch(`${app.origin}/__clerk/_emulator/instance`, {
-    method: "PATCH",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(json),
-  });
-  expect(res.status).toBe(200);
+  expect((await patchInstance(app.origin, json)).status).toBe(200);
 }
 
 describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
