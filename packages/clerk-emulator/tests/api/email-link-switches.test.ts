@@ -1,27 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  errorCode,
-  frontendClient,
-  patchInstance,
-  startInProcessEmulator,
-  uniqueEmail,
-  type InProcessEmulator,
-} from "../../testing";
+import { describe, expect, it } from "vitest";
+import { errorCode, frontendClient, patchInstance, uniqueEmail } from "../../testing";
+import { emulatorForTests } from "../support/emulator-for-tests";
 
 // Email links as dashboard switches, in the keys of Clerk's environment JSON: signing in by link
 // (`user_settings.attributes.email_address.first_factors`) and verifying addresses by link
 // (`…verifications`), turned on and off through the control API as a test does.
-let emu: InProcessEmulator;
 /** The app's page links land on. */
 const APP = "http://app.example";
-
-beforeAll(async () => {
-  emu = await startInProcessEmulator({ allowedOrigins: [APP] });
-});
-
-afterAll(async () => {
-  await emu.close();
-});
+const emu = emulatorForTests({ allowedOrigins: [APP] });
 
 const setInstance = (json: unknown) => patchInstance(emu.origin, json);
 const emailAddress = (links: { signIn: boolean; verify: boolean }) => ({

@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD } from "../../src";
-import {
-  errorCode,
-  frontendClient,
-  patchInstance,
-  startInProcessEmulator,
-  uniqueEmail,
-  type InProcessEmulator,
-} from "../../testing";
+import { errorCode, frontendClient, patchInstance, uniqueEmail } from "../../testing";
+import { emulatorForTests } from "../support/emulator-for-tests";
 
 // `auth_config.single_session_mode: false` (Clerk's multi-session applications): a browser signs in
 // to several accounts at once, switches between them (`setActive`, which touches the session), and
 // signs out of one or of all. Switched on as a test does it, through the control API.
-let emu: InProcessEmulator;
+const emu = emulatorForTests();
 
 beforeAll(async () => {
-  emu = await startInProcessEmulator();
   const patched = await patchInstance(emu.origin, { auth_config: { single_session_mode: false } });
   expect(patched.body).toMatchObject({ auth_config: { single_session_mode: false } });
-});
-
-afterAll(async () => {
-  await emu.close();
 });
 
 type Browser = ReturnType<typeof frontendClient>;

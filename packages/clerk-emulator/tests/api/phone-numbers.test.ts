@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { errorCode, frontendClient, uniqueEmail, type ApiReply } from "../../testing";
 import { backendSdks, type BackendClient } from "../support/clerk-sdks";
-import { emulatorWithWebhooksForTests, type ReceivedEvent } from "../support/webhooked-emulator";
+import { emulatorWithWebhooksForTests, type ReceivedEvent } from "../support/emulator-for-tests";
 
 // Issue 49: phone numbers and usernames. Every phone number operation of both
 // APIs, called as Clerk's SDKs call them (@clerk/backend 2 and 3 for the

@@ -1,25 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  errorCode,
-  frontendClient,
-  patchInstance,
-  startInProcessEmulator,
-  uniqueEmail,
-  type InProcessEmulator,
-} from "../../testing";
+import { beforeEach, describe, expect, it } from "vitest";
+import { errorCode, frontendClient, patchInstance, uniqueEmail } from "../../testing";
+import { emulatorForTests } from "../support/emulator-for-tests";
 
 // The dashboard's sign-up switches, as a test turns them on (the control API's PATCH /_emulator/instance,
 // the keys of Clerk's environment JSON): legal consent (`user_settings.sign_up.legal_consent_enabled`)
 // and the sign-up mode (`user_settings.sign_up.mode`: public, restricted, waitlist).
-let emu: InProcessEmulator;
-
-beforeAll(async () => {
-  emu = await startInProcessEmulator();
-});
-
-afterAll(async () => {
-  await emu.close();
-});
+const emu = emulatorForTests();
 
 async function setInstance(json: unknown) {
   const set = await patchInstance(emu.origin, json);

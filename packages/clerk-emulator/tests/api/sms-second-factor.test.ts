@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { errorCode, freshAuthenticatorCode, frontendClient, uniqueEmail, type ApiReply } from "../../testing";
-import { emulatorWithWebhooksForTests } from "../support/webhooked-emulator";
+import { emulatorWithWebhooksForTests } from "../support/emulator-for-tests";
 
 // SMS codes as a second factor (Clerk's spec user-profile › "add mfa authentication with phone number"):
 // a verified number reserved for them in the profile, then asked for after the password at sign-in. The

@@ -8,6 +8,21 @@ import {
   type WebhookSink,
 } from "../../testing";
 
+/**
+ * The emulator alone, in this process, for the test file (`startInProcessEmulator`): started before
+ * its tests and stopped after them. Its fields are there once the tests run.
+ */
+export function emulatorForTests(options: Parameters<typeof startInProcessEmulator>[0] = {}): InProcessEmulator {
+  const emu = {} as InProcessEmulator;
+  beforeAll(async () => {
+    Object.assign(emu, await startInProcessEmulator(options));
+  });
+  afterAll(async () => {
+    await emu.close?.();
+  });
+  return emu;
+}
+
 /** A webhook the test file received: its event type and data, as Clerk's JSON. */
 export type ReceivedEvent = { type: string; data: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
 
