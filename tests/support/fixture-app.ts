@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
 import { buildCore2, core2BuildFolder, startEmulator, startFixtureServer } from "./fixture-processes.mjs";
-import { isLoopbackUrl, NETWORK_GUARD_PATH } from "./guard";
+import { loopbackOnlyContext, NETWORK_GUARD_PATH } from "./guard";
 import { spawnGroup, stopGroup, waitForPort } from "./process-group";
 import { freePort, ROOT } from "./server";
 
@@ -108,19 +108,6 @@ export async function startFixture(line: FixtureLine): Promise<RunningFixture> {
     await stop();
     throw error;
   }
-}
-
-/** A browser context whose requests beyond loopback are refused, each listed in `offLoopback`. */
-export async function loopbackOnlyContext(browser: Browser, offLoopback: string[]): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  await context.route(
-    (url) => !isLoopbackUrl(url.href),
-    (route) => {
-      offLoopback.push(route.request().url());
-      return route.abort();
-    },
-  );
-  return context;
 }
 
 /**

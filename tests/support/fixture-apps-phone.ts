@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "@playwright/test";
-import { loopbackOnlyContext, startFixture, type FixtureLine } from "./fixture-app";
+import { startFixture, type FixtureLine } from "./fixture-app";
+import { loopbackOnlyContext } from "./guard";
 import { ROOT } from "./server";
 
 /**

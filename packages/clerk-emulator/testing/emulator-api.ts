@@ -77,6 +77,20 @@ export async function armFault(origin: string, fault: { endpoint: string; mode: 
 }
 
 /**
+ * Turns the instance's dashboard switches (tests only: its control API's PATCH /_emulator/instance),
+ * in the keys of Clerk's environment JSON (`{ auth_config: { single_session_mode: false } }`…).
+ */
+export async function patchInstance(origin: string, settings: unknown): Promise<ApiReply> {
+  return reply(
+    await fetch(`${origin}/__clerk/_emulator/instance`, {
+      method: "PATCH",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(settings),
+    }),
+  );
+}
+
+/**
  * Resolves once every webhook the emulator has sent so far was accepted (or
  * given up on): what it said changed has been forgotten by then.
  */

@@ -8,6 +8,7 @@ export {
   frontendClient,
   newPerson,
   newTeam,
+  patchInstance,
   signedInBrowser,
   startInProcessEmulator,
   TEAM_PASSWORD,
@@ -23,7 +24,7 @@ export { startStandaloneEmulator, timed, type StandaloneEmulator } from "./stand
 export { startWebhookSink, type VerifiedWebhook, type WebhookSink } from "./webhook-sink";
 export { newWebhookSecret, signedWebhook } from "./webhooks";
 export { authenticatorCode, freshAuthenticatorCode } from "./totp";
-export { isLoopbackUrl, NETWORK_GUARD_MARK, NETWORK_GUARD_PATH } from "./network-guard";
+export { isLoopbackUrl, loopbackOnlyContext, NETWORK_GUARD_MARK, NETWORK_GUARD_PATH } from "./network-guard";
 export { OPEN_REDIRECT_PAYLOADS } from "./open-redirect-payloads";
 // Signing keys and session tokens as the emulator makes them, for tests that mint or forge their own.
 export {

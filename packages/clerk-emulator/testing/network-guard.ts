@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { Browser, BrowserContext } from "@playwright/test";
 
 const require = createRequire(import.meta.url);
 export const NETWORK_GUARD_PATH = require.resolve("./network-guard.cjs");
@@ -14,4 +15,17 @@ export function isLoopbackUrl(url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A Playwright browser context whose requests beyond loopback are refused, each listed in `offLoopback`. */
+export async function loopbackOnlyContext(browser: Browser, offLoopback: string[]): Promise<BrowserContext> {
+  const context = await browser.newContext();
+  await context.route(
+    (url) => !isLoopbackUrl(url.href),
+    (route) => {
+      offLoopback.push(route.request().url());
+      return route.abort();
+    },
+  );
+  return context;
 }

@@ -1,17 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { createClerkClient } from "@clerk/backend";
-import { chromium, type Browser } from "@playwright/test";
-import express from "express";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
-import { createScriptCdn } from "../../src/http/cdn";
-import { emulatorIssuer, emulatorPublishableKey } from "../../src/domain/instance-keys";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { isLoopbackUrl } from "../../testing";
-import { REPO_ROOT } from "../support/paths";
+import type express from "express";
+import { expect, it } from "vitest";
+import { DEMO_PASSWORD } from "../../src";
+import { browserAppForTests, clerkJsPage } from "../support/browser-app";
 
 // Issue 68, item 2: the real clerk-js 5 in Chromium against a development
 // instance. An app page whose server asks @clerk/backend 2 who is signed in
@@ -21,21 +12,14 @@ import { REPO_ROOT } from "../support/paths";
 // Frontend API call, signs in on it, and after a reload both the app's server
 // and clerk-js see the same person, with no `__client` cookie anywhere.
 
-const SECRET_KEY = `sk_test_emulator_${randomBytes(12).toString("hex")}`;
-const PUBLISHABLE_KEY = emulatorPublishableKey(true);
-let emulator: ClerkEmulator;
-let server: Server;
-let origin = "";
-let browser: Browser;
-const offLoopback: string[] = [];
-
 /** The app's page: its server asks @clerk/backend, in development, who the browser is, as @clerk/remix's loader does. */
 async function appPage(req: express.Request, res: express.Response) {
+  const { origin } = app;
   const clerk = createClerkClient({
-    secretKey: SECRET_KEY,
-    publishableKey: PUBLISHABLE_KEY,
+    secretKey: app.secretKey,
+    publishableKey: app.publishableKey,
     apiUrl: `${origin}/__clerk/api`,
-    jwtKey: emulator.key.publicKeyPem,
+    jwtKey: app.emulator.key.publicKeyPem,
   });
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
@@ -46,40 +30,20 @@ async function appPage(req: express.Request, res: express.Response) {
   const location = state.headers.get("location");
   if (location) return res.set("Cache-Control", "no-store").redirect(307, location);
   const userId = state.status === "signed-in" ? state.toAuth().userId : "none";
-  res.type("html").send(`<!doctype html><html><head><script
-    data-clerk-publishable-key="${PUBLISHABLE_KEY}"
-    data-clerk-proxy-url="${origin}/__clerk"
-    src="/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js"></script></head>
-    <body><p id="server-user">${userId}</p></body></html>`);
+  res.type("html").send(
+    clerkJsPage({
+      major: "5",
+      publishableKey: app.publishableKey,
+      proxyUrl: `${origin}/__clerk`,
+      body: `<p id="server-user">${userId}</p>`,
+    }),
+  );
 }
 
-beforeAll(async () => {
-  emulator = createClerkEmulator({
-    dataDir: null,
-    mountPath: "/__clerk",
-    secretKey: SECRET_KEY,
-    issuer: emulatorIssuer(true),
-    development: true,
-    recordDir: process.env.CLERK_EMULATOR_RECORD_DIR || undefined,
-  });
-  const app = express();
-  app.use("/__clerk", createScriptCdn({ dirs: [join(REPO_ROOT, "node_modules")] }));
-  app.use("/__clerk", emulator.router);
+const app = browserAppForTests({
+  emulator: { development: true },
   // The app's page: its server reads the browser's cookies with @clerk/backend, in development.
-  app.get("/", (req, res, next) => void appPage(req, res).catch(next));
-  server = createServer(app);
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((done) => server?.close(done));
-  emulator?.close();
-  expect(offLoopback).toEqual([]);
+  routes: (express) => express.get("/", (req, res, next) => void appPage(req, res).catch(next)),
 });
 
 type ClerkJs = {
@@ -91,16 +55,8 @@ type ClerkJs = {
 type ClerkWindow = { Clerk?: ClerkJs };
 
 it("clerk-js 5 signs in on a development instance through its dev browser, and stays signed in across a reload", async () => {
-  const context = await browser.newContext();
-  await context.route(
-    (url) => !isLoopbackUrl(url.href),
-    (route) => {
-      offLoopback.push(route.request().url());
-      return route.abort();
-    },
-  );
-  try {
-    const page = await context.newPage();
+  const { origin } = app;
+  await app.inFreshBrowser(async (page, context) => {
     // Every Frontend API call clerk-js makes, with the dev browser it carried.
     const fapiCalls: { path: string; devBrowser: string | null }[] = [];
     page.on("request", (request) => {
@@ -148,7 +104,5 @@ it("clerk-js 5 signs in on a development instance through its dev browser, and s
     expect(fapiCalls.filter((c) => c.devBrowser !== devBrowser)).toEqual([]);
     // A development instance's browser never gets a `__client` cookie.
     expect((await context.cookies(origin)).map((c) => c.name)).not.toContain("__client");
-  } finally {
-    await context.close();
-  }
+  });
 }, 60_000);

@@ -1,29 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, frontendClient, startInProcessEmulator, uniqueEmail, type InProcessEmulator } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { errorCode, frontendClient, patchInstance, uniqueEmail } from "../../testing";
+import { emulatorForTests } from "../support/emulator-for-tests";
 
 // Email links as dashboard switches, in the keys of Clerk's environment JSON: signing in by link
 // (`user_settings.attributes.email_address.first_factors`) and verifying addresses by link
 // (`…verifications`), turned on and off through the control API as a test does.
-let emu: InProcessEmulator;
 /** The app's page links land on. */
 const APP = "http://app.example";
+const emu = emulatorForTests({ allowedOrigins: [APP] });
 
-beforeAll(async () => {
-  emu = await startInProcessEmulator({ allowedOrigins: [APP] });
-});
-
-afterAll(async () => {
-  await emu.close();
-});
-
-async function setInstance(json: unknown) {
-  const res = await fetch(`${emu.origin}/__clerk/_emulator/instance`, {
-    method: "PATCH",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(json),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const setInstance = (json: unknown) => patchInstance(emu.origin, json);
 const emailAddress = (links: { signIn: boolean; verify: boolean }) => ({
   user_settings: {
     attributes: {

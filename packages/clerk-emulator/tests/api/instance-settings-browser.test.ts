@@ -1,66 +1,15 @@
-import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { chromium, type Browser, type Page } from "@playwright/test";
-import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClerkEmulator, DEFAULT_SETTINGS, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
-import { createScriptCdn } from "../../src/http/cdn";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { isLoopbackUrl, uniqueEmail } from "../../testing";
-import { CORE3_FIXTURE, REPO_ROOT } from "../support/paths";
+import type { Page } from "@playwright/test";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, DEMO_PASSWORD } from "../../src";
+import { patchInstance, uniqueEmail } from "../../testing";
+import { browserAppForTests, loadClerkJs } from "../support/browser-app";
 
 // The instance's switches as the real clerk-js (5 from this app's packages, 6 from the Core 3 fixture's)
 // in Chromium meets them. Multi-session (`auth_config.single_session_mode: false`): two accounts signed
 // in at once, `setActive` switching between them (and the switch kept: a reload comes back to it), and
 // signing out of one session and then of all. Sign-up: clerk-js's `legalAccepted` reaching the user's
 // `legal_accepted_at`, and the restricted and waitlist modes' refusals and `joinWaitlist`.
-const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
-let emulator: ClerkEmulator;
-let server: Server;
-let origin = "";
-let browser: Browser;
-const offLoopback: string[] = [];
-
-beforeAll(async () => {
-  emulator = createClerkEmulator({
-    dataDir: null,
-    mountPath: "/__clerk",
-    secretKey: SECRET_KEY,
-    issuer: EMULATOR_ISSUER,
-    recordDir: process.env.CLERK_EMULATOR_RECORD_DIR || undefined,
-    instance: { ...DEFAULT_SETTINGS.instance, singleSessionMode: false },
-  });
-  const app = express();
-  app.use(
-    "/__clerk",
-    createScriptCdn({ dirs: [join(REPO_ROOT, "node_modules"), join(CORE3_FIXTURE, "node_modules")] }),
-  );
-  app.use("/__clerk/_emulator", emulator.control);
-  app.use("/__clerk", emulator.router);
-  app.get("/:major", (req, res) => {
-    const major = req.params.major === "6" ? "6" : "5";
-    res.type("html").send(`<!doctype html><html><head><script
-      data-clerk-publishable-key="${emulatorPublishableKey()}"
-      data-clerk-proxy-url="${origin}/__clerk"
-      src="/__clerk/npm/@clerk/clerk-js@${major}/dist/clerk.browser.js"></script></head><body></body></html>`);
-  });
-  server = createServer(app);
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((done) => server?.close(done));
-  emulator?.close();
-  expect(offLoopback).toEqual([]);
-});
+const app = browserAppForTests({ emulator: { instance: { ...DEFAULT_SETTINGS.instance, singleSessionMode: false } } });
 
 type ClerkJs = {
   version: string;
@@ -87,15 +36,6 @@ type ClerkSignUp = {
 };
 type ClerkWindow = { Clerk?: ClerkJs };
 
-/** The page's clerk-js, loaded (again, after a reload). */
-async function loadClerk(page: Page) {
-  await page.evaluate(async () => {
-    const w = window as unknown as ClerkWindow;
-    while (!w.Clerk) await new Promise((r) => setTimeout(r, 20));
-    await w.Clerk.load();
-  });
-}
-
 /** What clerk-js holds: its sessions, the active one and whose it is. */
 const clerkState = (page: Page) =>
   page.evaluate(() => {
@@ -107,49 +47,13 @@ const clerkState = (page: Page) =>
     };
   });
 
-/** A fresh browser on the page with clerk-js `major`, loaded; closed after `fn`. */
-async function onClerkPage<R>(major: string, fn: (page: Page) => Promise<R>): Promise<R> {
-  const context = await browser.newContext();
-  await context.route(
-    (url) => !isLoopbackUrl(url.href),
-    (route) => {
-      offLoopback.push(route.request().url());
-      return route.abort();
-    },
-  );
-  try {
-    const page = await context.newPage();
-    await page.goto(`${origin}/${major}`);
-    await loadClerk(page);
-    return await fn(page);
-  } finally {
-    await context.close();
-  }
-}
-
 async function setInstance(json: unknown) {
-  const res = await fetch(`${origin}/__clerk/_emulator/instance`, {
-    method: "PATCH",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(json),
-  });
-  expect(res.status).toBe(200);
+  expect((await patchInstance(app.origin, json)).status).toBe(200);
 }
 
 describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
   it("signs two accounts in at once, switches between them, signs out of one and then of all", async () => {
-    const context = await browser.newContext();
-    await context.route(
-      (url) => !isLoopbackUrl(url.href),
-      (route) => {
-        offLoopback.push(route.request().url());
-        return route.abort();
-      },
-    );
-    try {
-      const page = await context.newPage();
-      await page.goto(`${origin}/${major}`);
-      await loadClerk(page);
+    await app.onClerkPage(`/${major}`, async (page) => {
       const ids = await page.evaluate(async (password) => {
         const Clerk = (window as unknown as ClerkWindow).Clerk!;
         const ada = await Clerk.client.signIn.create({ identifier: "ada@example.com", password });
@@ -180,7 +84,7 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
       // setActive touches the session: the emulator keeps it as the last active one, so a reload comes back to Ada.
       await page.evaluate((ada) => (window as unknown as ClerkWindow).Clerk!.setActive({ session: ada }), ids.ada);
       await page.reload();
-      await loadClerk(page);
+      await loadClerkJs(page);
       expect(await clerkState(page)).toEqual({
         sessions: [ids.ada, ids.grace],
         active: ids.ada,
@@ -193,7 +97,7 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
         ids.grace,
       );
       await page.reload();
-      await loadClerk(page);
+      await loadClerkJs(page);
       expect(await clerkState(page)).toEqual({ sessions: [ids.ada], active: ids.ada, email: "ada@example.com" });
 
       // And of everything: clerk-js then leaves the page for the instance's after-sign-out URL.
@@ -207,15 +111,13 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, multi-session", (major) => {
       const leaving = page.waitForURL((url) => url.pathname === "/");
       await page.evaluate(() => void (window as unknown as ClerkWindow).Clerk!.signOut());
       await leaving;
-      const status = (id: string) => emulator.store.session(id)?.status;
+      const status = (id: string) => app.emulator.store.session(id)?.status;
       await expect.poll(() => [status(ids.ada), status(grace)]).toEqual(["removed", "removed"]);
-      await page.goto(`${origin}/${major}`);
-      await loadClerk(page);
+      await page.goto(`${app.origin}/${major}`);
+      await loadClerkJs(page);
       expect(await clerkState(page)).toEqual({ sessions: [], active: null, email: null });
       expect(status(ids.grace)).toMatch(/^(removed|ended)$/);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });
 
@@ -223,7 +125,7 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, sign-up switches", (major) =
   it("legal consent: a sign-up without legalAccepted is missing it, and with it the user has legal_accepted_at", async () => {
     await setInstance({ user_settings: { sign_up: { mode: "public", legal_consent_enabled: true } } });
     const [first, second] = [uniqueEmail(`legal-${major}`), uniqueEmail(`legal-later-${major}`)];
-    const result = await onClerkPage(major, (page) =>
+    const result = await app.onClerkPage(`/${major}`, (page) =>
       page.evaluate(
         async ({ first, second }) => {
           const Clerk = (window as unknown as ClerkWindow).Clerk!;
@@ -258,7 +160,7 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, sign-up switches", (major) =
     expect(result.missing).toEqual({ status: "missing_requirements", missingFields: ["legal_accepted"], userId: null });
     expect(result.later.status).toBe("complete");
     for (const userId of [result.accepted.userId, result.later.userId]) {
-      expect(emulator.store.user(userId!)?.legalAcceptedAt).toEqual(expect.any(Number));
+      expect(app.emulator.store.user(userId!)?.legalAcceptedAt).toEqual(expect.any(Number));
     }
   });
 
@@ -275,13 +177,13 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, sign-up switches", (major) =
         email,
       );
     await setInstance({ user_settings: { sign_up: { mode: "restricted", legal_consent_enabled: false } } });
-    expect(await onClerkPage(major, (page) => tryToSignUp(page, uniqueEmail("restricted")))).toBe(
+    expect(await app.onClerkPage(`/${major}`, (page) => tryToSignUp(page, uniqueEmail("restricted")))).toBe(
       "sign_up_mode_restricted",
     );
 
     await setInstance({ user_settings: { sign_up: { mode: "waitlist" } } });
     const waiting = uniqueEmail(`waiting-${major}`);
-    const { refused, entry } = await onClerkPage(major, async (page) => ({
+    const { refused, entry } = await app.onClerkPage(`/${major}`, async (page) => ({
       refused: await tryToSignUp(page, waiting),
       entry: await page.evaluate(
         (email) => (window as unknown as ClerkWindow).Clerk!.joinWaitlist({ emailAddress: email }),
@@ -289,7 +191,7 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, sign-up switches", (major) =
       ),
     }));
     expect(refused).toBe("sign_up_restricted_waitlist");
-    expect(emulator.store.state.waitlistEntries.find((e) => e.email === waiting)).toMatchObject({
+    expect(app.emulator.store.state.waitlistEntries.find((e) => e.email === waiting)).toMatchObject({
       status: "pending",
     });
     // clerk-js 5 read the entry from the envelope's `response` and so has no id; 6 has it.

@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD } from "../../src";
-import { errorCode, frontendClient, startInProcessEmulator, uniqueEmail, type InProcessEmulator } from "../../testing";
+import { errorCode, frontendClient, patchInstance, uniqueEmail } from "../../testing";
+import { emulatorForTests } from "../support/emulator-for-tests";
 
 // `auth_config.single_session_mode: false` (Clerk's multi-session applications): a browser signs in
 // to several accounts at once, switches between them (`setActive`, which touches the session), and
 // signs out of one or of all. Switched on as a test does it, through the control API.
-let emu: InProcessEmulator;
+const emu = emulatorForTests();
 
 beforeAll(async () => {
-  emu = await startInProcessEmulator();
-  const patched = await fetch(`${emu.origin}/__clerk/_emulator/instance`, {
-    method: "PATCH",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ auth_config: { single_session_mode: false } }),
-  });
-  expect(await patched.json()).toMatchObject({ auth_config: { single_session_mode: false } });
-});
-
-afterAll(async () => {
-  await emu.close();
+  const patched = await patchInstance(emu.origin, { auth_config: { single_session_mode: false } });
+  expect(patched.body).toMatchObject({ auth_config: { single_session_mode: false } });
 });
 
 type Browser = ReturnType<typeof frontendClient>;
@@ -152,11 +144,7 @@ describe("back to single-session", () => {
   it("refuses a second sign-in again (session_exists), as Clerk's default instance does", async () => {
     const browser = frontendClient(emu.origin);
     await signIn(browser, "ada@example.com");
-    const patched = await fetch(`${emu.origin}/__clerk/_emulator/instance`, {
-      method: "PATCH",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ auth_config: { single_session_mode: true } }),
-    });
+    const patched = await patchInstance(emu.origin, { auth_config: { single_session_mode: true } });
     expect(patched.status).toBe(200);
     expect(errorCode(await browser("POST", "/v1/client/sign_ins", { identifier: "grace@example.com" }))).toBe(
       "session_exists",

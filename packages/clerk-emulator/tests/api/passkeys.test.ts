@@ -1,16 +1,8 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import express from "express";
-import { chromium, type Browser, type Page } from "playwright";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "@playwright/test";
+import { beforeAll, describe, expect, it } from "vitest";
 import { backendSdks } from "../support/clerk-sdks";
-import { createClerkEmulator, DEMO_PASSWORD, type ClerkEmulator } from "../../src";
-import { createScriptCdn } from "../../src/http/cdn";
-import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
-import { isLoopbackUrl } from "../../testing";
-import { REPO_ROOT } from "../support/paths";
+import { DEMO_PASSWORD } from "../../src";
+import { browserAppForTests } from "../support/browser-app";
 
 // Issue 49 (stretch): passkeys, registered and used by the real clerk-js 5 in
 // Chromium with a virtual WebAuthn authenticator (Chrome DevTools Protocol),
@@ -18,13 +10,8 @@ import { REPO_ROOT } from "../support/paths";
 // registration's challenge, origin, RP ID and COSE key, the assertion's
 // signature and counter. The page is on `localhost` (an IP address cannot be a
 // WebAuthn RP ID).
-const SECRET = "sk_live_emulator_passkeys_test";
-let emulator: ClerkEmulator;
-let server: Server;
-let origin: string;
-let browser: Browser;
+const app = browserAppForTests({ emulator: { passkeys: true }, hostname: "localhost" });
 let page: Page;
-const offLoopback: string[] = [];
 
 type PageClerk = {
   load(): Promise<void>;
@@ -44,39 +31,7 @@ type PageClerk = {
 };
 
 beforeAll(async () => {
-  emulator = createClerkEmulator({
-    dataDir: null,
-    mountPath: "/__clerk",
-    secretKey: SECRET,
-    issuer: EMULATOR_ISSUER,
-    recordDir: process.env.CLERK_EMULATOR_RECORD_DIR || undefined,
-    passkeys: true,
-  });
-  const app = express();
-  app.use("/__clerk", createScriptCdn({ dirs: [join(REPO_ROOT, "node_modules")] }));
-  app.use("/__clerk", emulator.router);
-  app.get("/", (_req, res) => {
-    res.type("html").send(`<!DOCTYPE html><html><body>
-<script async crossorigin="anonymous"
-  data-clerk-publishable-key="${emulatorPublishableKey()}"
-  data-clerk-proxy-url="/__clerk"
-  src="/__clerk/npm/@clerk/clerk-js@5/dist/clerk.browser.js"></script>
-</body></html>`);
-  });
-  server = createServer(app);
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  origin = `http://localhost:${(server.address() as AddressInfo).port}`;
-
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-  const context = await browser.newContext();
-  await context.route(
-    (url) => !isLoopbackUrl(url.href),
-    (route) => {
-      offLoopback.push(route.request().url());
-      return route.abort();
-    },
-  );
+  const context = await app.newContext();
   // clerk-js offers passkeys only to a browser that is not automated (@clerk/shared `isValidBrowser`
   // reads navigator.webdriver); WebAuthn itself is Chromium's own, answered by the virtual authenticator.
   await context.addInitScript(() => Object.defineProperty(Navigator.prototype, "webdriver", { get: () => false }));
@@ -95,19 +50,14 @@ beforeAll(async () => {
   });
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((done) => server?.close(done));
-  emulator?.close();
-});
-
 const bapiUser = async (id: string) =>
-  (await fetch(`${origin}/__clerk/api/v1/users/${id}`, { headers: { Authorization: `Bearer ${SECRET}` } })).json();
+  (
+    await fetch(`${app.origin}/__clerk/api/v1/users/${id}`, { headers: { Authorization: `Bearer ${app.secretKey}` } })
+  ).json();
 
 describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
   it("user.createPasskey() registers one; after signing out, authenticateWithPasskey signs the same person in", async () => {
-    await page.goto(origin);
+    await page.goto(app.origin);
     await page.waitForFunction(() => "Clerk" in window, null, { timeout: 30_000 });
     const registered = await page.evaluate(async (password) => {
       const clerk = (window as unknown as { Clerk: PageClerk }).Clerk;
@@ -118,7 +68,7 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
       return { id: passkey.id, status: passkey.verification.status, user: clerk.user!.id };
     }, DEMO_PASSWORD);
     expect(registered).toMatchObject({ status: "verified", user: "user_seed_ada" });
-    const stored = emulator.store.state.passkeys.find((p) => p.id === registered.id)!;
+    const stored = app.emulator.store.state.passkeys.find((p) => p.id === registered.id)!;
     expect(stored).toMatchObject({ verified: true, alg: -7, publicKey: { kty: "EC", crv: "P-256" } });
     expect((await bapiUser("user_seed_ada")).passkeys.map((p: { id: string }) => p.id)).toEqual([registered.id]);
 
@@ -137,17 +87,17 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
       return { before, status: signIn.status, user: clerk.user?.id ?? null };
     });
     expect(signedIn).toEqual({ before: null, status: "complete", user: "user_seed_ada" });
-    expect(emulator.store.state.passkeys.find((p) => p.id === registered.id)!.lastUsedAt).not.toBeNull();
-    expect(offLoopback).toEqual([]);
+    expect(app.emulator.store.state.passkeys.find((p) => p.id === registered.id)!.lastUsedAt).not.toBeNull();
+    expect(app.offLoopback).toEqual([]);
   }, 60_000);
 
   it("an assertion for another challenge is refused, and signs no one in", async () => {
-    const passkey = emulator.store.state.passkeys.find((p) => p.verified)!;
+    const passkey = app.emulator.store.state.passkeys.find((p) => p.verified)!;
     let cookie = "";
     const call = async (path: string, form: Record<string, string>) => {
-      const res = await fetch(`${origin}/__clerk${path}`, {
+      const res = await fetch(`${app.origin}/__clerk${path}`, {
         method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: origin },
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: app.origin },
         body: new URLSearchParams(form).toString(),
       });
       cookie = /__client=[^;]+/.exec(res.headers.getSetCookie().join(";"))?.[0] ?? cookie;
@@ -157,7 +107,7 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
     const nonce = JSON.parse(created.body.response.first_factor_verification.nonce as string);
     expect(nonce).toMatchObject({ rpId: "localhost", userVerification: "required" });
     const clientData = Buffer.from(
-      JSON.stringify({ type: "webauthn.get", challenge: "not-the-challenge", origin }),
+      JSON.stringify({ type: "webauthn.get", challenge: "not-the-challenge", origin: app.origin }),
     ).toString("base64url");
     const forged = await call(`/v1/client/sign_ins/${created.body.response.id}/attempt_first_factor`, {
       strategy: "passkey",
@@ -172,13 +122,13 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
     expect(forged.body.errors[0].long_message).toMatch(/challenge/);
   });
   it("the profile's passkeys: read, renamed and removed by their owner only", async () => {
-    const passkey = emulator.store.state.passkeys.find((p) => p.verified)!;
+    const passkey = app.emulator.store.state.passkeys.find((p) => p.verified)!;
     const browserAs = async (identifier: string) => {
       let cookie = "";
       const call = async (method: string, path: string, form?: Record<string, string>) => {
-        const res = await fetch(`${origin}/__clerk${path}`, {
+        const res = await fetch(`${app.origin}/__clerk${path}`, {
           method,
-          headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: origin },
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: app.origin },
           body: form ? new URLSearchParams(form).toString() : undefined,
         });
         cookie = /__client=[^;]+/.exec(res.headers.getSetCookie().join(";"))?.[0] ?? cookie;
@@ -218,8 +168,8 @@ describe("passkeys with clerk-js 5 and a virtual authenticator", () => {
       createdAt: now,
       updatedAt: now,
     };
-    emulator.store.write((state) => state.passkeys.push(passkey));
-    const clerk = (await sdk())({ secretKey: SECRET, apiUrl: `${origin}/__clerk/api` });
+    app.emulator.store.write((state) => state.passkeys.push(passkey));
+    const clerk = (await sdk())({ secretKey: app.secretKey, apiUrl: `${app.origin}/__clerk/api` });
     expect((await bapiUser("user_seed_grace")).passkeys.map((p: { id: string }) => p.id)).toContain(passkey.id);
     const users = clerk.users as unknown as {
       deleteUserPasskey(p: {

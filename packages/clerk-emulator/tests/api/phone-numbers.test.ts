@@ -1,52 +1,19 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  startWebhookSink,
-  type WebhookSink,
-  errorCode,
-  frontendClient,
-  startInProcessEmulator,
-  uniqueEmail,
-  type ApiReply,
-  type InProcessEmulator,
-  newWebhookSecret,
-} from "../../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { errorCode, frontendClient, uniqueEmail, type ApiReply } from "../../testing";
 import { backendSdks, type BackendClient } from "../support/clerk-sdks";
-import { webhookBreaches } from "../../contract";
+import { emulatorWithWebhooksForTests, type ReceivedEvent } from "../support/emulator-for-tests";
 
 // Issue 49: phone numbers and usernames. Every phone number operation of both
 // APIs, called as Clerk's SDKs call them (@clerk/backend 2 and 3 for the
 // Backend API, clerk-js's form bodies for the Frontend API); each SMS Clerk
 // would send is an `sms.created` webhook, received through verifyWebhook as an
 // app receives it, and its code is what the tests type.
-const SECRET = newWebhookSecret();
 const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 const CODE = "424242";
 const PASSWORD = "phone-test-password";
 
-type Event = { type: string; data: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
-const events: Event[] = [];
-const breaches: string[] = [];
-let sink: WebhookSink;
-let emu: InProcessEmulator;
-
-beforeAll(async () => {
-  sink = await startWebhookSink(SECRET, (e) => {
-    events.push({ type: e.type, data: e.data });
-    breaches.push(...webhookBreaches(e.body));
-  });
-  emu = await startInProcessEmulator({
-    secretKey: SECRET_KEY,
-    webhooks: { url: sink.url, secret: SECRET },
-  });
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await sink?.close();
-  // Every webhook body kept Clerk's spec for its event type.
-  expect(breaches).toEqual([]);
-});
+const { emu, events } = emulatorWithWebhooksForTests({ secretKey: SECRET_KEY });
 
 let counter = 0;
 /** A fresh number that Clerk would text (UK's drama range, not one of Clerk's test numbers). */
@@ -56,7 +23,7 @@ const testPhone = () => `+1212555${String(100 + (++counter % 100)).padStart(4, "
 const newUsername = () => `user_${Date.now().toString(36)}${++counter}`;
 
 /** The `sms.created` to `phone`, once it has arrived. */
-async function smsTo(phone: string): Promise<Event> {
+async function smsTo(phone: string): Promise<ReceivedEvent> {
   const find = () => events.find((e) => e.type === "sms.created" && e.data.to_phone_number === phone);
   await expect.poll(() => find(), { timeout: 10_000 }).toBeTruthy();
   return find()!;

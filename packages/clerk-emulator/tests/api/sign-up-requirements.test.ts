@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { errorCode, frontendClient, startInProcessEmulator, uniqueEmail, type InProcessEmulator } from "../../testing";
+import { beforeEach, describe, expect, it } from "vitest";
+import { errorCode, frontendClient, patchInstance, uniqueEmail } from "../../testing";
+import { emulatorForTests } from "../support/emulator-for-tests";
 
 // The dashboard's sign-up switches, as a test turns them on (the control API's PATCH /_emulator/instance,
 // the keys of Clerk's environment JSON): legal consent (`user_settings.sign_up.legal_consent_enabled`)
 // and the sign-up mode (`user_settings.sign_up.mode`: public, restricted, waitlist).
-let emu: InProcessEmulator;
-
-beforeAll(async () => {
-  emu = await startInProcessEmulator();
-});
-
-afterAll(async () => {
-  await emu.close();
-});
+const emu = emulatorForTests();
 
 async function setInstance(json: unknown) {
-  const res = await fetch(`${emu.origin}/__clerk/_emulator/instance`, {
-    method: "PATCH",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(json),
-  });
-  expect(res.status).toBe(200);
-  return res.json();
+  const set = await patchInstance(emu.origin, json);
+  expect(set.status).toBe(200);
+  return set.body;
 }
 
 // Each test sets what it needs over Clerk's defaults.
@@ -116,13 +105,19 @@ describe("legal consent", () => {
   });
 });
 
+/** Turns the sign-up mode to `mode`, as the environment then says, and tries a sign-up: Clerk's 403 `code`. */
+async function refusedSignUpIn(mode: string, code: string) {
+  await setInstance({ user_settings: { sign_up: { mode } } });
+  expect((await environment()).user_settings.sign_up.mode).toBe(mode);
+  const { created, email } = await signUp();
+  expect(created.status).toBe(403);
+  expect(errorCode(created)).toBe(code);
+  return email;
+}
+
 describe("the sign-up mode", () => {
   it("restricted: a sign-up without an invitation is Clerk's 403 sign_up_mode_restricted; an invited one signs up", async () => {
-    await setInstance({ user_settings: { sign_up: { mode: "restricted" } } });
-    expect((await environment()).user_settings.sign_up.mode).toBe("restricted");
-    const { created, email } = await signUp();
-    expect(created.status).toBe(403);
-    expect(errorCode(created)).toBe("sign_up_mode_restricted");
+    const email = await refusedSignUpIn("restricted", "sign_up_mode_restricted");
     expect((await emu.bapi("GET", `/v1/users?email_address=${encodeURIComponent(email)}`)).body).toEqual([]);
 
     const invited = uniqueEmail("invited");
@@ -164,11 +159,7 @@ describe("the sign-up mode", () => {
   });
 
   it("waitlist: a sign-up is Clerk's 403 sign_up_restricted_waitlist; joining makes an entry the Backend API lists, whose invitation signs up", async () => {
-    await setInstance({ user_settings: { sign_up: { mode: "waitlist" } } });
-    expect((await environment()).user_settings.sign_up.mode).toBe("waitlist");
-    const { created, email } = await signUp();
-    expect(created.status).toBe(403);
-    expect(errorCode(created)).toBe("sign_up_restricted_waitlist");
+    const email = await refusedSignUpIn("waitlist", "sign_up_restricted_waitlist");
 
     const joined = await frontendClient(emu.origin)("POST", "/v1/waitlist", { email_address: email });
     expect(joined.status).toBe(200);

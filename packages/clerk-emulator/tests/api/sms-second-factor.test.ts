@@ -1,46 +1,14 @@
-import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  errorCode,
-  freshAuthenticatorCode,
-  frontendClient,
-  newWebhookSecret,
-  startInProcessEmulator,
-  startWebhookSink,
-  uniqueEmail,
-  type ApiReply,
-  type InProcessEmulator,
-  type WebhookSink,
-} from "../../testing";
-import { webhookBreaches } from "../../contract";
+import { describe, expect, it } from "vitest";
+import { errorCode, freshAuthenticatorCode, frontendClient, uniqueEmail, type ApiReply } from "../../testing";
+import { emulatorWithWebhooksForTests } from "../support/emulator-for-tests";
 
 // SMS codes as a second factor (Clerk's spec user-profile › "add mfa authentication with phone number"):
 // a verified number reserved for them in the profile, then asked for after the password at sign-in. The
 // Frontend API is called with clerk-js's form bodies, the Backend API as @clerk/backend calls it; each text
 // is an `sms.created` webhook, and its code is what the tests type.
-const SECRET = newWebhookSecret();
-const SECRET_KEY = `sk_live_emulator_${randomBytes(12).toString("hex")}`;
 const PASSWORD = "sms-mfa-password";
 
-type Event = { type: string; data: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- Clerk's JSON, read by each test
-const events: Event[] = [];
-const breaches: string[] = [];
-let sink: WebhookSink;
-let emu: InProcessEmulator;
-
-beforeAll(async () => {
-  sink = await startWebhookSink(SECRET, (e) => {
-    events.push({ type: e.type, data: e.data });
-    breaches.push(...webhookBreaches(e.body));
-  });
-  emu = await startInProcessEmulator({ secretKey: SECRET_KEY, webhooks: { url: sink.url, secret: SECRET } });
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await sink?.close();
-  expect(breaches).toEqual([]);
-});
+const { emu, events } = emulatorWithWebhooksForTests();
 
 let counter = 0;
 /** A fresh number Clerk would text (UK's drama range, not one of Clerk's test numbers). */
