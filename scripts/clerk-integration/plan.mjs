@@ -102,13 +102,20 @@ function placed(title, withEnv, withPattern, runningApps, frameworks = []) {
   return describe;
 }
 
-/** A spec's tests that open a page beyond loopback (`waitForURL('https://clerk.com')`): they need the internet. */
+/**
+ * A spec's tests that open a page beyond loopback (`waitForURL('https://clerk.com')`), or call the
+ * Frontend API at the publishable key's own host (`https://${frontendApi}`: with --development,
+ * clerk-emulator.clerk.accounts.dev, Clerk's domain, not the app's proxy): they need the internet.
+ */
 export function internetTests(source) {
   const starts = [...source.matchAll(new RegExp(String.raw`\btest\(${TITLE}`, "g"))];
   return starts
     .filter((m, i) => {
       const body = source.slice(m.index, starts[i + 1]?.index ?? source.length);
-      return /(?:waitForURL|goto)\(\s*['"\x60]https?:\/\/(?!localhost|127\.0\.0\.1)/.test(body);
+      return (
+        /(?:waitForURL|goto)\(\s*['"\x60]https?:\/\/(?!localhost|127\.0\.0\.1)/.test(body) ||
+        /\x60https:\/\/\$\{frontendApi\}/.test(body)
+      );
     })
     .map((m) => m.groups.title);
 }
