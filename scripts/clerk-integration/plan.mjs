@@ -169,7 +169,7 @@ export function plan(integrationDir, args) {
     const runs = describes.some((d) => !d.needs && envSettings(d.env).needs.length === 0);
     const offline = runs ? internetTests(source) : [];
     for (const title of offline)
-      notRun.push({ file, title, needs: ["the internet (it opens a page beyond loopback)"] });
+      notRun.push({ file, title, needs: ["the internet (it reaches a host beyond loopback)"] });
     if (describes.length === 0) notRun.push({ file, title: "(no describe found)", needs: ["a describe block"] });
     for (const d of describes) {
       const settings = envSettings(d.env);
