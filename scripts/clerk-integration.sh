@@ -124,11 +124,19 @@ log "Which app and env Clerk's presets give each spec: ${SELECTION[*]}"
 json "$WORK/plan.json" 'v.groups.map((g) => `   ${g.app} on ${g.env}: ${g.files.join(" ")}`)'
 json "$WORK/plan.json" 'v.notRun.map((n) => `   not run: ${n.file} "${n.title}": needs ${n.needs.join("; ")}`)'
 
+# The React Router template's root gets waitlistUrl (edit.cjs), once: a reused install may have it already.
+edit_root() { # template, app dir
+  if [ "$1" = react-router-node ] && ! grep -q "waitlistUrl=" "$2/app/root.tsx"; then
+    node "$HERE/edit.cjs" react-router-root "$2/app/root.tsx"
+  fi
+}
+
 # Clerk's template as the app, the harness's files over it, and the Clerk packages at the versions above.
 install_app() { # template
   local app="$WORK/apps/$1"
   if [ "$reuse" = 1 ] && [ -d "$app/node_modules/@clerk/shared" ]; then
     cp -r "$HERE/$1/." "$app/" && cp "$HERE/clerk-proxy.ts" "$app/"
+    edit_root "$1" "$app"
     return 0
   fi
   log "The app: Clerk's $1 template"
@@ -141,6 +149,7 @@ install_app() { # template
     react-router-node) clerk+=("@clerk/react-router@$CLERK_REACT_ROUTER") ;;
     react-vite) clerk+=("@clerk/react@$CLERK_REACT"); node "$HERE/edit.cjs" react-vite-main "$app/src/main.tsx" ;;
   esac
+  edit_root "$1" "$app"
   (cd "$app" && npm install --no-audit --no-fund --loglevel=error && npm install --no-audit --no-fund --loglevel=error "${clerk[@]}")
 }
 for app in $(json "$WORK/plan.json" '[...new Set(v.groups.map((g) => g.app))]'); do install_app "$app"; done

@@ -26,6 +26,9 @@ const EDITS = {
   "react-vite-main": [
     ["<ClerkProvider\n", "<ClerkProvider\n      proxyUrl={import.meta.env.VITE_CLERK_PROXY_URL as string}\n"],
   ],
+  // The app waitlist-mode builds gives its ClerkProvider waitlistUrl='/waitlist' (<SignIn/>'s "Join
+  // waitlist" link goes there); Clerk's react-router-node template names none.
+  "react-router-root": [["<ClerkProvider\n", "<ClerkProvider\n      waitlistUrl='/waitlist'\n"]],
 };
 
 function applyEdits(name, source) {

@@ -98,8 +98,9 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       "test('internal link', async ({ page }) => { await u.page.waitForURL(`${app.serverUrl}/user`); });",
       "test('external link', async ({ page }) => {\n  await u.page.waitForURL('https://clerk.com');\n});",
       "test('local', async ({ page }) => { await page.goto('http://127.0.0.1:3000/'); });",
+      "test('key host', async ({ page }) => {\n  const { frontendApi } = parsePublishableKey(pk)!;\n  await page.request.post(`https://${frontendApi}/v1/dev_browser`);\n});",
     ].join("\n");
-    expect(internetTests(spec)).toEqual(["external link"]);
+    expect(internetTests(spec)).toEqual(["external link", "key host"]);
   });
 
   it("gives the emulator only the dashboard switches --instance takes, in the environment JSON's keys", () => {
