@@ -11,7 +11,7 @@ import { normaliseOrigin, proxyUrlOf, publicOrigin } from "./http/proxy";
 import { createRateLimiter, type RateLimiter } from "./http/rate-limits";
 import { recordAnswersTo } from "./http/recorder";
 import { ApiError } from "./domain/errors";
-import { sendJson } from "./http/routing";
+import { markAnswered, sendJson } from "./http/routing";
 import { serveDefaultAvatar } from "./http/default-avatars";
 import { DEFAULT_AVATAR_PATH } from "./domain/public-profile";
 import { DEFAULT_SETTINGS, type Settings } from "./settings";
@@ -173,6 +173,8 @@ export function createClerkEmulator(options: ClerkEmulatorOptions): ClerkEmulato
     router.use("/v1", (_req, res, next) => {
       const end = res.end.bind(res) as (...args: unknown[]) => express.Response;
       res.end = ((...args: unknown[]) => {
+        // Answered, though nothing is sent yet: the router must not answer again (http/routing.ts).
+        markAnswered(res);
         setTimeout(() => end(...args), frontendLatency);
         return res;
       }) as express.Response["end"];

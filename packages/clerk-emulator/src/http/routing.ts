@@ -51,7 +51,7 @@ export function createRegistrar(router: Router, api: "fapi" | "bapi", faults: Fa
       }
       try {
         const body = await handler(req, res);
-        if (!res.headersSent) sendJson(res, 200, body ?? null);
+        if (!answered(res)) sendJson(res, 200, body ?? null);
       } catch (error) {
         if (error instanceof ApiError) return sendJson(res, error.status, error.toJSON());
         next(error);
@@ -105,3 +105,16 @@ export function valuesOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
   return typeof value === "string" ? [value] : [];
 }
+
+const ANSWERED = Symbol("answered");
+
+/**
+ * Marks a response as answered before its headers go out (the Frontend API's latency holds every
+ * `end` back): a handler that redirected has answered, and no 200 may follow it.
+ */
+export function markAnswered(res: Response): void {
+  (res as Response & { [ANSWERED]?: true })[ANSWERED] = true;
+}
+
+/** Whether the handler answered itself (sent, or held back after `end`). */
+const answered = (res: Response) => res.headersSent || (res as Response & { [ANSWERED]?: true })[ANSWERED] === true;

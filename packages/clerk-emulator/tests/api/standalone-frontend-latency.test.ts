@@ -6,13 +6,20 @@ import { startStandaloneEmulator, timed, type StandaloneEmulator } from "../../t
 // (@clerk/testing's) start waiting for a prepare/attempt answer only after the click that sends it;
 // an emulator answering in a few milliseconds answers before the wait begins.
 const LATENCY_MS = 1_000;
+/** An app the handshake may send browsers back to (nothing listens there: only the redirect is read). */
+const APP_ORIGIN = "http://127.0.0.1:9";
 let emulator: StandaloneEmulator | undefined;
 let output = "";
 let url = "";
 let secret = "";
 
 beforeAll(async () => {
-  emulator = await startStandaloneEmulator(["--frontend-latency-ms", String(LATENCY_MS)]);
+  emulator = await startStandaloneEmulator([
+    "--frontend-latency-ms",
+    String(LATENCY_MS),
+    "--allowed-origin",
+    APP_ORIGIN,
+  ]);
   ({ url, secret } = emulator);
   output = emulator.output();
 }, 30_000);
@@ -36,6 +43,20 @@ describe("npm run emulator -- --frontend-latency-ms", () => {
     );
     expect(signIn.status).toBe(200);
     expect(signIn.ms).toBeGreaterThanOrEqual(LATENCY_MS - 5);
+  });
+
+  it("holds back a redirect too, and sends it as the redirect it is (the handshake's 307, not a 200)", async () => {
+    let location: string | null = null;
+    const handshake = await timed(async () => {
+      const res = await fetch(`${url}/v1/client/handshake?redirect_url=${encodeURIComponent(`${APP_ORIGIN}/after`)}`, {
+        redirect: "manual",
+      });
+      location = res.headers.get("location");
+      return res;
+    });
+    expect(handshake.status).toBe(307);
+    expect(location).toMatch(/^http:\/\/127\.0\.0\.1:9\/after\?/);
+    expect(handshake.ms).toBeGreaterThanOrEqual(LATENCY_MS - 5);
   });
 
   it("holds back the answer, not the call: a browser gone before the answer still signed in", async () => {
