@@ -85,9 +85,15 @@ export function refuseIfSingleSessionSignedIn(
 /**
  * On a multi-session instance, signing in as someone the client is already signed in as is Clerk's 400
  * `identifier_already_signed_in`, naming that session (`meta.session_id`): clerk-js's <SignIn/>
- * activates it instead of starting a second one.
+ * activates it instead of starting a second one. `meta` is the answer's own meta (the Frontend API
+ * puts the client there: a tab opened before that sign-in learns of the session from it).
  */
-export function refuseSignedInAgain(store: Store, client: ClientRecord, userId: string): void {
+export function refuseSignedInAgain(
+  store: Store,
+  client: ClientRecord,
+  userId: string,
+  meta: () => Record<string, unknown> = () => ({}),
+): void {
   const session = store.activeSessions(client).find((s) => s.userId === userId);
   if (!session) return;
   throw new ApiError(
@@ -96,7 +102,7 @@ export function refuseSignedInAgain(store: Store, client: ClientRecord, userId: 
     "You're already signed in",
     undefined,
     "You're already signed in with this account on this browser.",
-    {},
+    meta(),
     { session_id: session.id },
   );
 }

@@ -88,12 +88,14 @@ export function identifySignIn(
   client: ClientRecord,
   signIn: SignInRecord,
   identifier: string,
+  /** The refusal's answer meta (the Frontend API's client), as refuseSignedInAgain takes it. */
+  meta?: () => Record<string, unknown>,
 ): UserRecord {
   const user = userByIdentifier(store, identifier);
   if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
   refuseUnlistedIdentifier(store, identifier, "sign_in");
   refuseBarredUser(user);
-  refuseSignedInAgain(store, client, user.id);
+  refuseSignedInAgain(store, client, user.id, meta);
   store.write(() => {
     signIn.userId = user.id;
     signIn.status = "needs_first_factor";
@@ -111,13 +113,14 @@ export function signInTicket(
   store: Store,
   client: ClientRecord,
   value: string | null,
+  meta?: () => Record<string, unknown>,
 ): { userId: string; actorToken: ActorTokenRecord | null; ticket: Ticket | null } {
   const actorToken = usableActorToken(store, value);
   const ticket = actorToken ? null : usableTicket(store, value);
   const userId = actorToken?.userId ?? ticketUser(store, ticket!);
   const holder = store.user(userId);
   if (holder) refuseBarredUser(holder);
-  refuseSignedInAgain(store, client, userId);
+  refuseSignedInAgain(store, client, userId, meta);
   return { userId, actorToken, ticket };
 }
 

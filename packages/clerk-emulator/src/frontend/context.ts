@@ -141,6 +141,9 @@ export function createFrontendContext(options: FrontendApiOptions) {
   /** Answers with the signed-in person's client around `response`. */
   const reply = (req: Request, res: Response, response: unknown) => envelope(req, res, currentClient(req), response);
 
+  /** An error answer's meta naming the client, for the domain's refusals that carry it. */
+  const clientMeta = (req: Request, client: ClientRecord | null) => () => ({ client: clientPayload(req, client) });
+
   /**
    * A single-session instance refuses a sign-in or a sign-up on a signed-in client (domain/sessions.ts).
    * The answer carries the client in `meta.client`, as Clerk's error answers do: a tab opened before
@@ -148,7 +151,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
    */
   const refuseIfSignedIn = (req: Request) => {
     const client = currentClient(req);
-    refuseIfSingleSessionSignedIn(store, client, () => ({ client: clientPayload(req, client) }));
+    refuseIfSingleSessionSignedIn(store, client, clientMeta(req, client));
   };
 
   /** `secondFactor`: the sign-in verified one too (the session's `fva` counts from now for both). */
@@ -172,6 +175,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
     activeSession,
     me,
     refuseIfSignedIn,
+    clientMeta,
     finishSignIn,
   };
 }

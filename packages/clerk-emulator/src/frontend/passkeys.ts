@@ -199,7 +199,7 @@ export function attemptPasskeySignIn(fapi: FrontendContext, req: Request, client
   const user = store.user(passkey.userId);
   if (!user) throw new ApiError(422, "passkey_not_found", "This passkey is not registered for this account.");
   // A discoverable passkey names its account only now: on a multi-session instance, one signed in already is refused.
-  refuseSignedInAgain(store, client, user.id);
+  refuseSignedInAgain(store, client, user.id, fapi.clientMeta(req, client));
   recordPasskeyUse(store, passkey, result.signCount);
   const session = fapi.finishSignIn(req, client, user.id);
   completePasskeySignIn(store, signIn, user, session.id);

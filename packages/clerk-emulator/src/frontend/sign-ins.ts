@@ -26,7 +26,7 @@ import { registerSecondFactorRoutes } from "./sign-in-second-factor";
 
 /** Signing in: password, an email or SMS code, or a ticket (an invitation or sign-in link). */
 export function registerSignInRoutes(route: Route, fapi: FrontendContext): void {
-  const { store, ensureClient, envelope, finishSignIn, refuseIfSignedIn } = fapi;
+  const { store, ensureClient, envelope, finishSignIn, refuseIfSignedIn, clientMeta } = fapi;
 
   /** The first factor is verified: a user with two-factor on is asked for it, anyone else is signed in. */
   const afterFirstFactor = (req: Request, client: ClientRecord, signIn: SignInRecord, user: UserRecord) => {
@@ -67,7 +67,12 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     const signIn = startSignIn(store, client, identifier);
     if (strategy === "ticket") {
       // An invitation, sign-in or impersonation link: the ticket alone signs its user in.
-      const { userId, actorToken, ticket } = signInTicket(store, client, str(req.body?.ticket));
+      const { userId, actorToken, ticket } = signInTicket(
+        store,
+        client,
+        str(req.body?.ticket),
+        clientMeta(req, client),
+      );
       if (ticket) redeemTicket(store, ticket, userId);
       const session = finishSignIn(req, client, userId);
       if (actorToken) startImpersonation(store, session, actorToken);
@@ -82,7 +87,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
       preparePasskeySignIn(fapi, req, signIn);
     } else if (identifier) {
       // An email address, a username or a phone number.
-      const user = identifySignIn(store, client, signIn, identifier);
+      const user = identifySignIn(store, client, signIn, identifier, clientMeta(req, client));
       if (str(req.body?.password) !== null || strategy === "password") {
         attemptPassword(req, client, signIn);
       } else if (strategy === "email_code") {

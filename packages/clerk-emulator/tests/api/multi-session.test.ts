@@ -61,6 +61,9 @@ describe("a multi-session instance", () => {
       code: "identifier_already_signed_in",
       meta: { session_id: ada.sessionId },
     });
+    // The answer carries the client, as Clerk's error answers do: a tab opened before the sign-in
+    // learns of the session from it (Clerk's sign-in-flow spec, "existing session in another tab").
+    expect(ids(again.body.meta.client)).toEqual([ada.sessionId]);
     const client = await browser("GET", "/v1/client");
     expect(ids(client.body.response)).toEqual([ada.sessionId]);
   });
