@@ -128,8 +128,9 @@ function startEmulatorTests() {
   });
   return { report, log, exited };
 }
-// The Node lines the packed emulator is started on besides this one (tarball.test.ts), fetched before its tests.
-for (const other of OTHER_NODES) {
+// The Node lines the packed emulator is started on besides this one (tarball.test.ts), fetched before its
+// tests; the pinned one among them (the integration suite's, fetched again there from .cache/ at once).
+for (const other of [...OTHER_NODES, PINNED_NODE]) {
   let fetched = false;
   try {
     fetched = Boolean(pinnedNode(other));
