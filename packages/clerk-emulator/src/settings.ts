@@ -110,6 +110,8 @@ type Setting = {
 
 const milliseconds = (raw: string) => (/^\d+$/.test(raw) && Number(raw) <= 10_000 ? Number(raw) : undefined);
 const onOff = (raw: string) => (raw === "on" ? true : raw === "off" ? false : undefined);
+const oneOrZero = (raw: string) =>
+  raw === "1" || raw === "true" ? true : raw === "0" || raw === "false" ? false : undefined;
 const httpUrl = (raw: string) => (normaliseOrigin(raw) ? raw : undefined);
 const origins = (raw: string) => {
   const list = raw
@@ -188,7 +190,7 @@ const SETTINGS: Setting[] = [
     env: "CLERK_EMULATOR_CONTROL",
     accepts: "1 or 0",
     boolean: true,
-    read: (raw) => (raw === "1" || raw === "true" ? true : raw === "0" || raw === "false" ? false : undefined),
+    read: oneOrZero,
   },
   {
     key: "rateLimits",
@@ -276,7 +278,7 @@ const SETTINGS: Setting[] = [
     env: "CLERK_EMULATOR_DEVELOPMENT",
     accepts: "1 or 0",
     boolean: true,
-    read: (raw) => (raw === "1" || raw === "true" ? true : raw === "0" || raw === "false" ? false : undefined),
+    read: oneOrZero,
   },
 ];
 
