@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import { carriesSessionToken } from "../app/lib/clerk/session-cookies.server";
 import { beforeHead } from "./before-head";
 
 /**
@@ -33,7 +34,7 @@ export function personalAnswers(): RequestHandler {
     beforeHead(res, (head) => {
       const given = head.getHeader("Cache-Control");
       const value = given === undefined ? "" : String(given);
-      const keepable = isDocument(head) && !hasSessionCookie(req.headers.cookie);
+      const keepable = isDocument(head) && !carriesSessionToken(req.headers.cookie);
       if (!value) head.setHeader("Cache-Control", keepable ? "private, no-cache" : "private, no-store");
       else if (!/\b(private|public)\b/i.test(value)) head.setHeader("Cache-Control", `private, ${value}`);
       const vary = String(head.getHeader("Vary") ?? "");
@@ -46,9 +47,4 @@ export function personalAnswers(): RequestHandler {
 /** An HTML page (a document navigation's answer), not data, a redirect or a file. */
 function isDocument(head: { statusCode: number; getHeader(name: string): unknown }): boolean {
   return head.statusCode === 200 && /^text\/html\b/i.test(String(head.getHeader("Content-Type") ?? ""));
-}
-
-/** Whether the request carries a session token cookie (`__session`, or clerk-js's suffixed twin), valid or not. */
-function hasSessionCookie(cookie: string | undefined): boolean {
-  return cookie !== undefined && /(?:^|;\s*)__session(?:_[A-Za-z0-9-]+)?=[^;\s]/.test(cookie);
 }

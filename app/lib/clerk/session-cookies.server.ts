@@ -1,8 +1,15 @@
 import { parse, serialize } from "cookie";
 
 const SESSION_COOKIE = /^(__session|__client_uat)(_[A-Za-z0-9-]+)?$/;
+/** A session token's cookie: `__session`, or clerk-js's twin suffixed with an instance's. */
+const SESSION_TOKEN_COOKIE = /^__session(_[A-Za-z0-9-]+)?$/;
 /** Where Clerk's handshake brings its signed cookies back (a query parameter, or a cookie). */
 const HANDSHAKE = "__clerk_handshake";
+
+/** Whether a `Cookie` header carries a session token's cookie (any instance's, valid or not): someone may be signed in. */
+export function carriesSessionToken(cookieHeader: string | undefined): boolean {
+  return Object.entries(parse(cookieHeader ?? "")).some(([name, value]) => value && SESSION_TOKEN_COOKIE.test(name));
+}
 
 /**
  * The session token a request's cookies hold, as Clerk's rules pick it: this
