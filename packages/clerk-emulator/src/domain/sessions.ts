@@ -92,7 +92,7 @@ export function refuseSignedInAgain(
   store: Store,
   client: ClientRecord,
   userId: string,
-  meta: () => Record<string, unknown> = () => ({}),
+  meta: () => Record<string, unknown>,
 ): void {
   const session = store.activeSessions(client).find((s) => s.userId === userId);
   if (!session) return;

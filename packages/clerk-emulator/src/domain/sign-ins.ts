@@ -89,7 +89,7 @@ export function identifySignIn(
   signIn: SignInRecord,
   identifier: string,
   /** The refusal's answer meta (the Frontend API's client), as refuseSignedInAgain takes it. */
-  meta?: () => Record<string, unknown>,
+  meta: () => Record<string, unknown>,
 ): UserRecord {
   const user = userByIdentifier(store, identifier);
   if (!user) throw new ApiError(422, "form_identifier_not_found", "Couldn't find your account.", "identifier");
@@ -113,7 +113,7 @@ export function signInTicket(
   store: Store,
   client: ClientRecord,
   value: string | null,
-  meta?: () => Record<string, unknown>,
+  meta: () => Record<string, unknown>,
 ): { userId: string; actorToken: ActorTokenRecord | null; ticket: Ticket | null } {
   const actorToken = usableActorToken(store, value);
   const ticket = actorToken ? null : usableTicket(store, value);
