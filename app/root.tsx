@@ -1,4 +1,4 @@
-import { useAuth, useClerk } from "@clerk/clerk-react";
+import { useAuth } from "@clerk/clerk-react";
 import { Theme as RadixTheme } from "~/components/ui";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import {
@@ -21,6 +21,7 @@ import { NavBar } from "~/components/nav-bar";
 import { PageLoadFallback } from "~/components/page-load-fallback";
 import { PreventThemeFlash } from "~/components/prevent-theme-flash";
 import { ProgressBar } from "~/components/progress-bar";
+import { ClerkSignOutProvider } from "~/hooks/use-clerk-sign-out";
 import { useClerkScreenDone } from "~/hooks/use-clerk-screen-done";
 import { useHydrated } from "~/hooks/use-hydrated";
 import { useKeepSessionFresh } from "~/hooks/use-keep-session-fresh";
@@ -139,7 +140,6 @@ export { layout as Layout };
 
 function App() {
   const { viewer, activeOrgId, analytics, sessionExpiresInMs } = useLoaderData<typeof loader>();
-  const clerk = useClerk();
   const { isLoaded, userId } = useAuth();
   useRevalidateOnAuthChange({
     serverUserId: viewer?.id ?? null,
@@ -150,7 +150,7 @@ function App() {
   useKeepSessionFresh(sessionExpiresInMs);
   useThemeAcrossTabs();
   return (
-    <>
+    <ClerkSignOutProvider>
       <ProgressBar />
       <PageLoadFallback />
       <Analytics settings={analytics} userId={viewer?.id ?? null} />
@@ -158,14 +158,11 @@ function App() {
         viewer={viewer}
         activeOrgId={activeOrgId}
         analyticsOptedOut={analytics.available ? analytics.optedOut : undefined}
-        // Until clerk-js is loaded (if ever, on this page), the server ends the session.
-        // (useAuth's isLoaded is true from the server's state alone; clerk.loaded is clerk-js itself.)
-        onSignOut={clerk.loaded ? () => void clerk.signOut({ redirectUrl: "/" }) : undefined}
       />
       <main id="main">
         <Outlet />
       </main>
-    </>
+    </ClerkSignOutProvider>
   );
 }
 
