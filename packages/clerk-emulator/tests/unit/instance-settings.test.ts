@@ -78,7 +78,9 @@ describe("the instance settings file", () => {
         },
       },
     });
-    const { instance } = parseCli(["--instance", social], {});
+    const parsed = parseCli(["--instance", social], {});
+    if (parsed === "help") throw new Error("parseCli answered help");
+    const { instance } = parsed;
     expect(instance.socialConnections).toEqual({
       oauth_google: expect.objectContaining({
         enabled: true,
