@@ -168,7 +168,8 @@ export const isOAuthStrategy = (strategy: string | null): strategy is string =>
 
 /**
  * Where Clerk sends the browser for an OAuth sign-in or sign-up: the provider's authorize URL, coming
- * back to the Frontend API's `/v1/oauth_callback` with a `state` naming the attempt.
+ * back to the Frontend API's `/v1/oauth_callback`. The `state` is random and kept nowhere: the
+ * emulator's callback refuses every `state`, since no provider ever sends the browser back.
  */
 export function oauthAuthorizeUrl(strategy: string, frontendApiUrl: string): string {
   const provider = SOCIAL_PROVIDERS[strategy]!;

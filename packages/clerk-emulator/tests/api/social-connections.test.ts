@@ -161,6 +161,9 @@ describe("the client's last_authentication_strategy", () => {
       code: "424242",
     });
     expect(code.body.response.status).toBe("complete");
-    expect((await browser("GET", "/v1/client")).body.response.last_authentication_strategy).toBe("email_code");
+    const client = (await browser("GET", "/v1/client")).body.response;
+    expect(client.last_authentication_strategy).toBe("email_code");
+    // The Backend API's client says the same.
+    expect((await emu.bapi("GET", `/v1/clients/${client.id}`)).body.last_authentication_strategy).toBe("email_code");
   });
 });
