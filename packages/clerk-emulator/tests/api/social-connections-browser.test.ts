@@ -5,7 +5,7 @@ import { patchInstance } from "../../testing";
 import { browserAppForTests, loadClerkJs } from "../support/browser-app";
 
 // Issue 68: the real clerk-js 5 in Chromium against a development instance with social connections
-// on (`user_settings.social`). Its <SignIn/> shows one button per connection; clicking Google sends
+// on (`user_settings.social`). Its <SignIn/> and <SignUp/> show one button per connection; clicking Google sends
 // the browser to Google's authorize URL (answered here by a stand-in page: the browser never leaves
 // loopback). clerk-js's first `GET /v1/client` on its new dev browser gets a client, and after a
 // password sign-in the client's `lastAuthenticationStrategy` is `password`, which <SignIn/> shows
@@ -25,6 +25,7 @@ beforeAll(async () => {
 type ClerkJs = {
   load(): Promise<void>;
   mountSignIn(node: HTMLElement): void;
+  mountSignUp(node: HTMLElement): void;
   setActive(params: { session: string }): Promise<void>;
   signOut(): Promise<void>;
   client: {
@@ -71,6 +72,22 @@ describe("clerk-js 5 in Chromium, social connections on a development instance",
       const authorize = new URL(visited[0]!);
       expect(authorize.pathname).toBe("/o/oauth2/auth");
       expect(authorize.searchParams.get("redirect_uri")).toBe(`${app.origin}/__clerk/v1/oauth_callback`);
+    });
+  });
+
+  it("<SignUp/>'s Google button sends the browser to Google's authorize URL too", async () => {
+    await app.inFreshBrowser(async (page) => {
+      const visited = await standInProviders(page);
+      await page.goto(`${app.origin}/5`);
+      await loadClerkJs(page);
+      await page.evaluate(() => {
+        const Clerk = (window as unknown as ClerkWindow).Clerk!;
+        Clerk.mountSignUp(document.getElementById("sign-in")!);
+      });
+      await expect.poll(() => page.locator(".cl-socialButtons button").count()).toBe(3);
+      await page.locator(".cl-socialButtons button[class*='__google']").click();
+      await page.waitForURL(/^https:\/\/accounts\.google\.com\//);
+      expect(new URL(visited[0]!).searchParams.get("scope")).toBe("openid email profile");
     });
   });
 
