@@ -119,6 +119,22 @@ export const allowlist: Excuse[] = [
     },
   },
   {
+    api: "fapi",
+    schema: "#/components/schemas/Client.OrganizationSettings/properties",
+    reason:
+      "Clerk's environment says whether the instance forces an organization (personal accounts off) in " +
+      "organization_settings.force_organization_selection, a boolean the published spec's " +
+      "Client.OrganizationSettings (additionalProperties: false) does not list.",
+    evidence:
+      "clerk-js 6 (Core 3): OrganizationSettings.fromJSON reads data.force_organization_selection into " +
+      "forceOrganizationSelection (src/core/resources/OrganizationSettings.ts), typed in @clerk/shared's " +
+      "OrganizationSettingsJSON (src/types/organizationSettings.ts); @clerk/ui's usePreloadTasks and " +
+      "OrganizationSwitcher read it.",
+    correct(properties) {
+      properties.force_organization_selection = { type: "boolean" };
+    },
+  },
+  {
     api: "bapi",
     schema: "#/paths",
     reason:

@@ -21,6 +21,11 @@ export type DashboardSettings = {
   emailLinkSignIn: boolean;
   /** `user_settings.attributes.email_address.verifications` lists `email_link`: addresses are verified by link too. */
   emailLinkVerification: boolean;
+  /**
+   * `organization_settings.force_organization_selection` (the dashboard's "Allow personal accounts" off):
+   * a session without an active organization is pending, with the `choose-organization` task.
+   */
+  forceOrganizationSelection: boolean;
 };
 
 type Switch = {
@@ -67,6 +72,12 @@ const SWITCHES: Switch[] = [
   },
   { key: "emailLinkSignIn", path: "user_settings.attributes.email_address.first_factors", ...emailStrategies },
   { key: "emailLinkVerification", path: "user_settings.attributes.email_address.verifications", ...emailStrategies },
+  {
+    key: "forceOrganizationSelection",
+    path: "organization_settings.force_organization_selection",
+    accepts: "true or false",
+    read: boolean,
+  },
 ];
 
 /** Clerk's defaults for a new production instance (email links: the emulator's, as before these switches). */
@@ -78,6 +89,8 @@ export function defaultDashboardSettings(): DashboardSettings {
     // The emulator's own defaults: sign-in links on, address verification by code only.
     emailLinkSignIn: true,
     emailLinkVerification: false,
+    // Personal accounts allowed: no session task.
+    forceOrganizationSelection: false,
   };
 }
 

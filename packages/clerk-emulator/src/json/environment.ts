@@ -240,6 +240,8 @@ export function environmentJSON(
       enabled: orgs.enabled,
       // 0: no limit on members per organization.
       max_allowed_memberships: orgs.maxAllowedMemberships,
+      // Personal accounts off: sessions without an organization are pending (domain/session-tasks.ts).
+      force_organization_selection: settings.instance.forceOrganizationSelection,
       actions: { admin_delete: orgs.adminDeleteEnabled },
       domains: {
         enabled: orgs.domainsEnabled,

@@ -192,7 +192,7 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
     let user: UserRecord | null = store.user(session.userId);
     const then = previous.get(session.userId);
     if (!user && then?.kind === "user") user = JSON.parse(then.signature) as UserRecord;
-    return { ...backendSessionJSON(session), user: user ? userJSON(store, user, "bapi") : null };
+    return { ...backendSessionJSON(store, session), user: user ? userJSON(store, user, "bapi") : null };
   }
 
   function compareSessions(previous: Snapshot) {
