@@ -135,7 +135,10 @@ describe("an instance that forces an organization", () => {
     // Left without an organization (deleted), the session has the task again.
     expect((await emu.bapi("DELETE", `/v1/organizations/${orgId}`)).status).toBe(200);
     const after = await browser("GET", "/v1/client");
-    expect(after.body.response.sessions[0]).toMatchObject({ status: "pending", tasks: [{ key: "choose-organization" }] });
+    expect(after.body.response.sessions[0]).toMatchObject({
+      status: "pending",
+      tasks: [{ key: "choose-organization" }],
+    });
     expect(await token(browser, sessionId)).toMatchObject({ sts: "pending" });
   });
 
