@@ -63,7 +63,13 @@ export const ENVS = {
   sessionsProd1: { instance: {}, development: false, appEnv: SIGN_IN_UP_URLS, needs: ["clerk-js from Clerk's CDN"] },
   withCustomRoles: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["the instance's custom organization roles"] },
   withReverification: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["reverification settings"] },
-  withSessionTasks: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session tasks (forced organization)"] },
+  // Personal accounts off: a session without an organization is pending with the choose-organization
+  // task. Multi-session: session-tasks-multi-session switches accounts with <UserButton/>.
+  withSessionTasks: {
+    instance: { ...MULTI_SESSION, organization_settings: { force_organization_selection: true } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
   withSessionTasksResetPassword: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task reset-password"] },
   withSessionTasksSetupMfa: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task setup-mfa"] },
   withNeedsClientTrust: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["client trust (needs_client_trust)"] },

@@ -108,6 +108,7 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       "auth_config.single_session_mode",
       "user_settings.sign_up.legal_consent_enabled",
       "user_settings.sign_up.mode",
+      "organization_settings.force_organization_selection",
     ]);
     for (const name of Object.keys(ENVS))
       for (const set of switches(envSettings(name).instance))

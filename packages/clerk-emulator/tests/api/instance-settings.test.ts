@@ -26,6 +26,7 @@ const ALL = {
     sign_up: { mode: "restricted", legal_consent_enabled: true },
     attributes: { email_address: { first_factors: ["email_code", "email_link"], verifications: ["email_code"] } },
   },
+  organization_settings: { force_organization_selection: false },
 };
 
 let emulator: StandaloneEmulator;
