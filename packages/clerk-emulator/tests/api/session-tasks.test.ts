@@ -77,6 +77,10 @@ describe("an instance that forces an organization", () => {
       tasks: [{ key: "choose-organization" }],
     });
 
+    // The person's devices list (<UserProfile/>'s) shows it pending too.
+    const devices = await browser("GET", "/v1/me/sessions/active");
+    expect(devices.body.response).toMatchObject([{ id: sessionId, status: "pending" }]);
+
     // Its tokens say pending (`sts`), with no organization: @clerk/backend treats it as signed out by default.
     const pending = await browser("POST", `/v1/client/sessions/${sessionId}/tokens`, {});
     expect(claims(pending.body.jwt)).toMatchObject({ sts: "pending", sub: person.id, sid: sessionId });

@@ -2,7 +2,8 @@
 // react-vite templates) have and this template lacks: /buttons with the modal sign-in and sign-up
 // buttons (sign-up-flow), the account pages user-profile opens (/user, path routing; /hash/user, hash
 // routing with a <UserButton/>), /sign-in-or-up, the combined flow (sign-in-or-up-component),
-// /waitlist with <Waitlist/> (waitlist-mode), and /user-button (session-tasks-multi-session).
+// /waitlist with <Waitlist/> (waitlist-mode), /user-button (session-tasks-multi-session) and
+// /page-protected, signed-in people only (session-tasks-sign-in, session-tasks-sign-up).
 import { type RouteConfig, index, route } from "@react-router/dev/routes";
 
 export default [
@@ -16,4 +17,5 @@ export default [
   route("hash/user", "routes/hash-user.tsx"),
   route("waitlist", "routes/waitlist.tsx"),
   route("user-button", "routes/user-button.tsx"),
+  route("page-protected", "routes/page-protected.tsx"),
 ] satisfies RouteConfig;
