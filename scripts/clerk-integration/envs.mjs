@@ -71,7 +71,13 @@ export const ENVS = {
     appEnv: SIGN_IN_UP_URLS,
   },
   withSessionTasksResetPassword: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task reset-password"] },
-  withSessionTasksSetupMfa: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task setup-mfa"] },
+  // Multi-factor required: a session of someone without a second factor is pending with setup-mfa.
+  // Single-session: <SignIn/> sends a pending session to its task only there (withRedirectToSignInTask).
+  withSessionTasksSetupMfa: {
+    instance: { user_settings: { sign_up: { mfa: { required: true } } } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
   withNeedsClientTrust: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["client trust (needs_client_trust)"] },
   withEnterpriseSso: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["an enterprise SSO connection"] },
   withBilling: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["billing"] },

@@ -109,6 +109,7 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       "user_settings.sign_up.legal_consent_enabled",
       "user_settings.sign_up.mode",
       "organization_settings.force_organization_selection",
+      "user_settings.sign_up.mfa.required",
     ]);
     for (const name of Object.keys(ENVS))
       for (const set of switches(envSettings(name).instance))

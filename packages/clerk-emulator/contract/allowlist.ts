@@ -120,6 +120,25 @@ export const allowlist: Excuse[] = [
   },
   {
     api: "fapi",
+    schema: "#/components/schemas/UserSettings.SignUp/properties",
+    reason:
+      "Clerk's environment says whether the instance requires multi-factor authentication in " +
+      "user_settings.sign_up.mfa ({ required: boolean }), which the published spec's UserSettings.SignUp " +
+      "(additionalProperties: false) does not list.",
+    evidence:
+      "clerk-js 6 (Core 3): UserSettings keeps signUp.mfa.required (src/core/resources/UserSettings.ts), " +
+      "typed in @clerk/shared's SignUpData (src/types/userSettings.ts: mfa?: { required: boolean }).",
+    correct(properties) {
+      properties.mfa = {
+        type: "object",
+        additionalProperties: false,
+        required: ["required"],
+        properties: { required: { type: "boolean" } },
+      };
+    },
+  },
+  {
+    api: "fapi",
     schema: "#/components/schemas/Client.OrganizationSettings/properties",
     reason:
       "Clerk's environment says whether the instance forces an organization (personal accounts off) in " +

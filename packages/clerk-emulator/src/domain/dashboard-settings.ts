@@ -26,6 +26,8 @@ export type DashboardSettings = {
    * a session without an active organization is pending, with the `choose-organization` task.
    */
   forceOrganizationSelection: boolean;
+  /** `user_settings.sign_up.mfa.required`: a session of someone without a second factor is pending, with the `setup-mfa` task. */
+  mfaRequired: boolean;
 };
 
 type Switch = {
@@ -78,6 +80,7 @@ const SWITCHES: Switch[] = [
     accepts: "true or false",
     read: boolean,
   },
+  { key: "mfaRequired", path: "user_settings.sign_up.mfa.required", accepts: "true or false", read: boolean },
 ];
 
 /** Clerk's defaults for a new production instance (email links: the emulator's, as before these switches). */
@@ -91,6 +94,7 @@ export function defaultDashboardSettings(): DashboardSettings {
     emailLinkVerification: false,
     // Personal accounts allowed: no session task.
     forceOrganizationSelection: false,
+    mfaRequired: false,
   };
 }
 

@@ -1,3 +1,4 @@
+import { twoFactorEnabled } from "./mfa";
 import type { SessionRecord, Store } from "../state/store";
 
 /**
@@ -6,14 +7,19 @@ import type { SessionRecord, Store } from "../state/store";
  * in `tasks` (`[{ "key": "choose-organization" }]`); clerk-js then shows the task (<SignIn/> continues
  * to `…/tasks/choose-organization`) and @clerk/backend treats the session as signed out.
  *
- * The one task here is `choose-organization`: the instance forces an organization
- * (`organization_settings.force_organization_selection`, the dashboard's "Allow personal accounts"
- * turned off) and the session has no active one. It is worked out from the session as it is, not
- * kept: choosing an organization (`touch` with `active_organization_id`) resolves it, and a
- * session left without one (its organization deleted, the switch turned on later) is pending again.
+ * Two tasks here, each worked out from the session and its user as they are, not kept, so doing
+ * what it asks resolves it and undoing it brings it back:
+ * - `setup-mfa`: the instance requires multi-factor (`user_settings.sign_up.mfa.required`) and the
+ *   user has no second factor; adding one (an authenticator app, or a phone number reserved for
+ *   second factors, as <TaskSetupMFA/> does) resolves it.
+ * - `choose-organization`: the instance forces an organization
+ *   (`organization_settings.force_organization_selection`, the dashboard's "Allow personal accounts"
+ *   off) and the session has no active one; choosing one (`touch` with `active_organization_id`)
+ *   resolves it, and a session left without one (its organization deleted) is pending again.
+ * Securing the account comes first, as Clerk's own specs take a security task before the organization.
  */
 
-export type SessionTaskKey = "choose-organization";
+export type SessionTaskKey = "setup-mfa" | "choose-organization";
 
 /** Whether the instance makes every session have an active organization. */
 export function organizationRequired(store: Store): boolean {
@@ -23,7 +29,11 @@ export function organizationRequired(store: Store): boolean {
 /** The session's tasks, in the order Clerk's components take them; none for a session that is over. */
 export function sessionTasks(store: Store, session: SessionRecord): SessionTaskKey[] {
   if (session.status !== "active") return [];
-  return organizationRequired(store) && !session.lastActiveOrganizationId ? ["choose-organization"] : [];
+  const tasks: SessionTaskKey[] = [];
+  const user = store.user(session.userId);
+  if (store.settings.instance.mfaRequired && user && !twoFactorEnabled(store, user)) tasks.push("setup-mfa");
+  if (organizationRequired(store) && !session.lastActiveOrganizationId) tasks.push("choose-organization");
+  return tasks;
 }
 
 /** The session's status as Clerk shows it: `pending` while it has tasks, else its own. */

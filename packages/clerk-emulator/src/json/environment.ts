@@ -193,6 +193,8 @@ export function environmentJSON(
         progressive: true,
         mode: settings.instance.signUpMode,
         legal_consent_enabled: settings.instance.legalConsentEnabled,
+        // Multi-factor required: sessions of people without a second factor have the setup-mfa task.
+        mfa: { required: settings.instance.mfaRequired },
       },
       restrictions: {
         allowlist: { enabled: restrictions.allowlist },

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { frontendClient, newPerson, patchInstance, TEAM_PASSWORD } from "../../testing";
+import { freshAuthenticatorCode, frontendClient, newPerson, patchInstance, TEAM_PASSWORD } from "../../testing";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
 import { loadCore3Backend } from "../support/clerk-sdks";
 import { emulatorForTests } from "../support/emulator-for-tests";
@@ -79,7 +79,7 @@ describe("an instance that forces an organization", () => {
 
     // The person's devices list (<UserProfile/>'s) shows it pending too.
     const devices = await browser("GET", "/v1/me/sessions/active");
-    expect(devices.body.response).toMatchObject([{ id: sessionId, status: "pending" }]);
+    expect(devices.body).toMatchObject([{ id: sessionId, status: "pending" }]);
 
     // Its tokens say pending (`sts`), with no organization: @clerk/backend treats it as signed out by default.
     const pending = await browser("POST", `/v1/client/sessions/${sessionId}/tokens`, {});
@@ -174,5 +174,41 @@ describe("an instance that forces an organization", () => {
     } finally {
       await patchInstance(emu.origin, { organization_settings: { force_organization_selection: true } });
     }
+  });
+});
+
+// `user_settings.sign_up.mfa.required`: a session of someone without a second factor is pending with
+// the `setup-mfa` task until they add one (here an authenticator app, as <TaskSetupMFA/>'s TOTP step does).
+describe("an instance that requires multi-factor", () => {
+  beforeAll(async () => {
+    const patched = await patchInstance(emu.origin, {
+      user_settings: { sign_up: { mfa: { required: true } } },
+      organization_settings: { force_organization_selection: false },
+    });
+    expect(patched.status).toBe(200);
+  });
+
+  it("says so in its environment", async () => {
+    const environment = await frontendClient(emu.origin)("GET", "/v1/environment");
+    expect(environment.body.user_settings.sign_up.mfa).toEqual({ required: true });
+  });
+
+  it("is pending with setup-mfa until the person adds a second factor, then active (setActive's touch)", async () => {
+    const person = await newPerson(emu.bapi, "mfa-less");
+    const browser = frontendClient(emu.origin);
+    const { sessionId, session } = await signIn(browser, person.email);
+    expect(session).toMatchObject({ status: "pending", tasks: [{ key: "setup-mfa" }] });
+    expect(await token(browser, sessionId)).toMatchObject({ sts: "pending" });
+
+    const created = await browser("POST", "/v1/me/totp");
+    expect(created.status).toBe(200);
+    const code = freshAuthenticatorCode(created.body.response.secret as string);
+    const verified = await browser("POST", "/v1/me/totp/attempt_verification", { code });
+    expect(verified.status).toBe(200);
+
+    const touched = await browser("POST", `/v1/client/sessions/${sessionId}/touch`, { intent: "select_session" });
+    expect(touched.body.response).toMatchObject({ status: "active", tasks: null });
+    expect(await token(browser, sessionId)).toMatchObject({ sts: "active" });
+    expect(await backendSession(person.id, sessionId)).toMatchObject({ status: "active" });
   });
 });

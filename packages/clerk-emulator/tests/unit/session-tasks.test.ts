@@ -28,7 +28,9 @@ describe("the force_organization_selection switch", () => {
     const folder = mkdtempSync(join(tmpdir(), "clerk-emulator-tasks-"));
     const file = join(folder, "instance.json");
     writeFileSync(file, JSON.stringify({ organization_settings: { force_organization_selection: true } }));
-    const { instance } = parseCli(["--instance", file], {});
+    const parsed = parseCli(["--instance", file], {});
+    if (parsed === "help") throw new Error("parsed as --help");
+    const { instance } = parsed;
     expect(instance.forceOrganizationSelection).toBe(true);
     expect(dashboardSettingsJSON(instance)).toMatchObject({
       organization_settings: { force_organization_selection: true },
@@ -77,6 +79,28 @@ describe("a session's tasks", () => {
     const grace = newSession(store, "user_seed_grace");
     store.write(() => beginInAnOrganization(store, grace));
     expect([grace.lastActiveOrganizationId, sessionStatus(store, grace)]).toEqual([null, "pending"]);
+  });
+
+  it("are setup-mfa first while an instance that requires multi-factor meets someone without a second factor", () => {
+    const instance = { ...defaultDashboardSettings(), forceOrganizationSelection: true, mfaRequired: true };
+    const store = new Store(null, { ...DEFAULT_SETTINGS, publicUrl: "", instance });
+    const session = newSession(store);
+    expect(sessionTasks(store, session)).toEqual(["setup-mfa", "choose-organization"]);
+    store.write(() => (session.lastActiveOrganizationId = "org_seed_engines"));
+    expect(sessionTasks(store, session)).toEqual(["setup-mfa"]);
+    // A phone number reserved for second factors is one.
+    const ada = store.user("user_seed_ada")!;
+    store.write(() =>
+      ada.phones.push({
+        id: "idn_p",
+        phone: "+15555550100",
+        verified: true,
+        reservedForSecondFactor: true,
+        createdAt: 0,
+        updatedAt: 0,
+      }),
+    );
+    expect([sessionTasks(store, session), sessionStatus(store, session)]).toEqual([[], "active"]);
   });
 
   it("asking for the personal account (null) keeps the organization only where one is forced", () => {
