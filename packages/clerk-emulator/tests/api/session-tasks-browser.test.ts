@@ -1,15 +1,17 @@
 import { createClerkClient } from "@clerk/backend";
 import type { Page } from "@playwright/test";
 import { expect, it } from "vitest";
-import { uniqueEmail } from "../../testing";
+import { patchInstance, uniqueEmail } from "../../testing";
 import { DEFAULT_SETTINGS } from "../../src/settings";
 import { browserAppForTests } from "../support/browser-app";
 
 // Session tasks as Core 3's clerk-js (6, with @clerk/ui 1, from the Core 3 fixture) in Chromium meets
-// them, on an instance that forces an organization (`organization_settings.force_organization_selection`):
+// them. On an instance that forces an organization (`organization_settings.force_organization_selection`),
 // <SignIn/> signs a person without an organization in to a pending session, continues to its
 // choose-organization task, and <TaskChooseOrganization/>'s form makes the organization and chooses
-// it, after which the session is active in it. As Clerk's own specs drive it (their sessionTask page object).
+// it, after which the session is active in it. On one that requires multi-factor
+// (`user_settings.sign_up.mfa.required`), <TaskSetupMFA/> adds a phone number for SMS codes. As Clerk's
+// own specs drive them (their sessionTask page object, session-tasks-setup-mfa).
 
 const PASSWORD = "session-tasks-browser-password";
 const app = browserAppForTests({
@@ -37,6 +39,27 @@ function appPage(): string {
     </script></body></html>`;
 }
 
+/** Signs in through <SignIn/> at /app/sign-in with an email address and a password. */
+async function signInWithPassword(page: Page, email: string) {
+  await page.goto(`${app.origin}/app/sign-in`);
+  await page.waitForFunction(() => (window as unknown as { appReady?: boolean }).appReady === true);
+  await page.locator("input[name=identifier]").fill(email);
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
+  await page.locator("input[name=password]").fill(PASSWORD);
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
+}
+
+/** Waits for the page at `url` to have loaded clerk-js, then for its session to have no task left. */
+async function resolvedAt(page: Page, url: string | RegExp) {
+  await page.waitForURL(url);
+  await page.waitForFunction(() => (window as unknown as { appReady?: boolean }).appReady === true);
+  await page.waitForFunction(() => {
+    const session = (window as unknown as { Clerk: { session?: { currentTask?: unknown; status: string } } }).Clerk
+      .session;
+    return session && !session.currentTask && session.status === "active";
+  });
+}
+
 type SessionView = { status: string; tasks: { key: string }[] | null; org: string | null; sts: string | null };
 
 /** The page's session as clerk-js holds it, and its token's `sts`. */
@@ -61,12 +84,7 @@ it("<SignIn/> continues to the choose-organization task; making an organization 
   const user = await backend.users.createUser({ emailAddress: [email], password: PASSWORD });
 
   await app.inFreshBrowser(async (page) => {
-    await page.goto(`${app.origin}/app/sign-in`);
-    await page.waitForFunction(() => (window as unknown as { appReady?: boolean }).appReady === true);
-    await page.locator("input[name=identifier]").fill(email);
-    await page.getByRole("button", { name: "Continue", exact: true }).click();
-    await page.locator("input[name=password]").fill(PASSWORD);
-    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await signInWithPassword(page, email);
 
     // Signed in, pending: <SignIn/> shows the task under its own path (…/create/tasks/… with no sign-up URL named).
     await page.waitForURL(/\/app\/sign-in\/.*tasks\/choose-organization$/);
@@ -86,16 +104,51 @@ it("<SignIn/> continues to the choose-organization task; making an organization 
     await create.click();
 
     // Resolved: <SignIn/> goes on to after sign-in, and the session is active in the new organization.
-    await page.waitForURL(`${app.origin}/`);
-    await page.waitForFunction(() => (window as unknown as { appReady?: boolean }).appReady === true);
-    await page.waitForFunction(() => {
-      const session = (window as unknown as { Clerk: { session?: { currentTask?: unknown; status: string } } }).Clerk
-        .session;
-      return session && !session.currentTask && session.status === "active";
-    });
+    await resolvedAt(page, `${app.origin}/`);
     const after = await sessionIn(page);
     expect(after).toMatchObject({ status: "active", tasks: null, sts: "active" });
     const memberships = await backend.users.getOrganizationMembershipList({ userId: user.id });
     expect(memberships.data.map((m) => m.organization.id)).toEqual([after!.org]);
   });
+});
+
+it("<SignIn/> continues to the setup-mfa task; a phone number verified there for SMS codes makes the session active", async () => {
+  const backend = createClerkClient({ secretKey: app.secretKey, apiUrl: `${app.origin}/__clerk/api` });
+  const email = uniqueEmail("mfa-task-browser");
+  const user = await backend.users.createUser({ emailAddress: [email], password: PASSWORD });
+  const required = { user_settings: { sign_up: { mfa: { required: true } } } };
+  expect(
+    (await patchInstance(app.origin, { ...required, organization_settings: { force_organization_selection: false } }))
+      .status,
+  ).toBe(200);
+  try {
+    await app.inFreshBrowser(async (page) => {
+      await signInWithPassword(page, email);
+      await page.waitForURL(/\/app\/sign-in\/.*tasks\/setup-mfa$/);
+      await page.waitForFunction(() => (window as unknown as { appReady?: boolean }).appReady === true);
+      expect(await sessionIn(page)).toMatchObject({ status: "pending", tasks: [{ key: "setup-mfa" }], sts: "pending" });
+
+      // <TaskSetupMFA/>: SMS codes, a new number (Clerk's test numbers are never texted; any code 424242 verifies).
+      await page.getByText(/set up two-step verification/i).waitFor({ state: "visible" });
+      await page.getByRole("button", { name: /sms code/i }).click();
+      await page.locator("input[name=phoneNumber]").fill("+15555550123");
+      await page.getByRole("button", { name: /continue/i }).click();
+      await page.getByLabel("Enter verification code").fill("424242");
+      await page.getByText(/save these backup codes/i).waitFor({ state: "visible" });
+      await page.getByRole("button", { name: "Continue", exact: true }).click();
+
+      await resolvedAt(page, `${app.origin}/`);
+      expect(await sessionIn(page)).toMatchObject({ status: "active", tasks: null, sts: "active" });
+    });
+    const reloaded = await backend.users.getUser(user.id);
+    expect(reloaded.twoFactorEnabled).toBe(true);
+    expect(reloaded.phoneNumbers.map((p) => [p.phoneNumber, p.reservedForSecondFactor])).toEqual([
+      ["+15555550123", true],
+    ]);
+  } finally {
+    await patchInstance(app.origin, {
+      user_settings: { sign_up: { mfa: { required: false } } },
+      organization_settings: { force_organization_selection: true },
+    });
+  }
 });
