@@ -1,5 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { freshAuthenticatorCode, frontendClient, newPerson, patchInstance, TEAM_PASSWORD } from "../../testing";
+import {
+  freshAuthenticatorCode,
+  frontendClient,
+  newPerson,
+  patchInstance,
+  TEAM_PASSWORD,
+  uniqueEmail,
+} from "../../testing";
 import { EMULATOR_ISSUER, emulatorPublishableKey } from "../../src/domain/instance-keys";
 import { loadCore3Backend } from "../support/clerk-sdks";
 import { emulatorForTests } from "../support/emulator-for-tests";
@@ -144,6 +151,25 @@ describe("an instance that forces an organization", () => {
       tasks: [{ key: "choose-organization" }],
     });
     expect(await token(browser, sessionId)).toMatchObject({ sts: "pending" });
+  });
+
+  it("a sign-up ends in a pending session too (<SignUp/> continues to the task)", async () => {
+    const browser = frontendClient(emu.origin);
+    const created = await browser("POST", "/v1/client/sign_ups", {
+      email_address: uniqueEmail("task-signup"),
+      password: "a-good-password-1",
+    });
+    expect(created.status).toBe(200);
+    const verified = await browser("POST", `/v1/client/sign_ups/${created.body.response.id}/attempt_verification`, {
+      strategy: "email_code",
+      code: "424242",
+    });
+    expect(verified.body.response.status).toBe("complete");
+    const sessionId = verified.body.response.created_session_id as string;
+    expect(verified.body.client.sessions.find((s: { id: string }) => s.id === sessionId)).toMatchObject({
+      status: "pending",
+      tasks: [{ key: "choose-organization" }],
+    });
   });
 
   it("signs a member in to an active session in their newest organization, with no task", async () => {
