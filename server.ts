@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import express from "express";
+import { OWN_CLERK_JS } from "./app/lib/clerk/clerk-js-files.server";
 import { EnvError, localModeRefusal, parseEnv } from "./app/lib/env.server";
 import { logEvent } from "./app/lib/log.server";
 import { createLoadContext } from "./app/lib/load-context.server";
@@ -47,7 +48,7 @@ if (refusal) {
   process.exit(1);
 }
 const local = localMode ? (await import("./server/local-mode")).prepareLocalMode(process.env) : null;
-process.env.CLERK_JS ||= "/_clerk-js/clerk.browser.js";
+process.env.CLERK_JS ||= OWN_CLERK_JS;
 
 let env;
 try {

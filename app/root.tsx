@@ -1,6 +1,4 @@
-import { useAuth, useClerk } from "@clerk/clerk-react";
-import interLatin from "@fontsource-variable/inter/files/inter-latin-wght-normal.woff2";
-import groteskLatin from "@fontsource-variable/space-grotesk/files/space-grotesk-latin-wght-normal.woff2";
+import { useAuth } from "@clerk/clerk-react";
 import { Theme as RadixTheme } from "~/components/ui";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import {
@@ -18,10 +16,12 @@ import {
 import { useState, type ReactNode } from "react";
 import { Analytics } from "~/components/analytics";
 import { ErrorPage } from "~/components/error-page";
+import { Fonts } from "~/components/fonts";
 import { NavBar } from "~/components/nav-bar";
 import { PageLoadFallback } from "~/components/page-load-fallback";
 import { PreventThemeFlash } from "~/components/prevent-theme-flash";
 import { ProgressBar } from "~/components/progress-bar";
+import { ClerkSignOutProvider } from "~/hooks/use-clerk-sign-out";
 import { useClerkScreenDone } from "~/hooks/use-clerk-screen-done";
 import { useHydrated } from "~/hooks/use-hydrated";
 import { useKeepSessionFresh } from "~/hooks/use-keep-session-fresh";
@@ -31,12 +31,14 @@ import { useResolvedTheme, useThemeAcrossTabs } from "~/hooks/use-theme";
 import { browserAnalytics } from "~/lib/analytics/settings.server";
 import { authenticate, getRequestAuth } from "~/lib/clerk/auth.server";
 import { withClerk } from "~/lib/clerk/clerk-root";
+import { getEnv } from "~/lib/env.server";
+import { clerkJsChunkSuffix } from "~/lib/clerk/clerk-js-files.server";
 import { withClerkState } from "~/lib/clerk/clerk-state.server";
 import { lazyClerk } from "~/lib/clerk/lazy-clerk";
 import { SIGN_IN_URL, SIGN_UP_URL } from "~/lib/clerk/urls";
 import { viewerFromClaims } from "~/lib/clerk/viewer";
 import { useNonce } from "~/lib/http/nonce";
-import { opensWithClerkScreen } from "~/lib/route-handle";
+import { clerkScreenOf } from "~/lib/route-handle";
 import { AFTER_PAINT_STYLES, afterPaintSettled } from "~/lib/after-paint";
 import { keptAcrossHotUpdates } from "~/lib/kept-across-hot-updates";
 import type { ResolvedTheme } from "~/lib/theme/theme";
@@ -45,31 +47,6 @@ import firstPaintLight from "~/styles/first-paint-light.css";
 import firstPaintUnknown from "~/styles/first-paint-unknown.css";
 
 export const links: LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
-
-/**
- * The fonts' files, fetched with the first paint's stylesheet rather than once it has been read.
- * On a page that opens with one of Clerk's screens they go after clerk-js (low priority): the
- * screen, drawn by clerk-js, is what the person came for, and on a phone's network the fonts'
- * 70 KB would share its download.
- */
-function FontPreloads({ after }: { after: boolean }) {
-  return (
-    <>
-      {[interLatin, groteskLatin].map((href) => (
-        <link
-          key={href}
-          rel="preload"
-          href={href}
-          as="font"
-          type="font/woff2"
-          crossOrigin="anonymous"
-          // React 18 knows no fetchPriority prop: the attribute as HTML spells it.
-          {...(after ? { fetchpriority: "low" } : {})}
-        />
-      ))}
-    </>
-  );
-}
 
 export const meta: MetaFunction = () => [
   { title: "Teamwork" },
@@ -90,6 +67,8 @@ export async function loader(args: LoaderFunctionArgs) {
     analytics: browserAnalytics(request, context.analytics),
     // The reference the 500 page shows when the document itself failed to render.
     requestId: context.requestId,
+    // How this server's clerk-js names its chunks, for the pages that open with Clerk's screens.
+    clerkJsChunks: clerkJsChunkSuffix(getEnv().CLERK_JS),
   });
 }
 
@@ -121,14 +100,14 @@ function Document({ children }: { children: ReactNode }) {
   const [firstPaintTheme] = useState<ResolvedTheme | "unknown">(() => theme?.resolved ?? "unknown");
   const firstPaintStyles = FIRST_PAINT_STYLES[firstPaintTheme];
   const nonce = useNonce();
-  const clerkScreen = opensWithClerkScreen(useMatches());
+  const clerkScreen = clerkScreenOf(useMatches()) !== null;
   return (
     <html lang="en" className={paint ?? undefined} suppressHydrationWarning>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <PreventThemeFlash paint={paint} nonce={nonce} />
-        <FontPreloads after={clerkScreen} />
+        <Fonts clerkScreen={clerkScreen} nonce={nonce} />
         <Meta />
         <Links />
         <link rel="stylesheet" href={firstPaintStyles} />
@@ -161,7 +140,6 @@ export { layout as Layout };
 
 function App() {
   const { viewer, activeOrgId, analytics, sessionExpiresInMs } = useLoaderData<typeof loader>();
-  const clerk = useClerk();
   const { isLoaded, userId } = useAuth();
   useRevalidateOnAuthChange({
     serverUserId: viewer?.id ?? null,
@@ -172,7 +150,7 @@ function App() {
   useKeepSessionFresh(sessionExpiresInMs);
   useThemeAcrossTabs();
   return (
-    <>
+    <ClerkSignOutProvider>
       <ProgressBar />
       <PageLoadFallback />
       <Analytics settings={analytics} userId={viewer?.id ?? null} />
@@ -180,14 +158,11 @@ function App() {
         viewer={viewer}
         activeOrgId={activeOrgId}
         analyticsOptedOut={analytics.available ? analytics.optedOut : undefined}
-        // Until clerk-js is loaded (if ever, on this page), the server ends the session.
-        // (useAuth's isLoaded is true from the server's state alone; clerk.loaded is clerk-js itself.)
-        onSignOut={clerk.loaded ? () => void clerk.signOut({ redirectUrl: "/" }) : undefined}
       />
       <main id="main">
         <Outlet />
       </main>
-    </>
+    </ClerkSignOutProvider>
   );
 }
 

@@ -17,6 +17,8 @@
 //                           phone audit is scored at a CPU slowdown of its own run's benchmark index
 //                           (lhr.environment.benchmarkIndex) divided by N (scripts/audit/calibration.mjs).
 //                           Both are printed with each row.
+//   --lcp-path              also print, for each phone run, the chain of requests and tasks that set
+//                           its simulated LCP (scripts/audit/lcp-path.mjs)
 //   --main-thread           also print, for each run, the main thread's work before the largest
 //                           paint by kind (scripts/audit/main-thread.mjs)
 // A bare Remix 2 page (bench/baseline, "Hello world") is audited in every run too, as a second
@@ -29,6 +31,7 @@ import lighthouse from "lighthouse";
 import puppeteer from "puppeteer-core";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { TARGET_BENCHMARK_INDEX, calibrated, phoneConfig } from "./audit/calibration.mjs";
+import { lcpPath, lcpPathLines } from "./audit/lcp-path.mjs";
 import { mainThreadBeforeLcp, mainThreadLine } from "./audit/main-thread.mjs";
 import {
   buildCore2,
@@ -54,6 +57,7 @@ const onlyPages = argument("--pages")?.split(",");
 const targetIndex = Number(argument("--target-index") ?? TARGET_BENCHMARK_INDEX);
 if (!(targetIndex > 0)) throw new Error("--target-index: a benchmark index above 0");
 const showMainThread = process.argv.includes("--main-thread");
+const showLcpPath = process.argv.includes("--lcp-path");
 /** Our page held to the quickstart's on the same screen, by name. */
 const YARDSTICK_OF = { "sign-in": "quickstart: sign-in", "user profile": "quickstart: user profile" };
 const isYardstick = (name) => name.startsWith("quickstart") || name.startsWith("baseline");
@@ -361,6 +365,13 @@ try {
         if (showMainThread)
           console.log(
             `${page.name} (${form}, ${theme}): ${mainThreadLine(await mainThreadBeforeLcp(result.artifacts.Trace), slowdown)}`,
+          );
+        if (showLcpPath && form === "mobile")
+          console.log(
+            lcpPathLines(
+              `${page.name} (${form}, ${theme})`,
+              await lcpPath(result.artifacts, result.lhr.configSettings),
+            ),
           );
       }
     }

@@ -1,8 +1,6 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import express, { type RequestHandler } from "express";
-
-const require = createRequire(import.meta.url);
+import { OWN_CLERK_JS_PATH, clerkJsDir } from "../app/lib/clerk/clerk-js-files.server";
 
 /**
  * The files the server sends as they are: the fingerprinted build (immutable
@@ -17,10 +15,7 @@ export function staticFiles(root: string, { dev = false } = {}): RequestHandler 
   // A miss under /build is a plain 404, never a Remix document: the build's paths skip the
   // document-only headers (server/security-headers.ts), so no page may be rendered under them.
   router.use("/build", express.static(join(root, "public", "build"), { ...build, index: false, fallthrough: false }));
-  router.use(
-    "/_clerk-js",
-    express.static(dirname(require.resolve("@clerk/clerk-js")), { maxAge: "1h", index: false, fallthrough: false }),
-  );
+  router.use(OWN_CLERK_JS_PATH, express.static(clerkJsDir(), { maxAge: "1h", index: false, fallthrough: false }));
   router.use(express.static(join(root, "public"), { maxAge: "1h", index: false }));
   // Only paths under those two or that name a file go looking on disk. The
   // rest pass by without entering the router: a router that ends unmatched

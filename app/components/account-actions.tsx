@@ -7,8 +7,6 @@ export const ANALYTICS_PATH = "/resources/analytics";
 export type AccountActionsProps = {
   /** `undefined` when the app has no analytics: then there is no switch. */
   analyticsOptedOut?: boolean;
-  /** Signs out through Clerk in the browser; without it (or JavaScript), a form ends the session on the server. */
-  onSignOut?: () => void;
 };
 
 export function analyticsSwitch(optedOut: boolean | undefined) {
@@ -19,7 +17,13 @@ export function analyticsSwitch(optedOut: boolean | undefined) {
 }
 
 /** Profile, the analytics switch and sign-out, as plain links and forms (menus without JavaScript, the phone menu). */
-export function AccountActions({ analyticsOptedOut, onSignOut }: AccountActionsProps) {
+export function AccountActions({
+  analyticsOptedOut,
+  onSignOut,
+}: AccountActionsProps & {
+  /** Signs out through Clerk in the browser; without it (or JavaScript), a form ends the session on the server. */
+  onSignOut?: () => void;
+}) {
   const hydrated = useHydrated();
   const { pathname, search } = useLocation();
   const analytics = analyticsSwitch(analyticsOptedOut);

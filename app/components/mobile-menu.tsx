@@ -1,5 +1,6 @@
 import { Link, useLocation } from "@remix-run/react";
 import { useEffect, useState, type ReactNode } from "react";
+import { useClerkSignOut } from "~/hooks/use-clerk-sign-out";
 import { lazyPart } from "~/hooks/use-lazy-part";
 import type { Viewer } from "~/lib/clerk/viewer";
 import { AccountActions, type AccountActionsProps } from "./account-actions";
@@ -59,7 +60,8 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
-function MenuSections({ viewer, analyticsOptedOut, onSignOut }: MobileMenuProps) {
+function MenuSections({ viewer, analyticsOptedOut }: MobileMenuProps) {
+  const onSignOut = useClerkSignOut();
   return (
     <>
       <div className="mobile-menu-section">

@@ -11,11 +11,10 @@ type NavBarProps = {
   activeOrgId: string | null;
   /** `undefined` when the app has no analytics: then the menu offers no switch. */
   analyticsOptedOut?: boolean;
-  onSignOut?: () => void;
 };
 
 /** The sticky top bar; its height is `--nav-height` (4rem) in app.css. */
-export function NavBar({ viewer, activeOrgId, analyticsOptedOut, onSignOut }: NavBarProps) {
+export function NavBar({ viewer, activeOrgId, analyticsOptedOut }: NavBarProps) {
   return (
     <header className="nav-bar">
       <a href="#main" className="skip-link">
@@ -52,7 +51,7 @@ export function NavBar({ viewer, activeOrgId, analyticsOptedOut, onSignOut }: Na
         <Flex align="center" gap="3" className="nav-actions">
           <ThemeMenu />
           {viewer ? (
-            <UserMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} onSignOut={onSignOut} />
+            <UserMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} />
           ) : (
             <>
               <Button asChild variant="ghost" color="gray" size="2">
@@ -64,7 +63,7 @@ export function NavBar({ viewer, activeOrgId, analyticsOptedOut, onSignOut }: Na
             </>
           )}
         </Flex>
-        <MobileMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} onSignOut={onSignOut} />
+        <MobileMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} />
       </nav>
     </header>
   );

@@ -1,4 +1,5 @@
 import { Link, useFetcher, useLocation } from "@remix-run/react";
+import { useClerkSignOut } from "~/hooks/use-clerk-sign-out";
 import type { Viewer } from "~/lib/clerk/viewer";
 import {
   ANALYTICS_PATH,
@@ -13,9 +14,10 @@ import { NavMenu } from "./nav-menu";
 /**
  * Profile, the analytics switch and sign-out. Without JavaScript: links and
  * real forms (sign-out ends the session on the server). With it: a Radix
- * dropdown; sign-out goes through Clerk in the browser when `onSignOut` is given.
+ * dropdown; sign-out goes through Clerk in the browser once clerk-js is loaded.
  */
-export function UserMenu({ viewer, analyticsOptedOut, onSignOut }: { viewer: Viewer } & AccountActionsProps) {
+export function UserMenu({ viewer, analyticsOptedOut }: { viewer: Viewer } & AccountActionsProps) {
+  const onSignOut = useClerkSignOut();
   const { pathname, search } = useLocation();
   const fetcher = useFetcher();
   const analytics = analyticsSwitch(analyticsOptedOut);

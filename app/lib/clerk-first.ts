@@ -7,13 +7,17 @@
  * nothing else it can put off: the navigation bar stays the server's HTML (plain links and
  * forms, which work without JavaScript: `AfterClerkScreen`), and the work each part leaves for
  * when the browser is idle (the menus' code, the progress bar, analytics: `whenIdle`) and
- * after-paint.css wait. Measured in docs/performance.md ("Clerk first").
+ * after-paint.css wait, and so do the web fonts (app/components/fonts.tsx). Measured in
+ * docs/performance.md ("Clerk first").
  *
  * It ends when Clerk's component is in the frame and has been painted, when the frame leaves the
  * page (Clerk navigated on without drawing), when the person reaches for the navigation bar (a
  * pointer over it, a touch, focus), or after `GIVE_UP_MS` (clerk-js failed to load: the rest of
  * the page still comes).
  */
+
+/** On <html>, the attribute that holds the web fonts back until the screen is drawn (app/components/fonts.tsx). */
+export const FONTS_WAIT = "data-fonts-wait";
 
 /** Long enough for clerk-js on a slow phone and network; past it, the page stops waiting. */
 const GIVE_UP_MS = 15_000;
@@ -31,6 +35,8 @@ export const clerkScreenFirst: Promise<void> = done
         if (done) return;
         done = true;
         cleanUp();
+        // The web fonts, held back until now on this page (app/components/fonts.tsx).
+        document.documentElement.removeAttribute(FONTS_WAIT);
         resolve();
       };
     });

@@ -2,7 +2,7 @@ import { OrganizationProfile, useAuth } from "@clerk/clerk-react";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useRouteLoaderData } from "@remix-run/react";
 import { ClerkFrame } from "~/components/clerk-frame";
-import { CLERK_SCREEN } from "~/lib/route-handle";
+import { clerkScreenHandle } from "~/lib/route-handle";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 import { useFollowOrganizationChanges } from "~/hooks/use-follow-organization-changes";
 import { afterLeavingPath, orgPath, type OrgSummary } from "~/lib/orgs/organizations";
@@ -11,7 +11,7 @@ import type { loader as orgLoader } from "./orgs.$slug";
 import { NOT_INDEXED } from "~/lib/http/meta";
 
 /** Clerk's screen is the page (app/lib/route-handle.ts). */
-export const handle = CLERK_SCREEN;
+export const handle = clerkScreenHandle("organizationprofile");
 
 export const meta: MetaFunction = () => [{ title: "Organization settings — Teamwork" }, NOT_INDEXED];
 

@@ -1,11 +1,11 @@
 import { SignIn } from "@clerk/clerk-react";
 import type { MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
-import { CLERK_SCREEN } from "~/lib/route-handle";
+import { clerkScreenHandle } from "~/lib/route-handle";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 
 /** Clerk's screen is the page (app/lib/route-handle.ts). */
-export const handle = CLERK_SCREEN;
+export const handle = clerkScreenHandle("signin");
 
 export const meta: MetaFunction = () => [
   { name: "description", content: "Sign in to Teamwork to reach your organizations." },

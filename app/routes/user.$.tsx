@@ -1,13 +1,13 @@
 import { UserProfile } from "@clerk/clerk-react";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { ClerkFrame } from "~/components/clerk-frame";
-import { CLERK_SCREEN } from "~/lib/route-handle";
+import { clerkScreenHandle } from "~/lib/route-handle";
 import { requireUserId } from "~/lib/clerk/auth.server";
 import { useClerkAppearance } from "~/hooks/use-clerk-appearance";
 import { NOT_INDEXED } from "~/lib/http/meta";
 
 /** Clerk's screen is the page (app/lib/route-handle.ts). */
-export const handle = CLERK_SCREEN;
+export const handle = clerkScreenHandle("userprofile");
 
 export const meta: MetaFunction = () => [{ title: "Your profile — Teamwork" }, NOT_INDEXED];
 

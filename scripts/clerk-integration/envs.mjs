@@ -14,7 +14,19 @@ const SIGN_IN_UP_URLS = { CLERK_SIGN_IN_URL: "/sign-in", CLERK_SIGN_UP_URL: "/si
 // first, and custom-pages reads the user button's multi-session actions: with-email-codes is multi-session.
 const MULTI_SESSION = { auth_config: { single_session_mode: false } };
 
-const withEmailCodes = { instance: MULTI_SESSION, development: true, appEnv: SIGN_IN_UP_URLS };
+// last-authentication-strategy counts three social buttons on <SignIn/>, Google's among them (which other
+// two Clerk's instance has is not in the suite: GitHub and Discord stand in).
+const THREE_SOCIAL_CONNECTIONS = {
+  oauth_google: { enabled: true },
+  oauth_github: { enabled: true },
+  oauth_discord: { enabled: true },
+};
+
+const withEmailCodes = {
+  instance: { ...MULTI_SESSION, user_settings: { social: THREE_SOCIAL_CONNECTIONS } },
+  development: true,
+  appEnv: SIGN_IN_UP_URLS,
+};
 
 export const ENVS = {
   withEmailCodes,

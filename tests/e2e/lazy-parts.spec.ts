@@ -112,6 +112,74 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     expect(preloadWarnings).toEqual([]);
   });
 
+  test("a page that opens with Clerk's screen fetches the chunks that draw it before it hydrates, each once", async ({
+    page,
+  }) => {
+    const chunks: string[] = [];
+    page.on("request", (request) => {
+      const name = /\/_clerk-js\/([a-z-]+)_clerk\.browser_/.exec(new URL(request.url()).pathname)?.[1];
+      if (name) chunks.push(name);
+    });
+    const preloadWarnings: string[] = [];
+    page.on("console", (message) => {
+      if (/preload/i.test(message.text())) preloadWarnings.push(message.text());
+    });
+    let held: Route | null = null;
+    await page.route("**/build/root-*.js", (route) => void (held = route));
+    await page.goto("/sign-in", { waitUntil: "commit" });
+    // Asked for while the page cannot hydrate (and so before clerk-js has run and asked for them).
+    await expect.poll(() => [...chunks].sort()).toEqual(["framework", "signin", "ui-common", "vendors"]);
+    expect(await page.evaluate(() => "Clerk" in window)).toBe(false);
+    await (held as Route | null)?.continue();
+    await expect(page.getByLabel("Email address")).toBeVisible();
+    // clerk-js's own script elements were served by the preloads: no chunk fetched twice.
+    const entries = await page.evaluate(() =>
+      performance.getEntriesByType("resource").flatMap((e) => (/_clerk\.browser_/.test(e.name) ? [e.name] : [])),
+    );
+    expect(entries.filter((name) => /\/(framework|vendors|ui-common|signin)_/.test(name))).toHaveLength(4);
+    expect(chunks.filter((name) => name !== "subscriptionDetails").sort()).toEqual([
+      "framework",
+      "signin",
+      "ui-common",
+      "vendors",
+    ]);
+    expect(preloadWarnings).toEqual([]);
+  });
+
+  test("on Clerk's screen the web fonts wait for the screen, then come", async ({ page }) => {
+    const fonts: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith(".woff2")) fonts.push(request.url());
+    });
+    const navFont = () =>
+      page.evaluate(() => getComputedStyle(document.querySelector(".nav-bar") ?? document.body).fontFamily);
+    // clerk-js held: the page is painted and hydrated, but Clerk's card cannot be drawn.
+    let held: Route | null = null;
+    await page.route("**/_clerk-js/clerk.browser.js", (route) => void (held = route));
+    await page.goto("/sign-in");
+    await expect.poll(() => held !== null).toBe(true);
+    await expect(page.getByRole("status")).toHaveText("Loading the sign-in form…");
+    expect(await page.evaluate(() => document.documentElement.hasAttribute("data-fonts-wait"))).toBe(true);
+    expect(await navFont()).toMatch(/^"Inter Fallback"/);
+    expect(fonts).toEqual([]);
+    // Drawn: the fonts come, and the page uses them.
+    await (held as Route | null)?.continue();
+    await expect(page.getByLabel("Email address")).toBeVisible();
+    await expect.poll(() => navFont()).toMatch(/^"Inter Variable"/);
+    await expect.poll(() => fonts.length).toBeGreaterThanOrEqual(1);
+    expect(await page.evaluate(() => document.documentElement.hasAttribute("data-fonts-wait"))).toBe(false);
+  });
+
+  test("other pages fetch the fonts with the first paint", async ({ page }) => {
+    const fonts: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith(".woff2")) fonts.push(request.url());
+    });
+    await page.goto("/");
+    await expect.poll(() => fonts.length).toBe(2);
+    expect(await page.evaluate(() => document.documentElement.hasAttribute("data-fonts-wait"))).toBe(false);
+  });
+
   test.describe("with a minute's session tokens, as Clerk's", () => {
     // (The suite's own server has 20-second tokens: clerk-js is loaded at once to refresh them.)
     let server: RunningServer;

@@ -219,6 +219,23 @@ describe("pages and HTTP basics", () => {
     for (const href of preloads) expect(css).toContain(`url(${href})`);
   });
 
+  it("on Clerk's screens, preloads clerk-js and the screen's chunks from a script, and no fonts", async () => {
+    const html = await (await get("/sign-in")).text();
+    expect(html).not.toMatch(/<link rel="preload"[^>]*as="font"/);
+    // Held back in JavaScript only (app/components/fonts.tsx): without it the stylesheet's fonts come as anywhere.
+    expect(html).toContain('document.documentElement.setAttribute("data-fonts-wait","")');
+    const preloads = /(\[\{"href":"\/_clerk-js\/clerk\.browser\.js".*?\])\.forEach/.exec(html)?.[1];
+    const hrefs = (JSON.parse(preloads!) as { href: string }[]).map((p) => p.href);
+    expect(hrefs.map((href) => href.replace(/_clerk\.browser_.*$/, ""))).toEqual([
+      "/_clerk-js/clerk.browser.js",
+      "/_clerk-js/framework",
+      "/_clerk-js/vendors",
+      "/_clerk-js/ui-common",
+      "/_clerk-js/signin",
+    ]);
+    for (const href of hrefs) expect((await fetch(server.origin + href)).status).toBe(200);
+  });
+
   it("does not mount the Clerk emulator when keys are set", async () => {
     expect((await fetch(`${server.origin}/__clerk/v1/environment`)).status).toBe(404);
   });

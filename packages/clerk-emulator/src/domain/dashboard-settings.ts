@@ -7,6 +7,13 @@
  * read where its rule is: the environment JSON, domain/sessions.ts, domain/sign-ups.ts…).
  */
 
+import {
+  readSocialConnections,
+  SOCIAL_ACCEPTS,
+  socialConnectionsJSON,
+  type SocialConnections,
+} from "./social-connections";
+
 export const SIGN_UP_MODES = ["public", "restricted", "waitlist"] as const;
 export type SignUpMode = (typeof SIGN_UP_MODES)[number];
 
@@ -21,6 +28,8 @@ export type DashboardSettings = {
   emailLinkSignIn: boolean;
   /** `user_settings.attributes.email_address.verifications` lists `email_link`: addresses are verified by link too. */
   emailLinkVerification: boolean;
+  /** `user_settings.social`: the social connections (`oauth_google`…) offered to sign in and sign up with. */
+  socialConnections: SocialConnections;
   /**
    * `organization_settings.force_organization_selection` (the dashboard's "Allow personal accounts" off):
    * a session without an active organization is pending, with the `choose-organization` task.
@@ -75,6 +84,13 @@ const SWITCHES: Switch[] = [
   { key: "emailLinkSignIn", path: "user_settings.attributes.email_address.first_factors", ...emailStrategies },
   { key: "emailLinkVerification", path: "user_settings.attributes.email_address.verifications", ...emailStrategies },
   {
+    key: "socialConnections",
+    path: "user_settings.social",
+    accepts: SOCIAL_ACCEPTS,
+    read: readSocialConnections,
+    json: socialConnectionsJSON,
+  },
+  {
     key: "forceOrganizationSelection",
     path: "organization_settings.force_organization_selection",
     accepts: "true or false",
@@ -92,6 +108,8 @@ export function defaultDashboardSettings(): DashboardSettings {
     // The emulator's own defaults: sign-in links on, address verification by code only.
     emailLinkSignIn: true,
     emailLinkVerification: false,
+    // None unless the file lists them (a new application in Clerk's dashboard often starts with Google on).
+    socialConnections: {},
     // Personal accounts allowed: no session task.
     forceOrganizationSelection: false,
     mfaRequired: false,

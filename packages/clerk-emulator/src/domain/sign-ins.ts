@@ -23,6 +23,7 @@ import { checkSecondFactor, twoFactorEnabled } from "./mfa";
 import { validateNewPassword } from "./passwords";
 import { refuseSignedInAgain, revokeSessionsOfUser } from "./sessions";
 import { preparePhoneCode, refuseUnpreparedPhoneCode } from "./sign-in-phone";
+import { authenticatableSocialStrategies } from "./social-connections";
 import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
 
 /**
@@ -49,6 +50,8 @@ export function signInStrategies(store: Store): string[] {
     "phone_code",
     "ticket",
     ...(passkeys ? ["passkey"] : []),
+    // The social connections offered to sign in with (domain/social-connections.ts).
+    ...authenticatableSocialStrategies(instance.socialConnections),
   ];
 }
 
@@ -247,7 +250,12 @@ export function completeSignIn(
   sessionId: string,
   fields: Partial<Pick<SignInRecord, "identifier" | "userId" | "firstFactorStrategy" | "firstFactorStatus">> = {},
 ): void {
-  store.write(() => Object.assign(signIn, fields, { status: "complete", createdSessionId: sessionId }));
+  store.write(() => {
+    Object.assign(signIn, fields, { status: "complete", createdSessionId: sessionId });
+    // The client remembers how it last signed in (its `last_authentication_strategy`: <SignIn/>'s "Last used").
+    const client = store.client(store.session(sessionId)?.clientId ?? "");
+    if (client) client.lastAuthenticationStrategy = signIn.firstFactorStrategy;
+  });
 }
 
 /** A step asked for out of turn: Clerk's 400 for a sign-in not at that step. */

@@ -19,9 +19,8 @@ export function joinWaitlist(store: Store, email: string, notify: boolean): Wait
   // An address already on the list keeps its entry, as Clerk's join is idempotent for it.
   const existing = store.state.waitlistEntries.find((e) => e.email === email);
   if (existing) return existing;
-  if (store.emailTaken(email)) {
-    throw new ApiError(422, "form_identifier_exists", "is taken", "email_address", `${email} already has an account.`);
-  }
+  // An address that already has an account joins too, as on Clerk (its own waitlist-mode spec joins with
+  // one): the entry is only a list; whoever is invited from it and has an account just signs in.
   const t = Date.now();
   const entry: WaitlistEntryRecord = {
     id: newId("wle"),

@@ -24,7 +24,13 @@ export function registerClientRoutes(route: Route, fapi: FrontendContext): void 
   route("GET", "/v1/environment", environment);
   route("PATCH", "/v1/environment", environment);
 
-  route("GET", "/v1/client", (req) => ({ response: clientPayload(req, currentClient(req)), client: null }));
+  // A development instance's new dev browser gets its client on this first read, as Clerk's do (Clerk's
+  // own last-authentication-strategy spec reads `response.last_authentication_strategy` with no null check).
+  // A production browser without a `__client` cookie gets none until it writes (a sign-in, `POST /v1/client`).
+  route("GET", "/v1/client", (req, res) => {
+    const client = fapi.development ? ensureClient(req, res) : currentClient(req);
+    return { response: clientPayload(req, client), client: null };
+  });
 
   const createClient = (req: Request, res: Response) => {
     const client = ensureClient(req, res);

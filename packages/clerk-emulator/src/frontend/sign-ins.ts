@@ -7,6 +7,7 @@ import { str } from "../http/routing";
 import type { ClientRecord, SignInRecord, UserRecord } from "../state/store";
 import { touchClient } from "../domain/sessions";
 import { preparePhoneCode } from "../domain/sign-in-phone";
+import { isOAuthStrategy, startOAuthSignIn } from "../domain/social-connections";
 import {
   askForSecondFactor,
   attemptSignInCode,
@@ -82,6 +83,9 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
         firstFactorStrategy: "ticket",
         firstFactorStatus: "verified",
       });
+    } else if (isOAuthStrategy(strategy)) {
+      // A social connection: Clerk answers with the provider's authorize URL, where clerk-js sends the browser.
+      startOAuthSignIn(store, signIn, strategy, str(req.body?.redirect_url), fapi.frontendApiUrl(req));
     } else if (strategy === "passkey" && !identifier) {
       // clerk-js's discoverable passkey flow: no identifier, the authenticator picks the account.
       preparePasskeySignIn(fapi, req, signIn);

@@ -5,6 +5,7 @@ import { signUpJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { ClientRecord, SignUpRecord } from "../state/store";
+import { isOAuthStrategy, refuseUnofferedOAuth, startOAuthSignUp } from "../domain/social-connections";
 import type { FrontendContext, Route } from "./context";
 import { prepareSignUpEmailLink, type CompleteSignUp } from "./email-links";
 import { attemptPhoneVerification, preparePhoneVerification } from "../domain/sign-up-identifiers";
@@ -51,7 +52,15 @@ export function registerSignUpRoutes(route: Route, fapi: FrontendContext): { com
   route("POST", "/v1/client/sign_ups", (req, res) => {
     refuseIfSignedIn(req);
     const client = ensureClient(req, res);
-    const signUp = startSignUp(store, client, signUpFields(req.body ?? {}));
+    const fields = signUpFields(req.body ?? {});
+    const redirectUrl = str(req.body?.redirect_url);
+    // A social connection the instance does not offer is refused before any sign-up is made.
+    if (isOAuthStrategy(fields.strategy)) refuseUnofferedOAuth(store, fields.strategy, redirectUrl);
+    const signUp = startSignUp(store, client, fields);
+    if (isOAuthStrategy(fields.strategy)) {
+      // The provider's authorize URL, where clerk-js sends the browser.
+      startOAuthSignUp(store, signUp, fields.strategy, redirectUrl, fapi.frontendApiUrl(req));
+    }
     completeSignUpIfReady(req, client, signUp);
     return envelope(req, res, client, signUpJSON(signUp, store));
   });

@@ -16,7 +16,7 @@ export function backendClientJSON(store: Store, client: ClientRecord) {
     sign_in_id: client.signIn?.id ?? null,
     sign_up_id: client.signUp?.id ?? null,
     last_active_session_id: client.lastActiveSessionId,
-    last_authentication_strategy: null,
+    last_authentication_strategy: client.lastAuthenticationStrategy ?? null,
     updated_at: client.updatedAt,
     created_at: client.createdAt,
   };

@@ -32,6 +32,19 @@ export function verificationJSON(status: string, strategy: string, extra: Record
   };
 }
 
+/** An OAuth verification (`verification_oauth`): unverified while the browser is at the provider's authorize URL. */
+export function oauthVerificationJSON(status: string, strategy: string, redirectUrl: string | null) {
+  return {
+    object: "verification_oauth",
+    status,
+    strategy,
+    external_verification_redirect_url: status === "unverified" ? redirectUrl : null,
+    error: null,
+    attempts: null,
+    expire_at: Date.now() + 10 * 60_000,
+  };
+}
+
 export function deletedJSON(object: string, id: string, extra: { slug?: string } = {}) {
   return { object, id, ...extra, deleted: true };
 }

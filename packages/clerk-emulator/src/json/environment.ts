@@ -14,6 +14,7 @@ import { noRestrictions } from "../state/seed";
  * everything the emulator has no concept of is sent as off or empty.
  */
 import { SECOND_FACTOR_STRATEGIES } from "../domain/mfa";
+import { socialConnectionsJSON } from "../domain/social-connections";
 
 export const SIGN_IN_URL = "/sign-in";
 export const SIGN_UP_URL = "/sign-up";
@@ -181,7 +182,8 @@ export function environmentJSON(
           ? attribute(true, { used_for_first_factor: true, first_factors: ["passkey"], verifications: ["passkey"] })
           : attribute(false),
       },
-      social: {},
+      // The dashboard's social connections (domain/social-connections.ts): one button each in <SignIn/>.
+      social: socialConnectionsJSON(settings.instance.socialConnections),
       saml: off,
       enterprise_sso: off,
       sign_in: { second_factor: { required: false } },

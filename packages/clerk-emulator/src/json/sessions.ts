@@ -2,7 +2,8 @@ import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, Sign
 import { factorVerificationAge, secondFactorsOf } from "../domain/mfa";
 import { missingSignUpRequirements } from "../domain/sign-ups";
 import { userImageUrl } from "../domain/public-profile";
-import { emailLinkVerificationJSON, verificationJSON } from "./common";
+import { isOAuthStrategy } from "../domain/social-connections";
+import { emailLinkVerificationJSON, oauthVerificationJSON, verificationJSON } from "./common";
 import { publicUserDataJSON } from "./public-user-data";
 import { userJSON } from "./users";
 import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";
@@ -120,9 +121,15 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
         ? passkeyVerificationJSON(signIn)
         : signIn.firstFactorStrategy === "email_link"
           ? emailLinkVerificationJSON(store, signIn.id, signIn.firstFactorStatus ?? "unverified")
-          : signIn.firstFactorStrategy
-            ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
-            : null,
+          : isOAuthStrategy(signIn.firstFactorStrategy)
+            ? oauthVerificationJSON(
+                signIn.firstFactorStatus ?? "unverified",
+                signIn.firstFactorStrategy,
+                signIn.externalVerificationRedirectUrl ?? null,
+              )
+            : signIn.firstFactorStrategy
+              ? verificationJSON(signIn.firstFactorStatus ?? "unverified", signIn.firstFactorStrategy)
+              : null,
     second_factor_verification: signIn.secondFactor
       ? verificationJSON(signIn.secondFactor.status, signIn.secondFactor.strategy)
       : null,
@@ -182,7 +189,9 @@ export function signUpJSON(signUp: SignUpRecord, store: Store) {
       email_address: emailVerification,
       phone_number: phoneVerification,
       web3_wallet: null,
-      external_account: null,
+      external_account: signUp.externalAccount
+        ? oauthVerificationJSON("unverified", signUp.externalAccount.strategy, signUp.externalAccount.redirectUrl)
+        : null,
     },
     username: signUp.username ?? null,
     email_address: signUp.email,
@@ -219,7 +228,7 @@ export function clientJSON(
     last_active_session_id: sessions.some((s) => s.id === client.lastActiveSessionId)
       ? client.lastActiveSessionId
       : null,
-    last_authentication_strategy: null,
+    last_authentication_strategy: client.lastAuthenticationStrategy ?? null,
     cookie_expires_at: null,
     captcha_bypass: captchaBypass,
     created_at: client.createdAt,

@@ -232,6 +232,8 @@ export type SignInRecord = {
   passkeyNonce?: string | null;
   /** The second factor asked for after the first (domain/mfa.ts); absent in older state files. */
   secondFactor?: { strategy: string; status: FactorStatus } | null;
+  /** An OAuth first factor (`oauth_google`…): the provider's authorize URL the browser is sent to. */
+  externalVerificationRedirectUrl?: string | null;
   createdAt: number;
 };
 
@@ -259,6 +261,8 @@ export type SignUpRecord = {
   customAction?: boolean;
   /** When the sign-up accepted the legal terms (`legal_accepted`), which the user made keeps. */
   legalAcceptedAt?: number | null;
+  /** A sign-up through a social connection: its strategy and the provider's authorize URL, unverified. */
+  externalAccount?: { strategy: string; redirectUrl: string } | null;
 };
 
 export type ClientRecord = {
@@ -267,6 +271,8 @@ export type ClientRecord = {
   lastActiveSessionId: string | null;
   signIn: SignInRecord | null;
   signUp: SignUpRecord | null;
+  /** The first factor of the client's last completed sign-in (`password`, `email_code`, `oauth_google`…). */
+  lastAuthenticationStrategy?: string | null;
   createdAt: number;
   updatedAt: number;
 };

@@ -114,8 +114,19 @@ describe("a development instance's dev browsers", () => {
 
   it("finds the browser's client by __clerk_db_jwt (its id or its token), never by a __client cookie", async () => {
     const fresh = await newDevBrowser();
-    // A new browser has no client yet.
-    expect((await fapi("GET", "/v1/client", fresh.id)).body).toEqual({ response: null, client: null });
+    // A new browser's first read gives it its client, signed out, as Clerk's development instances do
+    // (Clerk's last-authentication-strategy spec reads `response.last_authentication_strategy` of it);
+    // the next read is the same client.
+    const read = await fapi("GET", "/v1/client", fresh.id);
+    expect(read.body).toMatchObject({
+      response: { object: "client", sessions: [], last_authentication_strategy: null, sign_in: null },
+      client: null,
+    });
+    expect(read.body.response.id).toMatch(/^client_/);
+    expect((await fapi("GET", "/v1/client", fresh.id)).body.response.id).toBe(read.body.response.id);
+    expect(read.setCookies.filter((c) => c.startsWith("__client="))).toEqual([]);
+    // A production instance still answers a browser without a client cookie with no client.
+    expect((await frontendClient(prod.origin)("GET", "/v1/client")).body).toEqual({ response: null, client: null });
 
     const first = await signedInDevBrowser();
     const { devBrowser, signIn } = await signedInDevBrowser();
@@ -258,7 +269,7 @@ describe("the handshake on a development instance", () => {
       expect(cookie(directives, "__client_uat")).toBe("0");
       expect(cookie(directives, "__session")).toBe("");
       // The new dev browser is one the Frontend API knows.
-      expect((await fapi("GET", "/v1/client", given)).body).toEqual({ response: null, client: null });
+      expect((await fapi("GET", "/v1/client", given)).body.response).toMatchObject({ object: "client", sessions: [] });
     }
   });
 

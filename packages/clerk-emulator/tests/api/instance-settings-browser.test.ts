@@ -8,7 +8,7 @@ import { browserAppForTests, loadClerkJs } from "../support/browser-app";
 // in Chromium meets them. Multi-session (`auth_config.single_session_mode: false`): two accounts signed
 // in at once, `setActive` switching between them (and the switch kept: a reload comes back to it), and
 // signing out of one session and then of all. Sign-up: clerk-js's `legalAccepted` reaching the user's
-// `legal_accepted_at`, and the restricted and waitlist modes' refusals and `joinWaitlist`.
+// `legal_accepted_at`, and the restricted and waitlist modes' refusals and `joinWaitlist` (an address with an account too).
 const app = browserAppForTests({ emulator: { instance: { ...DEFAULT_SETTINGS.instance, singleSessionMode: false } } });
 
 type ClerkJs = {
@@ -183,14 +183,22 @@ describe.each(["5", "6"])("clerk-js %s in Chromium, sign-up switches", (major) =
 
     await setInstance({ user_settings: { sign_up: { mode: "waitlist" } } });
     const waiting = uniqueEmail(`waiting-${major}`);
-    const { refused, entry } = await app.onClerkPage(`/${major}`, async (page) => ({
+    const { refused, entry, member } = await app.onClerkPage(`/${major}`, async (page) => ({
       refused: await tryToSignUp(page, waiting),
       entry: await page.evaluate(
         (email) => (window as unknown as ClerkWindow).Clerk!.joinWaitlist({ emailAddress: email }),
         waiting,
       ),
+      // An address with an account joins too, as on Clerk (its waitlist-mode spec joins with a user's).
+      member: await page.evaluate(() =>
+        (window as unknown as ClerkWindow).Clerk!.joinWaitlist({ emailAddress: "ada@example.com" }).then(
+          () => "joined",
+          (e: { errors?: { code: string }[] }) => e.errors?.[0]?.code,
+        ),
+      ),
     }));
     expect(refused).toBe("sign_up_restricted_waitlist");
+    expect(member).toBe("joined");
     expect(app.emulator.store.state.waitlistEntries.find((e) => e.email === waiting)).toMatchObject({
       status: "pending",
     });

@@ -25,6 +25,7 @@ const ALL = {
   user_settings: {
     sign_up: { mode: "restricted", legal_consent_enabled: true, mfa: { required: false } },
     attributes: { email_address: { first_factors: ["email_code", "email_link"], verifications: ["email_code"] } },
+    social: {},
   },
   organization_settings: { force_organization_selection: false },
 };

@@ -355,6 +355,16 @@ describe("the waitlist", () => {
     expect(types).toEqual(expect.arrayContaining(["invited", "completed"]));
     expect(received.slice(from).some((e) => e.type === "waitlistEntry.created")).toBe(true);
   });
+  it("takes an address that already has an account, in the browser and through the Backend API, as Clerk does", async () => {
+    // Clerk's waitlist-mode spec joins with a user's address and expects "Thanks for joining the waitlist!".
+    const { email } = await newPerson(emu.bapi, "listed");
+    const browserJoin = await frontendClient(emu.origin)("POST", "/v1/waitlist", { email_address: email });
+    expect([browserJoin.status, browserJoin.body]).toMatchObject([200, { object: "waitlist_entry" }]);
+    const again = await sdks[0]![1].waitlistEntries.create({ emailAddress: email, notify: false });
+    expect(again.id).toBe(browserJoin.body.id);
+    const listed = await emu.bapi("GET", `/v1/waitlist_entries?query=${encodeURIComponent(email)}`);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([browserJoin.body.id]);
+  });
 });
 
 describe("the interstitial", () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { dashboardSettingsJSON } from "../../src/domain/dashboard-settings";
 import { parseCli, UsageError } from "../../src/hosts/cli";
 
 // `--instance <file.json>` (CLERK_EMULATOR_INSTANCE): the dashboard's switches, in the keys Clerk's
@@ -20,6 +21,7 @@ const defaults = {
   signUpMode: "public",
   emailLinkSignIn: true,
   emailLinkVerification: false,
+  socialConnections: {},
 };
 
 describe("the instance settings file", () => {
@@ -64,6 +66,62 @@ describe("the instance settings file", () => {
     );
     const other = instanceFile({ user_settings: { attributes: { phone_number: { first_factors: ["phone_code"] } } } });
     expect(() => parseCli(["--instance", other], {})).toThrow(/user_settings\.attributes\.phone_number: unknown key/);
+  });
+
+  it("takes social connections as the environment has them under user_settings.social, Clerk's names filled in", () => {
+    const social = instanceFile({
+      user_settings: {
+        social: {
+          oauth_google: { enabled: true },
+          oauth_github: { enabled: true, authenticatable: false, strategy: "oauth_github" },
+          oauth_discord: { enabled: false, name: "Our Discord", logo_url: null },
+        },
+      },
+    });
+    const parsed = parseCli(["--instance", social], {});
+    if (parsed === "help") throw new Error("parseCli answered help");
+    const { instance } = parsed;
+    expect(instance.socialConnections).toEqual({
+      oauth_google: expect.objectContaining({
+        enabled: true,
+        authenticatable: true,
+        name: "Google",
+        logoUrl: "https://img.clerk.com/static/google.png",
+      }),
+      oauth_github: expect.objectContaining({ enabled: true, authenticatable: false, name: "GitHub" }),
+      oauth_discord: expect.objectContaining({ enabled: false, name: "Our Discord", logoUrl: null }),
+    });
+    // The environment's JSON is what the file gives back (the control API's answer, the start line).
+    expect(dashboardSettingsJSON(instance)).toMatchObject({
+      user_settings: {
+        social: {
+          oauth_google: {
+            enabled: true,
+            required: false,
+            authenticatable: true,
+            block_email_subaddresses: false,
+            strategy: "oauth_google",
+            not_selectable: false,
+            deprecated: false,
+            name: "Google",
+            logo_url: "https://img.clerk.com/static/google.png",
+          },
+        },
+      },
+    });
+    // A provider the emulator does not know, a connection without `enabled`, a strategy not its key: refused whole.
+    for (const wrong of [
+      { oauth_myspace: { enabled: true } },
+      { oauth_google: { authenticatable: true } },
+      { oauth_google: { enabled: true, strategy: "oauth_github" } },
+      { oauth_google: { enabled: "yes" } },
+      { oauth_google: { enabled: true, scopes: ["email"] } },
+    ]) {
+      const file = instanceFile({ user_settings: { social: wrong } });
+      expect(() => parseCli(["--instance", file], {})).toThrow(
+        new RegExp(`^--instance ${file}: user_settings\\.social: an object of providers by strategy \\(oauth_apple, `),
+      );
+    }
   });
 
   it("refuses an unknown key in one line naming the key and the keys there are", () => {

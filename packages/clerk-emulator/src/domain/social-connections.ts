@@ -1,0 +1,230 @@
+import { randomBytes } from "node:crypto";
+import type { SignInRecord, SignUpRecord, Store } from "../state/store";
+import { ApiError } from "./errors";
+
+/**
+ * The instance's social connections (Clerk's dashboard: "SSO connections"), as Clerk's environment
+ * JSON has them under `user_settings.social`: one entry per provider, keyed by its strategy
+ * (`oauth_google`), each `enabled` and `authenticatable` (offered to sign in and sign up) or not.
+ * clerk-js's `<SignIn/>` and `<SignUp/>` show a button for each enabled one (its
+ * `socialProviderStrategies`, `authenticatableSocialStrategies`).
+ *
+ * A sign-in or sign-up with such a strategy goes as far as Clerk's answer that sends the browser to
+ * the provider: an `unverified` OAuth verification whose `external_verification_redirect_url` is the
+ * provider's authorize URL with Clerk's parameters. The emulator has no provider to come back from.
+ */
+
+/** A provider Clerk offers: its name as clerk-js names it, and where its consent screen is. */
+type Provider = { name: string; authorizeUrl: string; scope: string };
+
+/** The providers the emulator knows (a subset of Clerk's `UserSettings.Socials`), by strategy. */
+export const SOCIAL_PROVIDERS: Readonly<Record<string, Provider>> = {
+  oauth_apple: { name: "Apple", authorizeUrl: "https://appleid.apple.com/auth/authorize", scope: "email name" },
+  oauth_discord: { name: "Discord", authorizeUrl: "https://discord.com/oauth2/authorize", scope: "identify email" },
+  oauth_facebook: {
+    name: "Facebook",
+    authorizeUrl: "https://www.facebook.com/dialog/oauth",
+    scope: "email public_profile",
+  },
+  oauth_github: {
+    name: "GitHub",
+    authorizeUrl: "https://github.com/login/oauth/authorize",
+    scope: "user:email read:user",
+  },
+  oauth_gitlab: { name: "GitLab", authorizeUrl: "https://gitlab.com/oauth/authorize", scope: "read_user" },
+  oauth_google: {
+    name: "Google",
+    authorizeUrl: "https://accounts.google.com/o/oauth2/auth",
+    scope: "openid email profile",
+  },
+  oauth_linkedin_oidc: {
+    name: "LinkedIn",
+    authorizeUrl: "https://www.linkedin.com/oauth/v2/authorization",
+    scope: "openid profile email",
+  },
+  oauth_microsoft: {
+    name: "Microsoft",
+    authorizeUrl: "https://login.microsoftonline.com/common/oauth2/v2.0/authorize",
+    scope: "openid email profile",
+  },
+  oauth_slack: {
+    name: "Slack",
+    authorizeUrl: "https://slack.com/openid/connect/authorize",
+    scope: "openid email profile",
+  },
+  oauth_twitch: { name: "Twitch", authorizeUrl: "https://id.twitch.tv/oauth2/authorize", scope: "user:read:email" },
+  oauth_x: { name: "X / Twitter", authorizeUrl: "https://x.com/i/oauth2/authorize", scope: "users.read tweet.read" },
+};
+
+/** One provider's switches, as Clerk's `UserSettings.Social` has them (the strategy is its key). */
+export type SocialConnection = {
+  enabled: boolean;
+  /** Offered to sign in and sign up with (else only to connect from the profile). */
+  authenticatable: boolean;
+  required: boolean;
+  blockEmailSubaddresses: boolean;
+  notSelectable: boolean;
+  deprecated: boolean;
+  name: string;
+  logoUrl: string | null;
+};
+
+export type SocialConnections = Readonly<Record<string, SocialConnection>>;
+
+const SOCIAL_BOOLEANS = {
+  enabled: "enabled",
+  authenticatable: "authenticatable",
+  required: "required",
+  block_email_subaddresses: "blockEmailSubaddresses",
+  not_selectable: "notSelectable",
+  deprecated: "deprecated",
+} as const;
+
+/** What `user_settings.social` accepts, for the settings file's refusals. */
+export const SOCIAL_ACCEPTS =
+  `an object of providers by strategy (${Object.keys(SOCIAL_PROVIDERS).join(", ")}), each ` +
+  `{"enabled": true|false} and optionally ${Object.keys(SOCIAL_BOOLEANS).slice(1).join(", ")} (true|false), ` +
+  `strategy (its key), name and logo_url (strings)`;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Clerk's logo address for a provider (clerk-js draws known providers' icons from the same place). */
+const logoUrl = (strategy: string) => `https://img.clerk.com/static/${strategy.replace(/^oauth_/, "")}.png`;
+
+/**
+ * `user_settings.social` as the settings file writes it, in the environment's shape; undefined when
+ * a provider is unknown or a field is not what Clerk's schema has (the whole value is then refused).
+ * `enabled` is required; `authenticatable` is true unless given; name and logo are Clerk's unless given.
+ */
+export function readSocialConnections(value: unknown): SocialConnections | undefined {
+  if (!isObject(value)) return;
+  const connections: Record<string, SocialConnection> = {};
+  for (const [strategy, given] of Object.entries(value)) {
+    const provider = SOCIAL_PROVIDERS[strategy];
+    if (!provider || !isObject(given) || typeof given.enabled !== "boolean") return;
+    const connection: SocialConnection = {
+      enabled: given.enabled,
+      authenticatable: true,
+      required: false,
+      blockEmailSubaddresses: false,
+      notSelectable: false,
+      deprecated: false,
+      name: provider.name,
+      logoUrl: logoUrl(strategy),
+    };
+    for (const [field, v] of Object.entries(given)) {
+      if (field in SOCIAL_BOOLEANS) {
+        if (typeof v !== "boolean") return;
+        connection[SOCIAL_BOOLEANS[field as keyof typeof SOCIAL_BOOLEANS]] = v;
+      } else if (field === "strategy") {
+        if (v !== strategy) return;
+      } else if (field === "name") {
+        if (typeof v !== "string") return;
+        connection.name = v;
+      } else if (field === "logo_url") {
+        if (typeof v !== "string" && v !== null) return;
+        connection.logoUrl = v;
+      } else {
+        return;
+      }
+    }
+    connections[strategy] = connection;
+  }
+  return connections;
+}
+
+/** The connections as Clerk's environment JSON has them (`UserSettings.Socials`). */
+export function socialConnectionsJSON(connections: SocialConnections): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(connections).map(([strategy, c]) => [
+      strategy,
+      {
+        enabled: c.enabled,
+        required: c.required,
+        authenticatable: c.authenticatable,
+        block_email_subaddresses: c.blockEmailSubaddresses,
+        strategy,
+        not_selectable: c.notSelectable,
+        deprecated: c.deprecated,
+        name: c.name,
+        logo_url: c.logoUrl,
+      },
+    ]),
+  );
+}
+
+/** The strategies a sign-in or sign-up may start with (clerk-js's `authenticatableSocialStrategies`). */
+export function authenticatableSocialStrategies(connections: SocialConnections): string[] {
+  return Object.entries(connections)
+    .filter(([, c]) => c.enabled && c.authenticatable)
+    .map(([strategy]) => strategy)
+    .sort();
+}
+
+/** An OAuth strategy's name, whether or not the instance has it on (`oauth_…`, as Clerk's schema patterns it). */
+export const isOAuthStrategy = (strategy: string | null): strategy is string =>
+  strategy !== null && /^oauth_[a-z0-9_]+$/.test(strategy);
+
+/**
+ * Where Clerk sends the browser for an OAuth sign-in or sign-up: the provider's authorize URL, coming
+ * back to the Frontend API's `/v1/oauth_callback`. The `state` is random and kept nowhere: the
+ * emulator's callback refuses every `state`, since no provider ever sends the browser back.
+ */
+export function oauthAuthorizeUrl(strategy: string, frontendApiUrl: string): string {
+  const provider = SOCIAL_PROVIDERS[strategy]!;
+  const url = new URL(provider.authorizeUrl);
+  url.searchParams.set("client_id", `clerk-emulator-${strategy.replace(/^oauth_/, "")}`);
+  url.searchParams.set("redirect_uri", `${frontendApiUrl.replace(/\/$/, "")}/v1/oauth_callback`);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("scope", provider.scope);
+  url.searchParams.set("state", randomBytes(16).toString("hex"));
+  return url.toString();
+}
+
+/**
+ * A sign-in or sign-up starting with a social connection needs the instance to offer it (Clerk's 422 on
+ * `strategy` otherwise) and a `redirect_url` (where the Frontend API's callback would send the browser back).
+ */
+export function refuseUnofferedOAuth(store: Store, strategy: string, redirectUrl: string | null): void {
+  if (!authenticatableSocialStrategies(store.settings.instance.socialConnections).includes(strategy)) {
+    throw new ApiError(
+      422,
+      "form_param_value_invalid",
+      "is invalid",
+      "strategy",
+      `${strategy} does not match one of the allowed values for parameter strategy`,
+    );
+  }
+  if (!redirectUrl) throw new ApiError(422, "form_param_missing", "is missing", "redirect_url");
+}
+
+/** The sign-in waits for the provider: an unverified OAuth first factor whose redirect is the authorize URL. */
+export function startOAuthSignIn(
+  store: Store,
+  signIn: SignInRecord,
+  strategy: string,
+  redirectUrl: string | null,
+  frontendApiUrl: string,
+): void {
+  refuseUnofferedOAuth(store, strategy, redirectUrl);
+  store.write(() => {
+    signIn.firstFactorStrategy = strategy;
+    signIn.firstFactorStatus = "unverified";
+    signIn.externalVerificationRedirectUrl = oauthAuthorizeUrl(strategy, frontendApiUrl);
+  });
+}
+
+/** The sign-up waits for the provider: an unverified external account whose redirect is the authorize URL. */
+export function startOAuthSignUp(
+  store: Store,
+  signUp: SignUpRecord,
+  strategy: string,
+  redirectUrl: string | null,
+  frontendApiUrl: string,
+): void {
+  refuseUnofferedOAuth(store, strategy, redirectUrl);
+  store.write(() => {
+    signUp.externalAccount = { strategy, redirectUrl: oauthAuthorizeUrl(strategy, frontendApiUrl) };
+  });
+}
