@@ -75,9 +75,21 @@ export const ENVS = {
   sessionsProd1: { instance: {}, development: false, appEnv: SIGN_IN_UP_URLS, needs: ["clerk-js from Clerk's CDN"] },
   withCustomRoles: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["the instance's custom organization roles"] },
   withReverification: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["reverification settings"] },
-  withSessionTasks: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session tasks (forced organization)"] },
+  // Personal accounts off: a session without an organization is pending with the choose-organization
+  // task. Multi-session: session-tasks-multi-session switches accounts with <UserButton/>.
+  withSessionTasks: {
+    instance: { ...MULTI_SESSION, organization_settings: { force_organization_selection: true } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
   withSessionTasksResetPassword: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task reset-password"] },
-  withSessionTasksSetupMfa: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task setup-mfa"] },
+  // Multi-factor required: a session of someone without a second factor is pending with setup-mfa.
+  // Single-session: <SignIn/> sends a pending session to its task only there (withRedirectToSignInTask).
+  withSessionTasksSetupMfa: {
+    instance: { user_settings: { sign_up: { mfa: { required: true } } } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
   withNeedsClientTrust: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["client trust (needs_client_trust)"] },
   withEnterpriseSso: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["an enterprise SSO connection"] },
   withBilling: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["billing"] },

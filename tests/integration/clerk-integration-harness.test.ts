@@ -108,6 +108,8 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       "auth_config.single_session_mode",
       "user_settings.sign_up.legal_consent_enabled",
       "user_settings.sign_up.mode",
+      "organization_settings.force_organization_selection",
+      "user_settings.sign_up.mfa.required",
     ]);
     // Social connections are one switch, an object of providers (`user_settings.social.oauth_google.enabled`).
     const social = /^user_settings\.social\.oauth_[a-z_]+\.enabled$/;

@@ -119,6 +119,41 @@ export const allowlist: Excuse[] = [
     },
   },
   {
+    api: "fapi",
+    schema: "#/components/schemas/UserSettings.SignUp/properties",
+    reason:
+      "Clerk's environment says whether the instance requires multi-factor authentication in " +
+      "user_settings.sign_up.mfa ({ required: boolean }), which the published spec's UserSettings.SignUp " +
+      "(additionalProperties: false) does not list.",
+    evidence:
+      "clerk-js 6 (Core 3): UserSettings keeps signUp.mfa.required (src/core/resources/UserSettings.ts), " +
+      "typed in @clerk/shared's SignUpData (src/types/userSettings.ts: mfa?: { required: boolean }).",
+    correct(properties) {
+      properties.mfa = {
+        type: "object",
+        additionalProperties: false,
+        required: ["required"],
+        properties: { required: { type: "boolean" } },
+      };
+    },
+  },
+  {
+    api: "fapi",
+    schema: "#/components/schemas/Client.OrganizationSettings/properties",
+    reason:
+      "Clerk's environment says whether the instance forces an organization (personal accounts off) in " +
+      "organization_settings.force_organization_selection, a boolean the published spec's " +
+      "Client.OrganizationSettings (additionalProperties: false) does not list.",
+    evidence:
+      "clerk-js 6 (Core 3): OrganizationSettings.fromJSON reads data.force_organization_selection into " +
+      "forceOrganizationSelection (src/core/resources/OrganizationSettings.ts), typed in @clerk/shared's " +
+      "OrganizationSettingsJSON (src/types/organizationSettings.ts); @clerk/ui's usePreloadTasks and " +
+      "OrganizationSwitcher read it.",
+    correct(properties) {
+      properties.force_organization_selection = { type: "boolean" };
+    },
+  },
+  {
     api: "bapi",
     schema: "#/paths",
     reason:

@@ -58,7 +58,7 @@ export function registerSessionTokenRoutes(route: Route, { store }: BackendConte
       activeOrganizationId: str(req.body?.active_organization_id),
       lifetimeMs: tokens.sessionLifetimeMs,
     });
-    return backendSessionJSON(session);
+    return backendSessionJSON(store, session);
   });
 
   route("POST", "/v1/sessions/:id/tokens", { body: { expires_in_seconds: "kept" } }, (req) => {

@@ -2,6 +2,7 @@ import { createSignInToken, revokeSignInToken, ticketUrl } from "../domain/invit
 import { backendSessionJSON, signInTokenJSON } from "../json";
 import { ApiError } from "../domain/errors";
 import { endSession } from "../domain/sessions";
+import { sessionStatus } from "../domain/session-tasks";
 import { createTestingToken } from "../domain/testing-tokens";
 import { clampInt, str } from "../http/routing";
 import type { BackendContext, Route } from "./context";
@@ -13,7 +14,8 @@ const SESSION_LIST: ListSpec<SessionRecord> = {
   filters: {
     client_id: (values) => (s) => values.includes(s.clientId),
     user_id: (values) => (s) => values.includes(s.userId),
-    status: (values) => (s) => values.includes(s.status),
+    // As the answer shows it: a session with a task is `pending`, not `active`.
+    status: (values, store) => (s) => values.includes(sessionStatus(store, s)),
   },
   options: ["paginated", "limit", "offset"],
 };
@@ -56,18 +58,18 @@ export function registerSessionRoutes(route: Route, { store, frontendApiUrl }: B
       throw new ApiError(422, "form_param_missing", "Either user_id or client_id is required.", "user_id");
     }
     const list = filterList(SESSION_LIST, req, store, store.state.sessions).sort((a, b) => b.createdAt - a.createdAt);
-    return pagedAnswer(req, list, backendSessionJSON);
+    return pagedAnswer(req, list, (s) => backendSessionJSON(store, s));
   });
   route("GET", "/v1/sessions/:id", { query: [] }, (req) => {
     const session = store.session(String(req.params.id));
     if (!session) throw new ApiError(404, "resource_not_found", "Session not found");
-    return backendSessionJSON(session);
+    return backendSessionJSON(store, session);
   });
   route("POST", "/v1/sessions/:id/revoke", { body: {} }, (req) => {
     const session = store.session(String(req.params.id));
     if (!session) throw new ApiError(404, "resource_not_found", "Session not found");
     endSession(store, session, "revoked");
-    return backendSessionJSON(session);
+    return backendSessionJSON(store, session);
   });
   route(
     "GET",

@@ -1,4 +1,5 @@
 import { ApiError } from "./errors";
+import { beginInAnOrganization } from "./session-tasks";
 import type { ClientRecord, Metadata, SessionActivity, SessionRecord, SignUpRecord, Store } from "../state/store";
 
 /**
@@ -53,6 +54,7 @@ export function startSessionOnNewClient(
     const session = store.createSession(store.createClient(), userId, input.lifetimeMs, input.activity);
     if (input.actor) session.actor = input.actor;
     if (orgId) session.lastActiveOrganizationId = orgId;
+    beginInAnOrganization(store, session);
     return session;
   });
 }

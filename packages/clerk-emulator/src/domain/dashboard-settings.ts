@@ -30,6 +30,13 @@ export type DashboardSettings = {
   emailLinkVerification: boolean;
   /** `user_settings.social`: the social connections (`oauth_google`…) offered to sign in and sign up with. */
   socialConnections: SocialConnections;
+  /**
+   * `organization_settings.force_organization_selection` (the dashboard's "Allow personal accounts" off):
+   * a session without an active organization is pending, with the `choose-organization` task.
+   */
+  forceOrganizationSelection: boolean;
+  /** `user_settings.sign_up.mfa.required`: a session of someone without a second factor is pending, with the `setup-mfa` task. */
+  mfaRequired: boolean;
 };
 
 type Switch = {
@@ -83,6 +90,13 @@ const SWITCHES: Switch[] = [
     read: readSocialConnections,
     json: socialConnectionsJSON,
   },
+  {
+    key: "forceOrganizationSelection",
+    path: "organization_settings.force_organization_selection",
+    accepts: "true or false",
+    read: boolean,
+  },
+  { key: "mfaRequired", path: "user_settings.sign_up.mfa.required", accepts: "true or false", read: boolean },
 ];
 
 /** Clerk's defaults for a new production instance (email links: the emulator's, as before these switches). */
@@ -96,6 +110,9 @@ export function defaultDashboardSettings(): DashboardSettings {
     emailLinkVerification: false,
     // None unless the file lists them (a new application in Clerk's dashboard often starts with Google on).
     socialConnections: {},
+    // Personal accounts allowed: no session task.
+    forceOrganizationSelection: false,
+    mfaRequired: false,
   };
 }
 

@@ -3,10 +3,12 @@ import { factorVerificationAge } from "./mfa";
 import { permissionKeysOf } from "./roles";
 import type { SessionRecord, Store } from "../state/store";
 import { sessionClaims, signJwt, type TokenSettings } from "./tokens";
+import { organizationAsked, sessionTasks } from "./session-tasks";
 
 /**
  * A session's token: its user, the organization asked for (`orgId`; the
- * session's active one when undefined, none when null), its actor when the
+ * session's active one when undefined, none when null unless the instance
+ * forces an organization), its actor when the
  * session is an impersonation. `azp` is the Origin of the browser's request
  * (absent for the Backend API's), `ttlSeconds` the lifetime asked for.
  */
@@ -17,7 +19,8 @@ export function mintSessionToken(
   options: { azp?: string; orgId?: string | null; ttlSeconds?: number } = {},
 ): string {
   const user = store.user(session.userId);
-  const activeOrgId = options.orgId === undefined ? session.lastActiveOrganizationId : options.orgId;
+  const asked = organizationAsked(store, options.orgId);
+  const activeOrgId = asked === undefined ? session.lastActiveOrganizationId : asked;
   const org = activeOrgId ? store.org(activeOrgId) : null;
   const membership = org && user ? store.membership(org.id, user.id) : null;
   return signJwt(
@@ -37,6 +40,7 @@ export function mintSessionToken(
       azp: options.azp,
       actor: session.actor,
       fva: factorVerificationAge(session),
+      status: sessionTasks(store, session).length > 0 ? "pending" : "active",
     }),
   );
 }

@@ -1,6 +1,7 @@
 import { newId } from "../state/ids";
 import { ApiError } from "./errors";
 import { markFactorVerified } from "./mfa";
+import { beginInAnOrganization, organizationAsked } from "./session-tasks";
 import type { ClientRecord, SessionActivity, SessionRecord, SessionStatus, Store, UserRecord } from "../state/store";
 
 /**
@@ -124,6 +125,7 @@ export function startSession(
     }
     const session = store.createSession(client, userId, lifetimeMs, activity);
     if (secondFactor) markFactorVerified(session, "second", session.createdAt);
+    beginInAnOrganization(store, session);
     return session;
   });
 }
@@ -132,14 +134,17 @@ export function startSession(
  * The session is in use (`touch`): its last activity is now, it is the client's
  * last active one, and, when `orgId` is given (null for none), its active
  * organization is that one, which must be one of the user's (else Clerk's 404).
+ * Choosing one resolves the session's `choose-organization` task; asking for
+ * none where the instance forces an organization keeps the one it has.
  */
 export function touchSession(
   store: Store,
   client: ClientRecord | null,
   session: SessionRecord,
-  orgId: string | null | undefined,
+  requested: string | null | undefined,
 ): void {
   if (session.status !== "active") throw new ApiError(401, "signed_out", "You are signed out");
+  const orgId = organizationAsked(store, requested);
   if (orgId && !store.membership(orgId, session.userId)) {
     throw new ApiError(404, "resource_not_found", "Organization not found", "active_organization_id");
   }

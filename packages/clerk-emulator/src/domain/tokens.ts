@@ -121,6 +121,8 @@ export type SessionClaimsInput = {
   actor?: Record<string, unknown> | null;
   /** Minutes since the session's first and second factor were verified (-1: no second factor); [0, -1] unless given. */
   fva?: [number, number];
+  /** `sts` in version 2: `pending` while the session has a task (domain/session-tasks.ts); `active` unless given. */
+  status?: "active" | "pending";
 };
 
 /**
@@ -170,7 +172,7 @@ export function encodePermissions(permissions: readonly string[]): { fea: string
  * A Clerk session token's claims, in the version asked for (2 by default).
  * `name` and `image_url` are the custom claims this app asks Clerk to add
  * (docs/deployment.md, "Clerk's dashboard"). Version 2 adds `v`, `sts` (the
- * session's status: the emulator's sessions are never pending), `jti`, and
+ * session's status: `active`, or `pending` while it has a session task), `jti`, and
  * the organization as `o` (`id`, `slg` if it has a slug, `rol` without the
  * `org:` prefix, `per`/`fpm` with `fea` when the role has custom
  * permissions); `o` and `fea` are absent when no organization is active.
@@ -202,7 +204,7 @@ export function sessionClaims(input: SessionClaimsInput): Record<string, unknown
     return claims;
   }
   claims.jti = randomBytes(10).toString("hex");
-  claims.sts = "active";
+  claims.sts = input.status ?? "active";
   claims.v = 2;
   if (input.org) {
     const o: Record<string, string> = { id: input.org.id };

@@ -70,7 +70,9 @@ export function registerMeRoutes(route: Route, fapi: FrontendContext): void {
   const activeSessionsOf = (userId: string) =>
     store.state.sessions.filter((s) => s.userId === userId && s.status === "active" && s.expireAt > Date.now());
 
-  route("GET", "/v1/me/sessions/active", (req) => activeSessionsOf(me(req).user.id).map(activeSessionJSON));
+  route("GET", "/v1/me/sessions/active", (req) =>
+    activeSessionsOf(me(req).user.id).map((s) => activeSessionJSON(store, s)),
+  );
 
   route("GET", "/v1/me/sessions", (req) =>
     store.state.sessions

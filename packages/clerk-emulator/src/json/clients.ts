@@ -12,7 +12,7 @@ export function backendClientJSON(store: Store, client: ClientRecord) {
     object: "client",
     id: client.id,
     session_ids: sessions.map((s) => s.id),
-    sessions: sessions.map(backendSessionJSON),
+    sessions: sessions.map((s) => backendSessionJSON(store, s)),
     sign_in_id: client.signIn?.id ?? null,
     sign_up_id: client.signUp?.id ?? null,
     last_active_session_id: client.lastActiveSessionId,

@@ -195,6 +195,8 @@ export function environmentJSON(
         progressive: true,
         mode: settings.instance.signUpMode,
         legal_consent_enabled: settings.instance.legalConsentEnabled,
+        // Multi-factor required: sessions of people without a second factor have the setup-mfa task.
+        mfa: { required: settings.instance.mfaRequired },
       },
       restrictions: {
         allowlist: { enabled: restrictions.allowlist },
@@ -242,6 +244,8 @@ export function environmentJSON(
       enabled: orgs.enabled,
       // 0: no limit on members per organization.
       max_allowed_memberships: orgs.maxAllowedMemberships,
+      // Personal accounts off: sessions without an organization are pending (domain/session-tasks.ts).
+      force_organization_selection: settings.instance.forceOrganizationSelection,
       actions: { admin_delete: orgs.adminDeleteEnabled },
       domains: {
         enabled: orgs.domainsEnabled,

@@ -7,12 +7,16 @@ import { emailLinkVerificationJSON, oauthVerificationJSON, verificationJSON } fr
 import { publicUserDataJSON } from "./public-user-data";
 import { userJSON } from "./users";
 import { PASSKEY_TIMEOUT_MS, passkeysOf } from "./passkeys";
+import { sessionStatus, sessionTasks } from "../domain/session-tasks";
 
-function sessionBase(session: SessionRecord) {
+function sessionBase(store: Store, session: SessionRecord) {
+  const tasks = sessionTasks(store, session);
   return {
     object: "session",
     id: session.id,
-    status: session.status,
+    status: sessionStatus(store, session),
+    // Clerk's session tasks (Core 3): null when there are none.
+    tasks: tasks.length > 0 ? tasks.map((key) => ({ key })) : null,
     expire_at: session.expireAt,
     abandon_at: session.expireAt,
     last_active_at: session.lastActiveAt,
@@ -24,7 +28,7 @@ function sessionBase(session: SessionRecord) {
 export function sessionJSON(store: Store, session: SessionRecord, lastActiveToken: string | null) {
   const user = store.user(session.userId);
   return {
-    ...sessionBase(session),
+    ...sessionBase(store, session),
     last_active_organization_id: session.lastActiveOrganizationId,
     last_active_token: lastActiveToken ? { object: "token", jwt: lastActiveToken } : null,
     factor_verification_age: factorVerificationAge(session),
@@ -49,14 +53,14 @@ function activityJSON(session: SessionRecord) {
 }
 
 /** An entry of the signed-in person's devices list (`/v1/me/sessions/active`). */
-export function activeSessionJSON(session: SessionRecord) {
-  return { ...sessionBase(session), last_active_token: null, latest_activity: activityJSON(session) };
+export function activeSessionJSON(store: Store, session: SessionRecord) {
+  return { ...sessionBase(store, session), last_active_token: null, latest_activity: activityJSON(session) };
 }
 
 /** A session as the Backend API shows it: whose, on which client, from which device. */
-export function backendSessionJSON(session: SessionRecord) {
+export function backendSessionJSON(store: Store, session: SessionRecord) {
   return {
-    ...sessionBase(session),
+    ...sessionBase(store, session),
     user_id: session.userId,
     client_id: session.clientId,
     last_active_organization_id: session.lastActiveOrganizationId,

@@ -192,7 +192,9 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
     let user: UserRecord | null = store.user(session.userId);
     const then = previous.get(session.userId);
     if (!user && then?.kind === "user") user = JSON.parse(then.signature) as UserRecord;
-    return { ...backendSessionJSON(session), user: user ? userJSON(store, user, "bapi") : null };
+    // Clerk's webhook spec has no session `tasks` (the Backend API's session has them).
+    const { tasks: _tasks, ...json } = backendSessionJSON(store, session);
+    return { ...json, user: user ? userJSON(store, user, "bapi") : null };
   }
 
   function compareSessions(previous: Snapshot) {

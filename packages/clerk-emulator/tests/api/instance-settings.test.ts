@@ -23,10 +23,11 @@ const GIVEN = {
 const ALL = {
   auth_config: { single_session_mode: false },
   user_settings: {
-    sign_up: { mode: "restricted", legal_consent_enabled: true },
+    sign_up: { mode: "restricted", legal_consent_enabled: true, mfa: { required: false } },
     attributes: { email_address: { first_factors: ["email_code", "email_link"], verifications: ["email_code"] } },
     social: {},
   },
+  organization_settings: { force_organization_selection: false },
 };
 
 let emulator: StandaloneEmulator;
@@ -61,7 +62,10 @@ describe("the instance file", () => {
     expect(patched.status).toBe(200);
     expect(await patched.json()).toEqual({
       ...ALL,
-      user_settings: { ...ALL.user_settings, sign_up: { mode: "waitlist", legal_consent_enabled: true } },
+      user_settings: {
+        ...ALL.user_settings,
+        sign_up: { mode: "waitlist", legal_consent_enabled: true, mfa: { required: false } },
+      },
     });
     expect((await environment()).user_settings.sign_up.mode).toBe("waitlist");
 

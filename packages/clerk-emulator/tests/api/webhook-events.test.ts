@@ -85,7 +85,9 @@ describe("the emulator's session webhooks", () => {
     });
     expect(created!.data.user.id).toBe(created!.data.user_id);
     const { user: _, ...session } = created!.data;
-    expect(session).toEqual((await emu.bapi("GET", `/v1/sessions/${sessionId}`)).body);
+    // Less the session tasks, which Clerk's webhook spec has no place for.
+    const { tasks: _tasks, ...shown } = (await emu.bapi("GET", `/v1/sessions/${sessionId}`)).body;
+    expect(session).toEqual(shown);
   });
 
   it("signing out: DELETE /v1/client ends the sessions (session.ended), clerk-js's signOut() removes them (session.removed)", async () => {

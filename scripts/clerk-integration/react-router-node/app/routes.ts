@@ -1,8 +1,9 @@
 // Clerk's template's routes, and what the apps Clerk runs these specs on (its next-app-router and
 // react-vite templates) have and this template lacks: /buttons with the modal sign-in and sign-up
 // buttons (sign-up-flow), the account pages user-profile opens (/user, path routing; /hash/user, hash
-// routing with a <UserButton/>), /sign-in-or-up, the combined flow (sign-in-or-up-component), and
-// /waitlist with <Waitlist/> (waitlist-mode).
+// routing with a <UserButton/>), /sign-in-or-up, the combined flow (sign-in-or-up-component),
+// /waitlist with <Waitlist/> (waitlist-mode), /user-button (session-tasks-multi-session) and
+// /page-protected, signed-in people only (session-tasks-sign-in, session-tasks-sign-up).
 import { type RouteConfig, index, route } from "@react-router/dev/routes";
 
 export default [
@@ -15,4 +16,6 @@ export default [
   route("buttons", "routes/buttons.tsx"),
   route("hash/user", "routes/hash-user.tsx"),
   route("waitlist", "routes/waitlist.tsx"),
+  route("user-button", "routes/user-button.tsx"),
+  route("page-protected", "routes/page-protected.tsx"),
 ] satisfies RouteConfig;
