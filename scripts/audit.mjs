@@ -6,6 +6,7 @@
 // of `npm test` (about 3 minutes a form factor).
 //   --only mobile|desktop   one form factor
 //   --reports DIR           also write each Lighthouse report (JSON) to DIR
+//   --artifacts DIR         also write each run's artifacts (its trace, network log…: JSON, tens of MB) to DIR
 //   --pages A,B             only the pages of these names (as the table prints them)
 //   --quickstart            also Clerk's Remix quickstart (tests/fixtures/core2, behind its
 //                           /__clerk proxy, against `npm run emulator`): its sign-in page (<SignIn/>
@@ -13,10 +14,14 @@
 //                           Clerk's own components cost on a phone. Our sign-in and profile are held
 //                           to its score on the same screen in the same run (issue 70's decision),
 //                           not to 95.
-//   --target-index N        the phone's CPU, as Lighthouse's benchmark index (default 625): each
-//                           phone audit is scored at a CPU slowdown of its own run's benchmark index
-//                           (lhr.environment.benchmarkIndex) divided by N (scripts/audit/calibration.mjs).
-//                           Both are printed with each row.
+//   --target-index N        the phone's CPU, as Lighthouse's benchmark index (default 625): every
+//                           phone audit is scored at a CPU slowdown of the host's index divided by N,
+//                           the host's index being the median of the benchmark indexes Lighthouse
+//                           measured before each phone load of this run (scripts/audit/calibration.mjs).
+//                           Each row prints its load's own index and the slowdown; the run ends with
+//                           the median.
+//   --per-load-index        score each load at its own benchmark index instead (the calibration before
+//                           2026-11-29 evening, noisier: docs/performance.md)
 //   --lcp-path              also print, for each phone run, the chain of requests and tasks that set
 //                           its simulated LCP (scripts/audit/lcp-path.mjs)
 //   --main-thread           also print, for each run, the main thread's work before the largest
@@ -30,7 +35,7 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import puppeteer from "puppeteer-core";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
-import { TARGET_BENCHMARK_INDEX, calibrated, phoneConfig } from "./audit/calibration.mjs";
+import { TARGET_BENCHMARK_INDEX, calibrated, phoneConfig, runBenchmarkIndex } from "./audit/calibration.mjs";
 import { lcpPath, lcpPathLines } from "./audit/lcp-path.mjs";
 import { mainThreadBeforeLcp, mainThreadLine } from "./audit/main-thread.mjs";
 import {
@@ -53,10 +58,12 @@ const argument = (name) => {
 };
 const forms = argument("--only") ? [argument("--only")] : ["mobile", "desktop"];
 const reports = argument("--reports");
+const artifactsDir = argument("--artifacts");
 const onlyPages = argument("--pages")?.split(",");
 const targetIndex = Number(argument("--target-index") ?? TARGET_BENCHMARK_INDEX);
 if (!(targetIndex > 0)) throw new Error("--target-index: a benchmark index above 0");
 const showMainThread = process.argv.includes("--main-thread");
+const perLoadIndex = process.argv.includes("--per-load-index");
 const showLcpPath = process.argv.includes("--lcp-path");
 /** Our page held to the quickstart's on the same screen, by name. */
 const YARDSTICK_OF = { "sign-in": "quickstart: sign-in", "user profile": "quickstart: user profile" };
@@ -310,6 +317,9 @@ try {
   const unknown = onlyPages?.filter((name) => !pages.some((p) => p.name === name)) ?? [];
   if (unknown.length) throw new Error(`--pages: no page named ${unknown.join(", ")}`);
   const rows = [];
+  // First every page is loaded; then the phone's slowdown is set from the run's host speed, and each
+  // load is scored at it (scripts/audit/calibration.mjs: the run's median benchmark index).
+  const loads = [];
   for (const page of pages.filter((p) => !onlyPages || onlyPages.includes(p.name))) {
     for (const form of forms) {
       for (const theme of page.themes) {
@@ -317,7 +327,6 @@ try {
         // once more, then reported as a failure: never as a score of 0.
         let result;
         let failure = null;
-        let slowdown = 1;
         for (let attempt = 1; attempt <= 2; attempt++) {
           await setCookies(await page.cookies(theme));
           try {
@@ -326,11 +335,6 @@ try {
               { port: chrome.port, output: "json", logLevel: "error" },
               form === "desktop" ? desktopConfig : phoneConfig(4),
             );
-            // The phone's CPU from this run's own benchmark index (desktop audits stay unthrottled, 1×).
-            if (form === "mobile" && result?.artifacts?.BenchmarkIndex) {
-              result = await calibrated(result, targetIndex);
-              slowdown = result.slowdown;
-            }
             failure = auditFailure(result?.lhr);
           } catch (error) {
             failure = String(error?.message ?? error);
@@ -338,43 +342,61 @@ try {
           if (!failure) break;
           console.error(`${page.name} (${form}, ${theme}), attempt ${attempt}: the audit failed: ${failure}`);
         }
-        if (failure) {
-          rows.push({ page: page.name, form, theme, failure });
-          continue;
-        }
-        const { categories, audits, environment, configSettings } = result.lhr;
-        if (reports)
-          writeFileSync(`${reports}/${page.name.replace(/[^a-z0-9]+/gi, "-")}-${form}-${theme}.json`, result.report);
-        const score = (id) => Math.round((categories[id]?.score ?? 0) * 100);
-        const failing = Object.values(audits)
-          .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary")
-          .map((a) => a.id);
-        rows.push({
-          page: page.name,
-          form,
-          theme,
-          performance: score("performance"),
-          accessibility: score("accessibility"),
-          "best-practices": score("best-practices"),
-          seo: score("seo"),
-          metrics: METRICS.map(([, id]) => audits[id]?.displayValue ?? "?").join(" · "),
-          failing: failing.join(" "),
-          benchmark: Math.round(environment.benchmarkIndex),
-          slowdown: configSettings.throttling.cpuSlowdownMultiplier,
-        });
-        if (showMainThread)
-          console.log(
-            `${page.name} (${form}, ${theme}): ${mainThreadLine(await mainThreadBeforeLcp(result.artifacts.Trace), slowdown)}`,
-          );
-        if (showLcpPath && form === "mobile")
-          console.log(
-            lcpPathLines(
-              `${page.name} (${form}, ${theme})`,
-              await lcpPath(result.artifacts, result.lhr.configSettings),
-            ),
-          );
+        loads.push({ page, form, theme, result, failure });
       }
     }
+  }
+  const hostIndex = perLoadIndex
+    ? null
+    : runBenchmarkIndex(loads.filter((l) => l.form === "mobile" && !l.failure).map((l) => l.result.artifacts));
+
+  for (const { page, form, theme, result: gathered, failure: gatherFailure } of loads) {
+    let result = gathered;
+    let failure = gatherFailure;
+    let slowdown = 1;
+    // The phone's CPU from the run's benchmark index (desktop audits stay unthrottled, 1×).
+    if (!failure && form === "mobile" && result.artifacts.BenchmarkIndex) {
+      try {
+        result = await calibrated(result, targetIndex, hostIndex ?? result.artifacts.BenchmarkIndex);
+        slowdown = result.slowdown;
+        failure = auditFailure(result.lhr);
+      } catch (error) {
+        failure = String(error?.message ?? error);
+      }
+    }
+    if (failure) {
+      rows.push({ page: page.name, form, theme, failure });
+      continue;
+    }
+    const { categories, audits, environment, configSettings } = result.lhr;
+    const fileName = `${page.name.replace(/[^a-z0-9]+/gi, "-")}-${form}-${theme}.json`;
+    if (reports) writeFileSync(`${reports}/${fileName}`, result.report);
+    if (artifactsDir) writeFileSync(`${artifactsDir}/${fileName}`, JSON.stringify(result.artifacts));
+    const score = (id) => Math.round((categories[id]?.score ?? 0) * 100);
+    const failing = Object.values(audits)
+      .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary")
+      .map((a) => a.id);
+    rows.push({
+      page: page.name,
+      form,
+      theme,
+      performance: score("performance"),
+      accessibility: score("accessibility"),
+      "best-practices": score("best-practices"),
+      seo: score("seo"),
+      metrics: METRICS.map(([, id]) => audits[id]?.displayValue ?? "?").join(" · "),
+      failing: failing.join(" "),
+      benchmark: Math.round(environment.benchmarkIndex),
+      slowdown: configSettings.throttling.cpuSlowdownMultiplier,
+    });
+    if (showMainThread)
+      console.log(
+        `${page.name} (${form}, ${theme}): ${mainThreadLine(await mainThreadBeforeLcp(result.artifacts.Trace), slowdown)}`,
+      );
+    if (showLcpPath && form === "mobile")
+      console.log(
+        lcpPathLines(`${page.name} (${form}, ${theme})`, await lcpPath(result.artifacts, result.lhr.configSettings)),
+      );
   }
 
   const metricNames = METRICS.map(([name]) => name).join(" · ");
@@ -415,6 +437,7 @@ try {
   if (indexes.length)
     console.log(
       `\nBenchmark index ${Math.round(Math.min(...indexes))}–${Math.round(Math.max(...indexes))}` +
+        (hostIndex ? `, the run's median ${Math.round(hostIndex)}` : "") +
         (slowdowns.length
           ? `; the phone (index ${targetIndex}) at a CPU slowdown of ${Math.min(...slowdowns)}–${Math.max(...slowdowns)}×.`
           : "."),
