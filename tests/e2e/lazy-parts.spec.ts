@@ -71,6 +71,15 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     return seen;
   };
 
+  /** The console's warnings about preloads (one the page never used, or used in another mode). */
+  const watchPreloadWarnings = (page: Page) => {
+    const warnings: string[] = [];
+    page.on("console", (message) => {
+      if (/preload/i.test(message.text())) warnings.push(message.text());
+    });
+    return warnings;
+  };
+
   test("not on the landing page; the sign-in screen loads it", async ({ page }) => {
     const clerkJs = watchClerkJs(page);
     await page.goto("/");
@@ -88,10 +97,7 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     page,
   }) => {
     const clerkJs = watchClerkJs(page);
-    const preloadWarnings: string[] = [];
-    page.on("console", (message) => {
-      if (/preload/i.test(message.text())) preloadWarnings.push(message.text());
-    });
+    const preloadWarnings = watchPreloadWarnings(page);
     // The root route's script held: the page cannot hydrate until it is let through.
     let held: Route | null = null;
     await page.route("**/build/root-*.js", (route) => void (held = route));
@@ -120,10 +126,7 @@ test.describe("clerk-js loads when a page needs it @js", () => {
       const name = /\/_clerk-js\/([a-z-]+)_clerk\.browser_/.exec(new URL(request.url()).pathname)?.[1];
       if (name) chunks.push(name);
     });
-    const preloadWarnings: string[] = [];
-    page.on("console", (message) => {
-      if (/preload/i.test(message.text())) preloadWarnings.push(message.text());
-    });
+    const preloadWarnings = watchPreloadWarnings(page);
     let held: Route | null = null;
     await page.route("**/build/root-*.js", (route) => void (held = route));
     await page.goto("/sign-in", { waitUntil: "commit" });

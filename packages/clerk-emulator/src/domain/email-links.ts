@@ -8,7 +8,7 @@ import type {
   Store,
   UserRecord,
 } from "../state/store";
-import { ApiError } from "./errors";
+import { ApiError, strategyNotAllowed } from "./errors";
 import { emailLinkEmail, type EmailLinkFlow } from "./messages";
 import { markFirstFactorSent } from "./sign-ins";
 import { markSignUpEmailSent, requireSignUpEmail } from "./sign-ups";
@@ -54,13 +54,7 @@ function sendLink(
 export function refuseUnlessLinkVerification(store: Store, use: "verification" | "sign_in" = "verification"): void {
   const { emailLinkVerification, emailLinkSignIn } = store.settings.instance;
   if (use === "verification" ? emailLinkVerification : emailLinkSignIn) return;
-  throw new ApiError(
-    422,
-    "form_param_value_invalid",
-    "is invalid",
-    "strategy",
-    "email_link does not match one of the allowed values for parameter strategy",
-  );
+  throw strategyNotAllowed("email_link");
 }
 
 /**

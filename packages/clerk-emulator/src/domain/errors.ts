@@ -33,3 +33,14 @@ export class ApiError extends Error {
     };
   }
 }
+
+/** Clerk's 422 for a `strategy` the instance or the endpoint does not take. */
+export function strategyNotAllowed(strategy: string): ApiError {
+  return new ApiError(
+    422,
+    "form_param_value_invalid",
+    "is invalid",
+    "strategy",
+    `${strategy} does not match one of the allowed values for parameter strategy`,
+  );
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { SignInRecord, SignUpRecord, Store } from "../state/store";
-import { ApiError } from "./errors";
+import { ApiError, strategyNotAllowed } from "./errors";
 
 /**
  * The instance's social connections (Clerk's dashboard: "SSO connections"), as Clerk's environment
@@ -188,13 +188,7 @@ export function oauthAuthorizeUrl(strategy: string, frontendApiUrl: string): str
  */
 export function refuseUnofferedOAuth(store: Store, strategy: string, redirectUrl: string | null): void {
   if (!authenticatableSocialStrategies(store.settings.instance.socialConnections).includes(strategy)) {
-    throw new ApiError(
-      422,
-      "form_param_value_invalid",
-      "is invalid",
-      "strategy",
-      `${strategy} does not match one of the allowed values for parameter strategy`,
-    );
+    throw strategyNotAllowed(strategy);
   }
   if (!redirectUrl) throw new ApiError(422, "form_param_missing", "is missing", "redirect_url");
 }

@@ -1,7 +1,7 @@
 import { parsePhone, phoneOf } from "../domain/identifiers";
 import { addPhoneNumber, removePhoneNumber, verifyPhoneNumber } from "../domain/phone-numbers";
 import { deletedJSON, phoneNumberJSON } from "../json";
-import { ApiError } from "../domain/errors";
+import { strategyNotAllowed } from "../domain/errors";
 import { str } from "../http/routing";
 import type { FrontendContext, Route } from "./context";
 import { refuseWrongCode, textCode } from "../domain/verification-codes";
@@ -46,13 +46,7 @@ export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
     const phone = phoneOf(user, req.params.id);
     const strategy = str(req.body?.strategy) ?? "phone_code";
     if (strategy !== "phone_code") {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        "strategy",
-        `${strategy} does not match one of the allowed values for parameter strategy`,
-      );
+      throw strategyNotAllowed(strategy);
     }
     if (!phone.verified) textCode(store, phone.phone, phone.id, user.id);
     return reply(req, res, phoneNumberJSON(phone));

@@ -3,7 +3,7 @@ import type { Request, Response } from "express";
 import { deletedJSON } from "../json";
 import { PASSKEY_TIMEOUT_MS, passkeyJSON, passkeysOf } from "../json/passkeys";
 import { proxyUrlOf, publicOrigin } from "../http/proxy";
-import { ApiError } from "../domain/errors";
+import { ApiError, strategyNotAllowed } from "../domain/errors";
 import { refuseSignedInAgain } from "../domain/sessions";
 import { str } from "../http/routing";
 import type { ClientRecord, PasskeyRecord, SignInRecord, UserRecord } from "../state/store";
@@ -33,13 +33,7 @@ const passkeysIn = (fapi: FrontendContext) => fapi.store.state.passkeys;
 /** Passkeys exist only on an instance that has them (`passkeys`); elsewhere Clerk's 422 for the strategy. */
 function refuseUnlessPasskeys(fapi: FrontendContext) {
   if (fapi.store.settings.passkeys) return;
-  throw new ApiError(
-    422,
-    "form_param_value_invalid",
-    "is invalid",
-    "strategy",
-    "passkey does not match one of the allowed values for parameter strategy",
-  );
+  throw strategyNotAllowed("passkey");
 }
 
 /**

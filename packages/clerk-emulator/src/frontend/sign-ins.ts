@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import { startImpersonation } from "../domain/actor-tokens";
 import { redeemTicket } from "../domain/invitations";
 import { signInJSON } from "../json";
-import { ApiError } from "../domain/errors";
+import { ApiError, strategyNotAllowed } from "../domain/errors";
 import { str } from "../http/routing";
 import type { ClientRecord, SignInRecord, UserRecord } from "../state/store";
 import { touchClient } from "../domain/sessions";
@@ -52,13 +52,7 @@ export function registerSignInRoutes(route: Route, fapi: FrontendContext): void 
     refuseIfSignedIn(req);
     const strategy = str(req.body?.strategy);
     if (strategy !== null && !signInStrategies(store).includes(strategy)) {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        "strategy",
-        `${strategy} does not match one of the allowed values for parameter strategy`,
-      );
+      throw strategyNotAllowed(strategy);
     }
     const identifier = str(req.body?.identifier)?.trim() ?? null;
     if (identifier === "" && strategy !== "ticket") {
