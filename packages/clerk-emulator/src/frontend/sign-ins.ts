@@ -7,7 +7,8 @@ import { str } from "../http/routing";
 import type { ClientRecord, SignInRecord, UserRecord } from "../state/store";
 import { touchClient } from "../domain/sessions";
 import { preparePhoneCode } from "../domain/sign-in-phone";
-import { isOAuthStrategy, startOAuthSignIn } from "../domain/social-connections";
+import { startOAuthSignIn } from "../domain/oauth-starts";
+import { isOAuthStrategy } from "../domain/social-connections";
 import {
   askForSecondFactor,
   attemptSignInCode,
