@@ -21,7 +21,7 @@ import { NavBar } from "~/components/nav-bar";
 import { PageLoadFallback } from "~/components/page-load-fallback";
 import { PreventThemeFlash } from "~/components/prevent-theme-flash";
 import { ProgressBar } from "~/components/progress-bar";
-import { ClerkSignOutProvider } from "~/hooks/use-clerk-sign-out";
+import { ClerkSignOutProvider } from "~/components/clerk-sign-out-provider";
 import { useClerkScreenDone } from "~/hooks/use-clerk-screen-done";
 import { useHydrated } from "~/hooks/use-hydrated";
 import { useKeepSessionFresh } from "~/hooks/use-keep-session-fresh";
@@ -150,19 +150,22 @@ function App() {
   useKeepSessionFresh(sessionExpiresInMs);
   useThemeAcrossTabs();
   return (
-    <ClerkSignOutProvider>
+    <>
       <ProgressBar />
       <PageLoadFallback />
       <Analytics settings={analytics} userId={viewer?.id ?? null} />
-      <NavBar
-        viewer={viewer}
-        activeOrgId={activeOrgId}
-        analyticsOptedOut={analytics.available ? analytics.optedOut : undefined}
-      />
+      {/* The two controls that sign out are in the bar (app/components/clerk-sign-out-provider.tsx). */}
+      <ClerkSignOutProvider>
+        <NavBar
+          viewer={viewer}
+          activeOrgId={activeOrgId}
+          analyticsOptedOut={analytics.available ? analytics.optedOut : undefined}
+        />
+      </ClerkSignOutProvider>
       <main id="main">
         <Outlet />
       </main>
-    </ClerkSignOutProvider>
+    </>
   );
 }
 
