@@ -47,6 +47,9 @@ function cleanUp() {
 }
 
 if (!done) waitForClerk();
+// A page marked for a Clerk screen that shows none (its route's error page, a frame not rendered):
+// nothing will be drawn to wait for, so the fonts come now.
+else if (typeof document !== "undefined") document.documentElement.removeAttribute(FONTS_WAIT);
 
 function waitForClerk() {
   const frame = document.querySelector(".clerk-frame")!;
