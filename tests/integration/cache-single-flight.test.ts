@@ -87,8 +87,11 @@ describe.each(backends)("on %s", (_name, config) => {
     // (A waiter that asked Clerk too is answered, so the count below says so rather than the test hanging.)
     const stray = setInterval(() => source.answerAll("read by a stray waiter"), 100);
     closing.push(() => clearInterval(stray));
-    expect(await Promise.all(waiting)).toEqual(others.map(() => "read again"));
-    expect(source.calls()).toBe(2);
+    // One waiter reads and the others take its answer, save at most one whose lease came in the one round
+    // trip in which that answer landed: the lead is the SET NX alone, at the cost of that rare extra read.
+    const answers = await Promise.all(waiting);
+    expect(answers.filter((answer) => answer === "read again").length).toBeGreaterThanOrEqual(others.length - 1);
+    expect(source.calls()).toBeLessThanOrEqual(3);
   });
 
   it("a forget during the read refuses its answer: the waiters do not take it, one reads after the forget", async () => {
