@@ -56,17 +56,21 @@ describe.each(backends)("on %s", (_name, config) => {
     return { family, caches: await Promise.all(Array.from({ length: size }, () => instance(family))) };
   };
 
-  it("six instances missing the same key at once ask Clerk once", async () => {
+  it("six instances missing the same key at once ask Clerk once (twice at most)", async () => {
     const { caches } = await fleet(6);
     const source = clerkStandIn();
     const reads = caches.map((cache) => cache.get("org_1", source.load));
     await source.asked();
     // The others are waiting by now (they asked for the lease as the first one did).
     await new Promise((r) => setTimeout(r, 50));
-    // (Every read asked is answered: a fleet without single flight fails on the count, not on a hang.)
+    // (Every read asked is answered, now and later: a fleet without single flight fails on the count, not on a hang.)
     source.answerAll("read once");
+    const stray = setInterval(() => source.answerAll("read once"), 100);
+    closing.push(() => clearInterval(stray));
     expect(await Promise.all(reads)).toEqual(caches.map(() => "read once"));
-    expect(source.calls()).toBe(1);
+    // One read, or two when a waiter won the lease in the one round trip in which the answer landed: the
+    // lead is the SET NX alone (43d87c4), at the cost of that rare extra read.
+    expect(source.calls()).toBeLessThanOrEqual(2);
   });
 
   it("a reader that fails lets the waiters go at once: one of them reads, the rest take its answer", async () => {
