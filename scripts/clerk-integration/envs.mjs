@@ -90,7 +90,13 @@ export const ENVS = {
     development: true,
     appEnv: SIGN_IN_UP_URLS,
   },
-  withNeedsClientTrust: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["client trust (needs_client_trust)"] },
+  // Client trust (Clerk's Device Trust): a password sign-in on a new browser waits for an emailed code.
+  // Clerk's environment JSON has no key for it; the emulator's settings file takes auth_config.client_trust.
+  withNeedsClientTrust: {
+    instance: { auth_config: { client_trust: true } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
   withEnterpriseSso: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["an enterprise SSO connection"] },
   withBilling: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["billing"] },
   withBillingJwtV2: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["billing"] },

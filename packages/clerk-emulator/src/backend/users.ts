@@ -54,9 +54,10 @@ const COMMON_USER_FIELDS: BodyFields = {
   create_organization_enabled: NO_PERMISSIONS,
   create_organizations_limit: NO_PERMISSIONS,
   legal_accepted_at: "kept",
-  // The emulator has no legal requirements nor device trust to check.
+  // The emulator has no legal requirements to check.
   skip_legal_checks: "flag",
-  bypass_client_trust: "flag",
+  // domain/client-trust.ts: a password sign-in on a new browser is not held for a code.
+  bypass_client_trust: "kept",
   created_at: "kept",
 };
 
@@ -153,6 +154,7 @@ export function registerUserRoutes(route: Route, { store, userOf, frontendApiUrl
         body.legal_accepted_at === null ? null : timeOf(body.legal_accepted_at, "legal_accepted_at");
     }
     if (body.created_at !== undefined) out.createdAt = timeOf(body.created_at, "created_at");
+    if (body.bypass_client_trust !== undefined) out.bypassClientTrust = isTrue(body.bypass_client_trust);
     for (const kind of ["public", "private", "unsafe"] as const) {
       const value = body[`${kind}_metadata`];
       if (value !== undefined) out[`${kind}Metadata`] = parseMetadata(value, `${kind}_metadata`);

@@ -37,6 +37,13 @@ export type DashboardSettings = {
   forceOrganizationSelection: boolean;
   /** `user_settings.sign_up.mfa.required`: a session of someone without a second factor is pending, with the `setup-mfa` task. */
   mfaRequired: boolean;
+  /**
+   * `auth_config.client_trust` (the dashboard's Client Trust, "Device Trust" in Clerk's docs): a password
+   * sign-in on a browser where the person has never had a session waits at `needs_client_trust` for a code
+   * (domain/client-trust.ts). **Not in Clerk's environment JSON**, which does not show this switch: the
+   * settings file takes it here, beside the auth settings, and the environment never shows it.
+   */
+  clientTrust: boolean;
 };
 
 type Switch = {
@@ -97,6 +104,7 @@ const SWITCHES: Switch[] = [
     read: boolean,
   },
   { key: "mfaRequired", path: "user_settings.sign_up.mfa.required", accepts: "true or false", read: boolean },
+  { key: "clientTrust", path: "auth_config.client_trust", accepts: "true or false", read: boolean },
 ];
 
 /** Clerk's defaults for a new production instance (email links: the emulator's, as before these switches). */
@@ -113,6 +121,8 @@ export function defaultDashboardSettings(): DashboardSettings {
     // Personal accounts allowed: no session task.
     forceOrganizationSelection: false,
     mfaRequired: false,
+    // Off, as on a new instance: a password is enough on any browser.
+    clientTrust: false,
   };
 }
 

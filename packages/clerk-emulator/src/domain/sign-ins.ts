@@ -19,6 +19,7 @@ import { ApiError } from "./errors";
 import { userByIdentifier } from "./identifiers";
 import { ticketUser, usableTicket, type Ticket } from "./invitations";
 import { verificationCodeEmail } from "./messages";
+import { askForClientTrust, markClientTrustState } from "./client-trust";
 import { checkSecondFactor, twoFactorEnabled } from "./mfa";
 import { validateNewPassword } from "./passwords";
 import { refuseSignedInAgain, revokeSessionsOfUser } from "./sessions";
@@ -68,6 +69,7 @@ export function startSignIn(store: Store, client: ClientRecord, identifier: stri
     createdSessionId: null,
     firstFactorStrategy: null,
     firstFactorStatus: null,
+    clientTrustState: "pending",
     createdAt: Date.now(),
   };
   return store.write(() => (client.signIn = signIn));
@@ -103,6 +105,7 @@ export function identifySignIn(
     signIn.userId = user.id;
     signIn.status = "needs_first_factor";
   });
+  markClientTrustState(store, client, signIn, user.id);
   return user;
 }
 
@@ -232,11 +235,13 @@ export function attemptSignInCode(store: Store, signIn: SignInRecord, strategy: 
 
 /**
  * After the first factor (or a new password): a user with two-factor on is
- * asked for it, the sign-in waiting at `needs_second_factor` (true); anyone
+ * asked for it, the sign-in waiting at `needs_second_factor` (true); a
+ * password sign-in on a browser new to the person waits at
+ * `needs_client_trust` where the instance has client trust on (true); anyone
  * else is to be signed in now (false).
  */
 export function askForSecondFactor(store: Store, signIn: SignInRecord, user: UserRecord): boolean {
-  if (!twoFactorEnabled(store, user)) return false;
+  if (!twoFactorEnabled(store, user)) return askForClientTrust(store, signIn, user);
   store.write(() => {
     signIn.status = "needs_second_factor";
   });
@@ -258,9 +263,13 @@ export function completeSignIn(
   });
 }
 
-/** A step asked for out of turn: Clerk's 400 for a sign-in not at that step. */
-export function requireSignInStatus(signIn: SignInRecord, status: SignInRecord["status"]): void {
-  if (signIn.status !== status) {
+/** A step asked for out of turn: Clerk's 400 for a sign-in not at that step (or any of those steps). */
+export function requireSignInStatus(
+  signIn: SignInRecord,
+  status: SignInRecord["status"],
+  ...others: SignInRecord["status"][]
+): void {
+  if (signIn.status !== status && !others.includes(signIn.status)) {
     throw new ApiError(
       400,
       "sign_in_status_invalid",

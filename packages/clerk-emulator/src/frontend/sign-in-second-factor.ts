@@ -11,6 +11,7 @@ import {
   signInUser,
 } from "../domain/sign-ins";
 import { prepareSecondFactor } from "../domain/mfa";
+import { attemptClientTrustCode, prepareClientTrustCode } from "../domain/client-trust";
 import type { FrontendContext, Route } from "./context";
 
 type CurrentSignIn = (req: Request, res: Response) => { client: ClientRecord; signIn: SignInRecord };
@@ -21,23 +22,29 @@ export function registerSecondFactorRoutes(route: Route, fapi: FrontendContext, 
 
   // TOTP and backup codes need no preparing (the person reads the code off their app or their list): only a
   // kind that sends its code (a text message to a number reserved for it, `sms.created`) can be prepared.
+  // A new browser's client-trust step (domain/client-trust.ts) is a second factor too: an emailed code.
   route("POST", "/v1/client/sign_ins/:id/prepare_second_factor", (req, res) => {
     const { client, signIn } = currentSignIn(req, res);
-    requireSignInStatus(signIn, "needs_second_factor");
+    requireSignInStatus(signIn, "needs_second_factor", "needs_client_trust");
     const strategy = str(req.body?.strategy);
-    prepareSecondFactor(store, signIn, signInUser(store, signIn), strategy, {
-      phoneNumberId: str(req.body?.phone_number_id),
-      userAgent: req.get("user-agent") ?? null,
-    });
+    const user = signInUser(store, signIn);
+    const userAgent = req.get("user-agent") ?? null;
+    if (signIn.status === "needs_client_trust") prepareClientTrustCode(store, signIn, user, strategy, userAgent);
+    else
+      prepareSecondFactor(store, signIn, user, strategy, { phoneNumberId: str(req.body?.phone_number_id), userAgent });
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 
   route("POST", "/v1/client/sign_ins/:id/attempt_second_factor", (req, res) => {
     const { client, signIn } = currentSignIn(req, res);
-    requireSignInStatus(signIn, "needs_second_factor");
+    requireSignInStatus(signIn, "needs_second_factor", "needs_client_trust");
     const user = signInUser(store, signIn);
-    attemptSignInSecondFactor(store, signIn, user, str(req.body?.strategy), str(req.body?.code));
-    completeSignIn(store, signIn, finishSignIn(req, client, user.id, true).id);
+    const [strategy, code] = [str(req.body?.strategy), str(req.body?.code)];
+    // The client-trust code proves the browser, not a second factor of the person: the session's `fva` counts one.
+    const twoFactor = signIn.status === "needs_second_factor";
+    if (twoFactor) attemptSignInSecondFactor(store, signIn, user, strategy, code);
+    else attemptClientTrustCode(store, signIn, strategy, code);
+    completeSignIn(store, signIn, finishSignIn(req, client, user.id, twoFactor).id);
     return envelope(req, res, client, signInJSON(store, signIn));
   });
 

@@ -1,4 +1,5 @@
 import type { ClientRecord, SessionRecord, SignInRecord, SignInTokenRecord, SignUpRecord, Store } from "../state/store";
+import { clientTrustFactors } from "../domain/client-trust";
 import { factorVerificationAge, secondFactorsOf } from "../domain/mfa";
 import { missingSignUpRequirements } from "../domain/sign-ups";
 import { userImageUrl } from "../domain/public-profile";
@@ -103,9 +104,16 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
           })),
       ]
     : [];
-  // Listed once the first factor is done: clerk-js reads them when the status is needs_second_factor.
-  const secondFactors =
-    user && (signIn.status === "needs_second_factor" || signIn.secondFactor) ? secondFactorsOf(store, user) : [];
+  // Listed once the first factor is done: clerk-js reads them when the status is needs_second_factor, or
+  // the emailed code of a client-trust step (domain/client-trust.ts) at needs_client_trust.
+  const clientTrustStep = signIn.status === "needs_client_trust" || signIn.secondFactor?.strategy === "email_code";
+  const secondFactors = !user
+    ? []
+    : clientTrustStep
+      ? clientTrustFactors(user)
+      : signIn.status === "needs_second_factor" || signIn.secondFactor
+        ? secondFactorsOf(store, user)
+        : [];
   const image = user ? userImageUrl(store, user) : "";
   return {
     object: "sign_in_attempt",
@@ -144,6 +152,8 @@ export function signInJSON(store: Store, signIn: SignInRecord) {
       : null,
     created_session_id: signIn.createdSessionId,
     abandon_at: signIn.createdAt + 24 * 3_600_000,
+    // Shown where the instance has client trust on (Clerk's field is nullable).
+    client_trust_state: store.settings.instance.clientTrust ? (signIn.clientTrustState ?? "pending") : null,
   };
 }
 

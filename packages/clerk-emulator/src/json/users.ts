@@ -103,5 +103,6 @@ export function userJSON(store: Store, user: UserRecord, api: Api) {
     ...common,
     private_metadata: user.privateMetadata,
     create_organizations_limit: null,
+    bypass_client_trust: user.bypassClientTrust ?? false,
   };
 }

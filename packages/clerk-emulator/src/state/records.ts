@@ -65,6 +65,8 @@ export type UserRecord = {
   failedAttempts?: number;
   /** Marked compromised through the Backend API: a password sign-in is refused until it changes. */
   passwordCompromised?: boolean;
+  /** The Backend API's `bypass_client_trust`: a password sign-in on a new browser is never held for client trust. */
+  bypassClientTrust?: boolean;
   /** Multi-factor authentication as the user's JSON shows it (domain/mfa.ts); absent in older state files. */
   mfa?: UserMfaFlags;
 };
@@ -224,8 +226,19 @@ export type SignInRecord = {
   id: string;
   identifier: string | null;
   userId: string | null;
-  status: "needs_identifier" | "needs_first_factor" | "needs_second_factor" | "needs_new_password" | "complete";
+  status:
+    | "needs_identifier"
+    | "needs_first_factor"
+    | "needs_second_factor"
+    | "needs_client_trust"
+    | "needs_new_password"
+    | "complete";
   createdSessionId: string | null;
+  /**
+   * Whether the person has had a session on this client before (`known`) or not (`new`), once the
+   * identifier names them (`pending` before); absent in older state files. Client trust (domain/client-trust.ts).
+   */
+  clientTrustState?: "pending" | "new" | "known";
   firstFactorStrategy: string | null;
   firstFactorStatus: "unverified" | "verified" | "failed" | "expired" | null;
   /** The WebAuthn request options (JSON, its challenge inside) a `passkey` first factor was prepared with. */

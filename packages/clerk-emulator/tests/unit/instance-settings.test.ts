@@ -22,6 +22,7 @@ const defaults = {
   emailLinkSignIn: true,
   emailLinkVerification: false,
   socialConnections: {},
+  clientTrust: false,
 };
 
 describe("the instance settings file", () => {
@@ -122,6 +123,17 @@ describe("the instance settings file", () => {
         new RegExp(`^--instance ${file}: user_settings\\.social: an object of providers by strategy \\(oauth_apple, `),
       );
     }
+  });
+
+  it("takes client trust beside the auth settings (auth_config.client_trust), a key Clerk's environment lacks", () => {
+    const file = instanceFile({ auth_config: { client_trust: true } });
+    const parsed = parseCli(["--instance", file], {});
+    if (parsed === "help") throw new Error("parsed as --help");
+    expect(parsed.instance).toMatchObject({ ...defaults, clientTrust: true });
+    expect(dashboardSettingsJSON(parsed.instance)).toMatchObject({ auth_config: { client_trust: true } });
+    expect(() => parseCli(["--instance", instanceFile({ auth_config: { client_trust: "on" } })], {})).toThrow(
+      /auth_config\.client_trust: true or false \(got "on"\)/,
+    );
   });
 
   it("refuses an unknown key in one line naming the key and the keys there are", () => {
