@@ -113,7 +113,9 @@ export function identifySignIn(
  * Whom a sign-in ticket signs in: an actor token's user (impersonation), a
  * sign-in token's, or the account with an invitation's address; Clerk's
  * refusals for a ticket that cannot be used, for a barred user, and
- * (multi-session) for someone the client is signed in as already.
+ * (multi-session) for someone the client is signed in as already. An
+ * impersonation is not that person's own session, so it is made beside theirs
+ * (Clerk's `impersonation-flow` spec impersonates the signed-in user).
  */
 export function signInTicket(
   store: Store,
@@ -126,7 +128,7 @@ export function signInTicket(
   const userId = actorToken?.userId ?? ticketUser(store, ticket!);
   const holder = store.user(userId);
   if (holder) refuseBarredUser(holder);
-  refuseSignedInAgain(store, client, userId, meta);
+  if (!actorToken) refuseSignedInAgain(store, client, userId, meta);
   return { userId, actorToken, ticket };
 }
 

@@ -68,6 +68,24 @@ describe("a multi-session instance", () => {
     expect(ids(client.body.response)).toEqual([ada.sessionId]);
   });
 
+  it("lets an impersonation (an actor token's ticket) of the signed-in account in beside its own session", async () => {
+    const browser = frontendClient(emu.origin);
+    const ada = await signIn(browser, "ada@example.com");
+    const token = await emu.bapi("POST", "/v1/actor_tokens", {
+      user_id: "user_seed_ada",
+      actor: { sub: "user_seed_grace" },
+      expires_in_seconds: 120,
+    });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    const r = await browser("POST", "/v1/client/sign_ins", { strategy: "ticket", ticket: token.body.token });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const sessionId = r.body.response.created_session_id as string;
+    expect(ids(r.body.client)).toEqual([ada.sessionId, sessionId]);
+    const impersonation = r.body.client.sessions.find((s: { id: string }) => s.id === sessionId);
+    expect(impersonation).toMatchObject({ actor: { sub: "user_seed_grace" }, user: { id: "user_seed_ada" } });
+    expect(r.body.client.last_active_session_id).toBe(sessionId);
+  });
+
   it("switches the last active session with touch (clerk-js's setActive)", async () => {
     const browser = frontendClient(emu.origin);
     const ada = await signIn(browser, "ada@example.com");
