@@ -7,7 +7,6 @@ import {
   Meta,
   Outlet,
   Scripts,
-  ScrollRestoration,
   useLoaderData,
   useMatches,
   useRevalidator,
@@ -21,6 +20,7 @@ import { NavBar } from "~/components/nav-bar";
 import { PageLoadFallback } from "~/components/page-load-fallback";
 import { PreventThemeFlash } from "~/components/prevent-theme-flash";
 import { ProgressBar } from "~/components/progress-bar";
+import { ScrollRestoration } from "~/components/scroll-restoration";
 import { ClerkSignOutProvider } from "~/components/clerk-sign-out-provider";
 import { useClerkScreenDone } from "~/hooks/use-clerk-screen-done";
 import { useHydrated } from "~/hooks/use-hydrated";
@@ -116,7 +116,7 @@ function Document({ children }: { children: ReactNode }) {
         <RadixTheme id="theme-root" appearance="inherit" accentColor="indigo" grayColor="slate" radius="medium">
           {children}
         </RadixTheme>
-        <ScrollRestoration nonce={nonce} />
+        <ScrollRestoration clerkScreen={clerkScreen} nonce={nonce} />
         <Scripts nonce={nonce} />
         {/* Put in once hydrated, so it holds up no paint (app/lib/after-paint.ts). */}
         {hydrated && clerkScreenDone ? (

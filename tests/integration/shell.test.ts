@@ -236,6 +236,14 @@ describe("pages and HTTP basics", () => {
     for (const href of hrefs) expect((await fetch(server.origin + href)).status).toBe(200);
   });
 
+  it("on Clerk's screens, runs no scroll script before hydration (its sessionStorage read holds up the parser)", async () => {
+    // Remix's <ScrollRestoration> script: on other pages it restores a reloaded page's scroll before hydration.
+    const script = /<script[^>]*>\(\(STORAGE_KEY, restoreKey\) =>/;
+    expect(await (await get("/")).text()).toMatch(script);
+    expect(await (await get("/sign-in")).text()).not.toMatch(script);
+    expect(await (await get("/sign-up")).text()).not.toMatch(script);
+  });
+
   it("does not mount the Clerk emulator when keys are set", async () => {
     expect((await fetch(`${server.origin}/__clerk/v1/environment`)).status).toBe(404);
   });
