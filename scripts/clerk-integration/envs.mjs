@@ -103,7 +103,9 @@ export const ENVS = {
   withAPIKeys: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["API keys"] },
   withProtectService: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["Clerk Protect"] },
   withWhatsappPhoneCode: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["WhatsApp phone codes"] },
-  withSharedUIVariant: { ...withEmailCodes, needs: ["the shared UI variant of @clerk/ui"] },
+  // The shared React variant of @clerk/ui (ui.shared.browser.js, which the spec swaps in): the emulator serves
+  // it from the installed @clerk/ui as it serves ui.browser.js; the app names the variant as the preset does.
+  withSharedUIVariant: { ...withEmailCodes, appEnv: { ...SIGN_IN_UP_URLS, CLERK_UI_VARIANT: "shared" } },
   withEmailCodesProxy: { ...withEmailCodes, needs: ["a server framework's own proxy (CLERK_PROXY_ENABLED)"] },
   withKeyless: { development: true, appEnv: {}, needs: ["keyless applications (Clerk's staging API)"] },
 };

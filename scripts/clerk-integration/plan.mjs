@@ -41,12 +41,22 @@ export function longRunningApps(integrationDir) {
 
 const TITLE = String.raw`\s*(?<quote>['"\x60])(?<title>(?:(?!\k<quote>).)*)\k<quote>`;
 
+export const OAUTH_PROVIDER = "Clerk's oauth-provider application (a second Clerk instance as the OAuth provider)";
+
 /** A spec file's describe blocks as its presets place them. */
 export function describesOf(source, runningApps) {
   const found = [];
   const calls = new RegExp(String.raw`testAgainstRunningApps\(\s*\{([^}]*)\}\s*\)\(${TITLE}`, "g");
-  for (const m of source.matchAll(calls)) {
+  const matches = [...source.matchAll(calls)];
+  for (const [i, m] of matches.entries()) {
     const options = m[1];
+    // A describe that signs in through a second Clerk application acting as the OAuth provider (Clerk's
+    // `oauth-provider` test instance): only Clerk's servers are that application.
+    const body = source.slice(m.index, matches[i + 1]?.index ?? source.length);
+    if (/instanceKeys\.get\(\s*['"\x60]oauth-provider['"\x60]/.test(body)) {
+      found.push({ title: m.groups.title, env: "withEmailCodes", app: null, needs: [OAUTH_PROVIDER] });
+      continue;
+    }
     const withEnv = [...(/withEnv:\s*\[([^\]]*)\]/.exec(options)?.[1] ?? "").matchAll(/envs\.(\w+)/g)].map((e) => e[1]);
     const withPattern = [...(/withPattern:\s*\[([^\]]*)\]/.exec(options)?.[1] ?? "").matchAll(/'([^']+)'/g)].map(
       (p) => p[1],
@@ -120,6 +130,18 @@ export function internetTests(source) {
     .map((m) => m.groups.title);
 }
 
+/**
+ * A spec's tests that compare a screenshot with Clerk's own baseline (`toHaveScreenshot`): the baselines
+ * are Clerk's rendering on Clerk's CI machines, not in the suite's snapshot, and their pages are the
+ * spec's own app files, which the standalone app here does not have.
+ */
+export function screenshotTests(source) {
+  const starts = [...source.matchAll(new RegExp(String.raw`\btest\(${TITLE}`, "g"))];
+  return starts
+    .filter((m, i) => /\.toHaveScreenshot\(/.test(source.slice(m.index, starts[i + 1]?.index ?? source.length)))
+    .map((m) => m.groups.title);
+}
+
 /** Every describe's title in a spec (testAgainstRunningApps's and test.describe's). */
 function titlesOf(source) {
   const opening = String.raw`(?:testAgainstRunningApps\(\s*\{[^}]*\}\s*\)\(|test\.describe\()`;
@@ -167,9 +189,13 @@ export function plan(integrationDir, args) {
     const describes = describesOf(source, runningApps);
     // A spec none of whose describes runs is tallied once, by its describes.
     const runs = describes.some((d) => !d.needs && envSettings(d.env).needs.length === 0);
-    const offline = runs ? internetTests(source) : [];
-    for (const title of offline)
+    const internet = runs ? internetTests(source) : [];
+    const screenshots = runs ? screenshotTests(source) : [];
+    for (const title of internet)
       notRun.push({ file, title, needs: ["the internet (it reaches a host beyond loopback)"] });
+    for (const title of screenshots)
+      notRun.push({ file, title, needs: ["Clerk's screenshot baselines and the spec's own app files"] });
+    const offline = [...internet, ...screenshots];
     if (describes.length === 0) notRun.push({ file, title: "(no describe found)", needs: ["a describe block"] });
     // A file all of whose tests are left out gives Playwright nothing to run ("No tests found").
     const tests = source.match(new RegExp(String.raw`\btest\(${TITLE}`, "g"))?.length ?? 0;

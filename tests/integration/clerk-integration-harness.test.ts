@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clerkProxy } from "../../scripts/clerk-integration/clerk-proxy";
 import { EMULATOR_BIN, emulatorOptions, groupCommand, switches } from "../../scripts/clerk-integration/emulator.mjs";
 import { ENVS, envSettings } from "../../scripts/clerk-integration/envs.mjs";
-import { APPS, describesOf, internetTests } from "../../scripts/clerk-integration/plan.mjs";
+import {
+  APPS,
+  describesOf,
+  internetTests,
+  OAUTH_PROVIDER,
+  screenshotTests,
+} from "../../scripts/clerk-integration/plan.mjs";
 import { spawnGroup, stopGroup } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
 
@@ -101,6 +107,24 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       "test('key host', async ({ page }) => {\n  const { frontendApi } = parsePublishableKey(pk)!;\n  await page.request.post(`https://${frontendApi}/v1/dev_browser`);\n});",
     ].join("\n");
     expect(internetTests(spec)).toEqual(["external link", "key host"]);
+  });
+
+  it("leaves out what only Clerk has: its oauth-provider application and its screenshot baselines", () => {
+    const runningApps = [{ id: "react.vite.withEmailCodes", env: "withEmailCodes" }];
+    const spec = [
+      "testAgainstRunningApps({ withEnv: [appConfigs.envs.withEmailCodes] })('plain @generic', ({ app }) => {",
+      "  test('looks', async ({ page }) => { await expect(page).toHaveScreenshot({ fullPage: true }); });",
+      "  test('works', async ({ page }) => { await page.goto('/'); });",
+      "});",
+      "testAgainstRunningApps({ withEnv: [appConfigs.envs.withEmailCodes] })('provider @generic', ({ app }) => {",
+      "  test.beforeAll(() => createClerkClient({ secretKey: instanceKeys.get('oauth-provider').sk }));",
+      "});",
+    ].join("\n");
+    expect(describesOf(spec, runningApps)).toEqual([
+      expect.objectContaining({ title: "plain @generic", app: "react-vite" }),
+      expect.objectContaining({ title: "provider @generic", needs: [OAUTH_PROVIDER] }),
+    ]);
+    expect(screenshotTests(spec)).toEqual(["looks"]);
   });
 
   it("gives the emulator only the dashboard switches --instance takes, in the environment JSON's keys", () => {
