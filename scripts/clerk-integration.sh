@@ -110,12 +110,17 @@ cat >"$WORK/package.json" <<JSON
     "fs-extra": "^11.3.0",
     "get-port": "^5.1.1",
     "http-proxy": "^1.18.1",
+    "jsonwebtoken": "9.0.2",
     "tree-kill": "^1.2.2",
     "uuid": "8.3.2"
   }
 }
 JSON
-[ "$reuse" = 1 ] || (cd "$WORK" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error)
+# A reused work dir installs again only when this list changed since its install.
+if [ "$reuse" != 1 ] || ! cmp -s "$WORK/package.json" "$WORK/.installed-package.json"; then
+  (cd "$WORK" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error)
+  cp "$WORK/package.json" "$WORK/.installed-package.json"
+fi
 cp "$HERE/playwright.emulator.config.ts" "$WORK/integration/"
 node "$HERE/edit.cjs" application "$WORK/integration/models/application.ts"
 

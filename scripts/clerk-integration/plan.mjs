@@ -41,6 +41,7 @@ export function longRunningApps(integrationDir) {
 
 const TITLE = String.raw`\s*(?<quote>['"\x60])(?<title>(?:(?!\k<quote>).)*)\k<quote>`;
 
+export const NO_APPS = "an app to run on (Clerk's spec lists none: `const configs = [];`)";
 export const OAUTH_PROVIDER = "Clerk's oauth-provider application (a second Clerk instance as the OAuth provider)";
 
 /** A spec file's describe blocks as its presets place them. */
@@ -67,6 +68,9 @@ export function describesOf(source, runningApps) {
   // A spec that builds its own app: the first describe, the frameworks it builds, the env it gives them.
   const title = new RegExp(String.raw`test\.describe\(${TITLE}`).exec(source)?.groups.title;
   if (!title) return [];
+  // A spec whose app list Clerk has emptied (`const configs = [];`, email-link's): it has no test to run.
+  if (/const configs\s*=\s*\[\s*\]\s*;[\s\S]*configs\.forEach/.test(source))
+    return [{ title, env: "withEmailCodes", app: null, needs: [NO_APPS] }];
   const frameworks = [...source.matchAll(/appConfigs\.(\w+)\.(\w+)/g)].filter((m) => m[1] !== "envs");
   // Machine authentication (API keys, M2M and OAuth tokens), as Clerk's @machine family runs it.
   if (/@machine\b/.test(title))
