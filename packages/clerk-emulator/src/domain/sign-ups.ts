@@ -2,6 +2,7 @@ import { newId } from "../state/ids";
 import { hashPassword, type ClientRecord, type SignUpRecord, type Store, type UserRecord } from "../state/store";
 import { refuseBlockedEmailAddress, refuseUnlistedIdentifier } from "./account-restrictions";
 import { ApiError } from "./errors";
+import { parseMetadata } from "./metadata";
 import { EMAIL, redeemTicket, usableTicket, type Ticket } from "./invitations";
 import { verificationCodeEmail } from "./messages";
 import {
@@ -32,6 +33,8 @@ export type SignUpFields = {
   lastName: string | null;
   /** `legal_accepted`: true accepts the legal terms, false takes the acceptance back. */
   legalAccepted: boolean | null;
+  /** `unsafe_metadata` as sent (a JSON object, or its text in a form body); undefined where not sent. It replaces what was there. */
+  unsafeMetadata: unknown;
 };
 
 /** Only an invitation's ticket can sign someone up; a sign-in token's cannot. */
@@ -168,6 +171,8 @@ function applySignUpFields(store: Store, client: ClientRecord, signUp: SignUpRec
   if (fields.firstName !== null) signUp.firstName = fields.firstName.trim().slice(0, 100) || null;
   if (fields.lastName !== null) signUp.lastName = fields.lastName.trim().slice(0, 100) || null;
   if (fields.legalAccepted !== null) signUp.legalAcceptedAt = fields.legalAccepted ? Date.now() : null;
+  if (fields.unsafeMetadata !== undefined)
+    signUp.unsafeMetadata = parseMetadata(fields.unsafeMetadata, "unsafe_metadata");
   client.updatedAt = Date.now();
 }
 
@@ -245,11 +250,13 @@ export function createSignUpUser(store: Store, signUp: SignUpRecord): UserRecord
   if (ticket) redeemTicket(store, ticket, user.id);
   // An external id the Backend API set on the sign-up (`PATCH /v1/sign_ups/:id`) is the user's, and so is the
   // moment the legal terms were accepted.
-  const { externalId, legalAcceptedAt } = signUp;
-  if (externalId || legalAcceptedAt) {
+  // The sign-up's unsafe metadata is the user's too (Clerk's `<SignUp unsafeMetadata>`).
+  const { externalId, legalAcceptedAt, unsafeMetadata } = signUp;
+  if (externalId || legalAcceptedAt || unsafeMetadata) {
     store.write(() => {
       if (externalId) user.externalId = externalId;
       if (legalAcceptedAt) user.legalAcceptedAt = legalAcceptedAt;
+      if (unsafeMetadata) user.unsafeMetadata = unsafeMetadata;
     });
   }
   return user;

@@ -34,6 +34,7 @@ function signUpFields(body: Record<string, unknown>): SignUpFields {
     // clerk-js sends the checkbox as a form field: "true" or "false".
     legalAccepted:
       body.legal_accepted === undefined ? null : body.legal_accepted === true || body.legal_accepted === "true",
+    unsafeMetadata: body.unsafe_metadata,
   };
 }
 

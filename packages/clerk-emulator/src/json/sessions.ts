@@ -210,7 +210,7 @@ export function signUpJSON(signUp: SignUpRecord, store: Store) {
     first_name: signUp.firstName,
     last_name: signUp.lastName,
     password_enabled: Boolean(signUp.passwordHash),
-    unsafe_metadata: {},
+    unsafe_metadata: signUp.unsafeMetadata ?? {},
     public_metadata: {},
     custom_action: signUp.customAction ?? false,
     external_id: signUp.externalId ?? null,

@@ -274,6 +274,8 @@ export type SignUpRecord = {
   customAction?: boolean;
   /** When the sign-up accepted the legal terms (`legal_accepted`), which the user made keeps. */
   legalAcceptedAt?: number | null;
+  /** The sign-up's `unsafe_metadata` (clerk-js's `<SignUp unsafeMetadata>`), which the user made keeps. */
+  unsafeMetadata?: Metadata;
   /** A sign-up through a social connection: its strategy and the provider's authorize URL, unverified. */
   externalAccount?: { strategy: string; redirectUrl: string } | null;
 };

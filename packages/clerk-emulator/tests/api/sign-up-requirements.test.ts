@@ -187,3 +187,42 @@ describe("the sign-up mode", () => {
     expect((await signUp()).verified!.body.response.status).toBe("complete");
   });
 });
+
+describe("a sign-up's unsafe metadata (clerk-js's <SignUp unsafeMetadata>)", () => {
+  it("is kept on the sign-up, replaced by a PATCH, and given to the user made", async () => {
+    const browser = frontendClient(emu.origin);
+    const email = uniqueEmail("metadata");
+    const created = await browser("POST", "/v1/client/sign_ups", {
+      email_address: email,
+      password: "a-good-password-1",
+      unsafe_metadata: JSON.stringify({ position: "goalie", number: 1 }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.response.unsafe_metadata).toEqual({ position: "goalie", number: 1 });
+    const id = created.body.response.id as string;
+    const patched = await browser("PATCH", `/v1/client/sign_ups/${id}`, {
+      unsafe_metadata: JSON.stringify({ position: "defender" }),
+    });
+    expect(patched.body.response.unsafe_metadata).toEqual({ position: "defender" });
+    const done = await browser("POST", `/v1/client/sign_ups/${id}/attempt_verification`, {
+      strategy: "email_code",
+      code: "424242",
+    });
+    expect(done.body.response.status).toBe("complete");
+    const users = await emu.bapi("GET", `/v1/users?email_address=${encodeURIComponent(email)}`);
+    expect((users.body as { unsafe_metadata: unknown }[])[0]!.unsafe_metadata).toEqual({ position: "defender" });
+  });
+
+  it("refuses what is not a JSON object with a 422 naming unsafe_metadata", async () => {
+    const browser = frontendClient(emu.origin);
+    const refused = await browser("POST", "/v1/client/sign_ups", {
+      email_address: uniqueEmail("badmetadata"),
+      unsafe_metadata: "[1, 2",
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0]).toMatchObject({
+      code: "form_param_format_invalid",
+      meta: { param_name: "unsafe_metadata" },
+    });
+  });
+});
