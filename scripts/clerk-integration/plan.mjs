@@ -41,6 +41,7 @@ export function longRunningApps(integrationDir) {
 
 const TITLE = String.raw`\s*(?<quote>['"\x60])(?<title>(?:(?!\k<quote>).)*)\k<quote>`;
 
+export const NEXT_FILES = "a Next.js app (the spec writes its own @clerk/nextjs middleware into it)";
 export const NO_APPS = "an app to run on (Clerk's spec lists none: `const configs = [];`)";
 export const OAUTH_PROVIDER = "Clerk's oauth-provider application (a second Clerk instance as the OAuth provider)";
 
@@ -68,6 +69,10 @@ export function describesOf(source, runningApps) {
   // A spec that builds its own app: the first describe, the frameworks it builds, the env it gives them.
   const title = new RegExp(String.raw`test\.describe\(${TITLE}`).exec(source)?.groups.title;
   if (!title) return [];
+  // A spec that writes its own Next.js middleware into the app it builds (handshake's clerkMiddleware, keys
+  // from headers, against a local mock of Clerk's API): it tests @clerk/nextjs, which no app here has.
+  if (/\.addFile\(\s*['"\x60]src\/middleware\.ts['"\x60][\s\S]{0,400}?['"]@clerk\/nextjs/.test(source))
+    return [{ title, env: "withEmailCodes", app: null, needs: [NEXT_FILES] }];
   // A spec whose app list Clerk has emptied (`const configs = [];`, email-link's): it has no test to run.
   if (/const configs\s*=\s*\[\s*\]\s*;[\s\S]*configs\.forEach/.test(source))
     return [{ title, env: "withEmailCodes", app: null, needs: [NO_APPS] }];

@@ -13,6 +13,7 @@ import {
   APPS,
   describesOf,
   internetTests,
+  NEXT_FILES,
   OAUTH_PROVIDER,
   screenshotTests,
 } from "../../scripts/clerk-integration/plan.mjs";
@@ -121,6 +122,13 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       expect.objectContaining({ title: "provider @generic", needs: [OAUTH_PROVIDER] }),
     ]);
     expect(screenshotTests(spec)).toEqual(["looks"]);
+    // A spec that writes its own Next.js middleware into the app it builds tests @clerk/nextjs.
+    const middleware = [
+      "test.describe('Client handshake @generic', () => {",
+      "  app = await appConfigs.next.appRouter.clone().addFile('src/middleware.ts', () => `import { clerkMiddleware } from '@clerk/nextjs/server';`)",
+      "});",
+    ].join("\n");
+    expect(describesOf(middleware, runningApps)).toEqual([expect.objectContaining({ needs: [NEXT_FILES] })]);
   });
 
   it("gives the emulator only the dashboard switches --instance takes, in the environment JSON's keys", () => {

@@ -2,8 +2,9 @@
 // react-vite templates) have and this template lacks: /buttons with the modal sign-in and sign-up
 // buttons (sign-up-flow), the account pages user-profile opens (/user, path routing; /hash/user, hash
 // routing with a <UserButton/>), /sign-in-or-up, the combined flow (sign-in-or-up-component),
-// /waitlist with <Waitlist/> (waitlist-mode), /user-button (session-tasks-multi-session) and
-// /page-protected, signed-in people only (session-tasks-sign-in, session-tasks-sign-up).
+// /waitlist with <Waitlist/> (waitlist-mode), /user-button (session-tasks-multi-session),
+// /page-protected, signed-in people only (session-tasks-sign-in, session-tasks-sign-up), /clerk-status,
+// clerk-js's load status (shared-ui-variant), and /hash/sign-in, hash routing (navigation).
 import { type RouteConfig, index, route } from "@react-router/dev/routes";
 
 export default [
@@ -15,6 +16,8 @@ export default [
   route("user/*", "routes/user.tsx"),
   route("buttons", "routes/buttons.tsx"),
   route("hash/user", "routes/hash-user.tsx"),
+  route("hash/sign-in", "routes/hash-sign-in.tsx"),
+  route("clerk-status", "routes/clerk-status.tsx"),
   route("waitlist", "routes/waitlist.tsx"),
   route("user-button", "routes/user-button.tsx"),
   route("page-protected", "routes/page-protected.tsx"),
