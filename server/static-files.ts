@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import express, { type RequestHandler } from "express";
 import { OWN_CLERK_JS_PATH, clerkJsDir } from "../app/lib/clerk/clerk-js-files.server";
+import { compressedOnce } from "./compressed-once";
 
 /**
  * The files the server sends as they are: the fingerprinted build (immutable
@@ -14,7 +15,16 @@ export function staticFiles(root: string, { dev = false } = {}): RequestHandler 
   const build = dev ? { maxAge: 0 } : { immutable: true, maxAge: "1y", etag: false, lastModified: false };
   // A miss under /build is a plain 404, never a Remix document: the build's paths skip the
   // document-only headers (server/security-headers.ts), so no page may be rendered under them.
+  // Compressed once and kept (server/compressed-once.ts), where the files cannot change under the server.
+  if (!dev) {
+    const immutable = { cacheControl: "public, max-age=31536000, immutable", validators: false };
+    router.use("/build", compressedOnce(join(root, "public", "build"), immutable));
+  }
   router.use("/build", express.static(join(root, "public", "build"), { ...build, index: false, fallthrough: false }));
+  router.use(
+    OWN_CLERK_JS_PATH,
+    compressedOnce(clerkJsDir(), { cacheControl: "public, max-age=3600", validators: true }),
+  );
   router.use(OWN_CLERK_JS_PATH, express.static(clerkJsDir(), { maxAge: "1h", index: false, fallthrough: false }));
   router.use(express.static(join(root, "public"), { maxAge: "1h", index: false }));
   // Only paths under those two or that name a file go looking on disk. The

@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
+import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clerkJsDir } from "../../app/lib/clerk/clerk-js-files.server";
 import { startServer, type RunningServer } from "../support/server";
 import { backendApi, emulatorCalls, frontendClient, newTeam, TEAM_PASSWORD } from "../support/emulator-api";
 import { emulatorCookie, sessionCookieHeader } from "../support/session";
@@ -65,6 +68,54 @@ describe("compression", () => {
   it("tiny bodies go as they are", async () => {
     const res = await rawGet("/healthz", { "Accept-Encoding": "gzip, br" });
     expect(res.headers["content-encoding"]).toBeUndefined();
+  });
+});
+
+describe("static files, compressed once and kept (server/compressed-once.ts)", () => {
+  const clerkJs = "/_clerk-js/clerk.browser.js";
+  const raw = () => readFileSync(join(clerkJsDir(), "clerk.browser.js"));
+
+  it("sends clerk-js in Brotli with a 4 MB window, the same bytes each time, that open to the file", async () => {
+    const first = await rawGet(clerkJs, { "Accept-Encoding": "gzip, deflate, br" });
+    expect(first.status).toBe(200);
+    expect(first.headers["content-encoding"]).toBe("br");
+    expect(first.headers["vary"]).toBe("Accept-Encoding");
+    expect(first.headers["cache-control"]).toBe("public, max-age=3600");
+    expect(String(first.headers["content-type"])).toMatch(/javascript/);
+    expect(Number(first.headers["content-length"])).toBe(first.body.length);
+    expect(brotliDecompressSync(first.body).equals(raw())).toBe(true);
+    // RFC 7932 §9.1: a first byte of 0x2b... gives WBITS 22 (the documents' 128 KB window would be 0x01).
+    expect(first.body[0]! & 0x7f).not.toBe(0x01);
+    const second = await rawGet(clerkJs, { "Accept-Encoding": "br" });
+    expect(second.body.equals(first.body)).toBe(true);
+    // Revalidated, it is not sent again.
+    const again = await rawGet(clerkJs, { "Accept-Encoding": "br", "If-None-Match": String(first.headers["etag"]) });
+    expect(again.status).toBe(304);
+  });
+
+  it("gzip for a browser without Brotli; as it is for one that asks for neither; a build file without validators", async () => {
+    const gzipped = await rawGet(clerkJs, { "Accept-Encoding": "gzip" });
+    expect(gzipped.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gzipped.body).equals(raw())).toBe(true);
+    const plain = await rawGet(clerkJs, {});
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.body.equals(raw())).toBe(true);
+    const html = await (await fetch(`${server.origin}/`)).text();
+    const module = /\/build\/_shared\/chunk-[A-Z0-9]+\.js/.exec(html)![0];
+    const built = await rawGet(module, { "Accept-Encoding": "br" });
+    expect(built.headers).toMatchObject({
+      "content-encoding": "br",
+      "cache-control": "public, max-age=31536000, immutable",
+    });
+    expect(built.headers["etag"]).toBeUndefined();
+  });
+
+  it("answers a missing file with a 404 and a path out of the folder with express.static's 403, never a 500", async () => {
+    expect((await rawGet("/_clerk-js/nothing-here.js", { "Accept-Encoding": "br" })).status).toBe(404);
+    for (const path of ["/_clerk-js/..%2f..%2fpackage.json", "/build/%2e%2e/server.js"]) {
+      const res = await rawGet(path, { "Accept-Encoding": "br" });
+      expect([403, 404], path).toContain(res.status);
+    }
   });
 });
 
