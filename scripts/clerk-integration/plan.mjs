@@ -43,6 +43,7 @@ const TITLE = String.raw`\s*(?<quote>['"\x60])(?<title>(?:(?!\k<quote>).)*)\k<qu
 
 export const NEXT_FILES = "a Next.js app (the spec writes its own @clerk/nextjs middleware into it)";
 export const NO_APPS = "an app to run on (Clerk's spec lists none: `const configs = [];`)";
+const OAUTH_PROVIDER_USE = /instanceKeys\.get\(\s*['"\x60]oauth-provider['"\x60]/;
 export const OAUTH_PROVIDER = "Clerk's oauth-provider application (a second Clerk instance as the OAuth provider)";
 
 /** A spec file's describe blocks as its presets place them. */
@@ -52,10 +53,12 @@ export function describesOf(source, runningApps) {
   const matches = [...source.matchAll(calls)];
   for (const [i, m] of matches.entries()) {
     const options = m[1];
-    // A describe that signs in through a second Clerk application acting as the OAuth provider (Clerk's
-    // `oauth-provider` test instance): only Clerk's servers are that application.
+    // A describe that sets up, for all its tests, a second Clerk application acting as the OAuth provider
+    // (Clerk's `oauth-provider` test instance; only Clerk's servers are that application). A test that
+    // uses it in its own body is left out alone (oauthProviderTests).
     const body = source.slice(m.index, matches[i + 1]?.index ?? source.length);
-    if (/instanceKeys\.get\(\s*['"\x60]oauth-provider['"\x60]/.test(body)) {
+    const outsideTests = body.split(new RegExp(String.raw`\btest\(${TITLE}`)).at(0) ?? "";
+    if (providerInSetUp(outsideTests)) {
       found.push({ title: m.groups.title, env: "withEmailCodes", app: null, needs: [OAUTH_PROVIDER] });
       continue;
     }
@@ -140,6 +143,31 @@ export function internetTests(source) {
 }
 
 /**
+ * Whether a describe's set-up (`beforeAll`, `beforeEach`) uses Clerk's oauth-provider application. Its
+ * clean-up (`afterAll`) may too, to delete what a test made there: that alone does not stop its tests.
+ */
+function providerInSetUp(outsideTests) {
+  const hooks = [...outsideTests.matchAll(/\btest\.(beforeAll|beforeEach|afterAll|afterEach)\(/g)];
+  return [...outsideTests.matchAll(new RegExp(OAUTH_PROVIDER_USE, "g"))].some((use) => {
+    const hook = hooks.filter((h) => h.index < use.index).at(-1);
+    return !hook || hook[1].startsWith("before");
+  });
+}
+
+/** A spec's tests that sign in through Clerk's oauth-provider application in their own body. */
+export function oauthProviderTests(source) {
+  // A test's body ends where the next test or describe begins.
+  const bounds = [...source.matchAll(new RegExp(String.raw`\btest\(|testAgainstRunningApps\(|test\.describe\(`, "g"))];
+  const starts = [...source.matchAll(new RegExp(String.raw`\btest\(${TITLE}`, "g"))];
+  return starts
+    .filter((m) => {
+      const end = bounds.find((b) => b.index > m.index)?.index ?? source.length;
+      return OAUTH_PROVIDER_USE.test(source.slice(m.index, end));
+    })
+    .map((m) => m.groups.title);
+}
+
+/**
  * A spec's tests that compare a screenshot with Clerk's own baseline (`toHaveScreenshot`): the baselines
  * are Clerk's rendering on Clerk's CI machines, not in the suite's snapshot, and their pages are the
  * spec's own app files, which the standalone app here does not have.
@@ -200,11 +228,13 @@ export function plan(integrationDir, args) {
     const runs = describes.some((d) => !d.needs && envSettings(d.env).needs.length === 0);
     const internet = runs ? internetTests(source) : [];
     const screenshots = runs ? screenshotTests(source) : [];
+    const provider = runs ? oauthProviderTests(source) : [];
     for (const title of internet)
       notRun.push({ file, title, needs: ["the internet (it reaches a host beyond loopback)"] });
     for (const title of screenshots)
       notRun.push({ file, title, needs: ["Clerk's screenshot baselines and the spec's own app files"] });
-    const offline = [...internet, ...screenshots];
+    for (const title of provider) notRun.push({ file, title, needs: [OAUTH_PROVIDER] });
+    const offline = [...internet, ...screenshots, ...provider];
     if (describes.length === 0) notRun.push({ file, title: "(no describe found)", needs: ["a describe block"] });
     // A file all of whose tests are left out gives Playwright nothing to run ("No tests found").
     const tests = source.match(new RegExp(String.raw`\btest\(${TITLE}`, "g"))?.length ?? 0;

@@ -15,6 +15,7 @@ import {
   internetTests,
   NEXT_FILES,
   OAUTH_PROVIDER,
+  oauthProviderTests,
   screenshotTests,
 } from "../../scripts/clerk-integration/plan.mjs";
 import { spawnGroup, stopGroup } from "../support/process-group";
@@ -122,6 +123,17 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       expect.objectContaining({ title: "provider @generic", needs: [OAUTH_PROVIDER] }),
     ]);
     expect(screenshotTests(spec)).toEqual(["looks"]);
+    // Used in one test's body, or only to clean up after all of them: that test alone is left out.
+    const oneTest = [
+      "testAgainstRunningApps({ withEnv: [appConfigs.envs.withEmailCodes] })('tasks @generic', ({ app }) => {",
+      "  test.afterAll(() => createClerkClient({ secretKey: instanceKeys.get('oauth-provider').sk }));",
+      "  test('password', async () => {});",
+      "  test('sso', async () => { createClerkClient({ secretKey: instanceKeys.get('oauth-provider').sk }); });",
+      "});",
+    ].join("\n");
+    expect(describesOf(oneTest, runningApps)).toEqual([expect.objectContaining({ title: "tasks @generic" })]);
+    expect(describesOf(oneTest, runningApps)[0]).not.toHaveProperty("needs");
+    expect(oauthProviderTests(oneTest)).toEqual(["sso"]);
     // A spec that writes its own Next.js middleware into the app it builds tests @clerk/nextjs.
     const middleware = [
       "test.describe('Client handshake @generic', () => {",
