@@ -3,7 +3,7 @@
 // Clerk's sign-in, the list of organizations, an organization's home and its
 // members page, the user profile; mobile and desktop; light and dark. Prints
 // one table of scores and the metrics behind the performance score. Not part
-// of `npm test` (about 3 minutes a form factor).
+// of `npm test` (about 5 minutes a form factor with --quickstart: Clerk's screens are loaded three times each).
 //   --only mobile|desktop   one form factor
 //   --reports DIR           also write each Lighthouse report (JSON) to DIR
 //   --artifacts DIR         also write each run's artifacts (its trace, network log…: JSON, tens of MB) to DIR
