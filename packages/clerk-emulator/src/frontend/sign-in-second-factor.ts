@@ -40,7 +40,7 @@ export function registerSecondFactorRoutes(route: Route, fapi: FrontendContext, 
     requireSignInStatus(signIn, "needs_second_factor", "needs_client_trust");
     const user = signInUser(store, signIn);
     const [strategy, code] = [str(req.body?.strategy), str(req.body?.code)];
-    // The client-trust code proves the browser, not a second factor of the person: the session's `fva` counts one.
+    // The client-trust code proves the browser, not a second factor of the person: the session's `fva` counts the first factor only.
     const twoFactor = signIn.status === "needs_second_factor";
     if (twoFactor) attemptSignInSecondFactor(store, signIn, user, strategy, code);
     else attemptClientTrustCode(store, signIn, strategy, code);
