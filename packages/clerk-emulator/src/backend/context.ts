@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { ApiError } from "../domain/errors";
+import { ApiError, valueNotAllowed } from "../domain/errors";
 import { str } from "../http/routing";
 import type { Store, UserRecord } from "../state/store";
 
@@ -23,14 +23,13 @@ export function asList(value: unknown): string[] {
 export function identificationStatus(value: unknown, what: string): "verified" | "unverified" {
   const status = str(value) ?? "verified";
   if (status === "verified" || status === "unverified") return status;
+  if (status !== "reserved") throw valueNotAllowed("identification_status", status);
   throw new ApiError(
     422,
     "form_param_value_invalid",
     "is invalid",
     "identification_status",
-    status === "reserved"
-      ? `The emulator has no reserved ${what}: send verified or unverified.`
-      : `${status} does not match one of the allowed values for parameter identification_status`,
+    `The emulator has no reserved ${what}: send verified or unverified.`,
   );
 }
 

@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import { fullName } from "../domain/public-profile";
-import { ApiError } from "../domain/errors";
+import { ApiError, valueNotAllowed } from "../domain/errors";
 import { clampInt, str, valuesOf } from "../http/routing";
 import type { MembershipRecord, Store, UserRecord } from "../state/store";
 
@@ -158,15 +158,7 @@ export function orderBy<T>(
   const descending = given.startsWith("-");
   const field = given.replace(/^[+-]/, "");
   const key = fields[field];
-  if (!key) {
-    throw new ApiError(
-      422,
-      "form_param_value_invalid",
-      "is invalid",
-      "order_by",
-      `${given} does not match one of the allowed values for parameter order_by`,
-    );
-  }
+  if (!key) throw valueNotAllowed("order_by", given);
   const compare = (a: T, b: T) => {
     const x = key(a);
     const y = key(b);

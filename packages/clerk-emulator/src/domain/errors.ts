@@ -34,13 +34,16 @@ export class ApiError extends Error {
   }
 }
 
-/** Clerk's 422 for a `strategy` the instance or the endpoint does not take. */
-export function strategyNotAllowed(strategy: string): ApiError {
+/** Clerk's 422 for a value a parameter does not take (an `order_by`, a `level`, a `strategy`…). */
+export function valueNotAllowed(param: string, value: string): ApiError {
   return new ApiError(
     422,
     "form_param_value_invalid",
     "is invalid",
-    "strategy",
-    `${strategy} does not match one of the allowed values for parameter strategy`,
+    param,
+    `${value} does not match one of the allowed values for parameter ${param}`,
   );
 }
+
+/** Clerk's 422 for a `strategy` the instance or the endpoint does not take. */
+export const strategyNotAllowed = (strategy: string): ApiError => valueNotAllowed("strategy", strategy);

@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { sessionJSON, verificationJSON } from "../json";
 import { prepareSecondFactor, secondFactorsOf } from "../domain/mfa";
-import { ApiError } from "../domain/errors";
+import { ApiError, valueNotAllowed } from "../domain/errors";
 import { str } from "../http/routing";
 import type { SessionRecord, SessionVerificationRecord, UserRecord } from "../state/store";
 import {
@@ -67,15 +67,7 @@ export function registerSessionVerificationRoutes(route: Route, fapi: FrontendCo
     const { session, user } = sessionAndUser(req);
     const asked = str(req.body?.level);
     if (!asked) throw new ApiError(422, "form_param_missing", "level must be included.", "level");
-    if (!LEVELS.includes(asked as SessionVerificationRecord["level"])) {
-      throw new ApiError(
-        422,
-        "form_param_value_invalid",
-        "is invalid",
-        "level",
-        `${asked} does not match one of the allowed values for parameter level`,
-      );
-    }
+    if (!LEVELS.includes(asked as SessionVerificationRecord["level"])) throw valueNotAllowed("level", asked);
     startSessionVerification(store, session, user, asked as SessionVerificationRecord["level"]);
     return verificationReply(req, res, session, user);
   });
