@@ -1,7 +1,6 @@
 import type { ClientRecord, SignInRecord, Store, UserRecord } from "../state/store";
 import { ApiError } from "./errors";
-import { verificationCodeEmail } from "./messages";
-import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
+import { isSentCode, emailCode } from "./verification-codes";
 
 /**
  * Client trust (Clerk's Device Trust, the dashboard switch `auth_config.client_trust` here): a password
@@ -65,8 +64,7 @@ export function prepareClientTrustCode(
   userAgent: string | null,
 ): void {
   requireEmailCode(strategy);
-  const to = { address: user.email, emailAddressId: user.emailId, userId: user.id };
-  store.send(verificationCodeEmail(store, userAgent, to, TEST_EMAIL_CODE));
+  emailCode(store, userAgent, { address: user.email, emailAddressId: user.emailId, userId: user.id });
   store.write(() => {
     signIn.secondFactor = { strategy: "email_code", status: "unverified" };
   });

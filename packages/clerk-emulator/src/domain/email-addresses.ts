@@ -2,8 +2,7 @@ import { newId } from "../state/ids";
 import { ApiError } from "./errors";
 import type { CodeVerificationRecord, EmailRecord, Store, UserRecord } from "../state/store";
 import { attemptCodeVerification, startCodeVerification } from "./code-verifications";
-import { verificationCodeEmail } from "./messages";
-import { TEST_EMAIL_CODE } from "./verification-codes";
+import { emailCode } from "./verification-codes";
 
 /**
  * A user's email addresses, as the person changes them (`/v1/me/email_addresses`, `by: "owner"`) and as the
@@ -85,8 +84,7 @@ export function prepareEmailVerification(
   userAgent: string | null,
 ): CodeVerificationRecord {
   const verification = startCodeVerification(store, "emailVerifications", email.id);
-  const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-  store.send(verificationCodeEmail(store, userAgent, to, TEST_EMAIL_CODE));
+  emailCode(store, userAgent, { address: email.email, emailAddressId: email.id, userId: user.id });
   return verification;
 }
 

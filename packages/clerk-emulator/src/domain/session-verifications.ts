@@ -7,9 +7,8 @@ import {
   type UserRecord,
 } from "../state/store";
 import { ApiError } from "./errors";
-import { verificationCodeEmail } from "./messages";
 import { checkSecondFactor, markFactorVerified, twoFactorEnabled } from "./mfa";
-import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
+import { isSentCode, emailCode } from "./verification-codes";
 
 /**
  * Reverification ("session verification"): the signed-in person proves a
@@ -75,8 +74,7 @@ export function prepareVerificationEmailCode(
   const wanted = emailAddressId ?? user.emailId;
   const email = user.emails.find((e) => e.id === wanted && e.verified);
   if (!email) throw new ApiError(422, "form_param_value_invalid", "No such email address.", "email_address_id");
-  const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-  store.send(verificationCodeEmail(store, userAgent, to, TEST_EMAIL_CODE));
+  emailCode(store, userAgent, { address: email.email, emailAddressId: email.id, userId: user.id });
   store.write(() => {
     v.firstFactor = { strategy: "email_code", status: "unverified" };
   });

@@ -4,14 +4,13 @@ import { refuseBlockedEmailAddress, refuseUnlistedIdentifier } from "./account-r
 import { ApiError } from "./errors";
 import { parseMetadata } from "./metadata";
 import { EMAIL, redeemTicket, usableTicket, type Ticket } from "./invitations";
-import { verificationCodeEmail } from "./messages";
 import {
   applySignUpIdentifiers,
   carrySignUpIdentifiers,
   refuseTakenSignUpIdentifiers,
   signUpPhoneReady,
 } from "./sign-up-identifiers";
-import { isSentCode, TEST_EMAIL_CODE } from "./verification-codes";
+import { isSentCode, emailCode } from "./verification-codes";
 
 /**
  * A client's sign-up: an email address and a password (or an invitation's
@@ -182,8 +181,7 @@ export function prepareSignUpEmailCode(store: Store, signUp: SignUpRecord, userA
   if (signUp.emailVerification === "verified") return;
   markSignUpEmailSent(store, signUp, "email_code");
   // The code Clerk emails (always the test code): an app's tests read it from `email.created`.
-  const to = { address, emailAddressId: null, userId: null };
-  store.send(verificationCodeEmail(store, userAgent, to, TEST_EMAIL_CODE));
+  emailCode(store, userAgent, { address, emailAddressId: null, userId: null });
 }
 
 /** The address waits, unverified, for the code or the link (`strategy`) sent to it. */

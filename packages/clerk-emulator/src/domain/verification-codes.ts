@@ -1,7 +1,7 @@
 import { ApiError } from "./errors";
 import type { Store } from "../state/store";
 import { isTestPhone } from "./identifiers";
-import { verificationCodeSms } from "./messages";
+import { verificationCodeEmail, verificationCodeSms } from "./messages";
 
 /**
  * The one code Clerk's test instances send and accept, by email and by text:
@@ -18,6 +18,18 @@ export const TEST_EMAIL_CODE = "424242";
 export function textCode(store: Store, phone: string, phoneNumberId: string | null, userId: string | null): void {
   if (isTestPhone(phone)) return;
   store.send(verificationCodeSms(store, { phoneNumber: phone, phoneNumberId, userId }, TEST_EMAIL_CODE));
+}
+
+/**
+ * Emails the code to an address (Clerk's `verification_code` email), naming the browser that asked
+ * (`userAgent`); `emailAddressId` and `userId` are null for an address that is no one's yet (a sign-up's).
+ */
+export function emailCode(
+  store: Store,
+  userAgent: string | null,
+  to: { address: string; emailAddressId: string | null; userId: string | null },
+): void {
+  store.send(verificationCodeEmail(store, userAgent, to, TEST_EMAIL_CODE));
 }
 
 /** Whether a code someone typed (an email's or a text's) is the one sent: every check of a code is this one. */

@@ -1,12 +1,11 @@
 import { parseEmail } from "../domain/invitations";
 import { deletedJSON, emailAddressJSON } from "../json";
-import { verificationCodeEmail } from "../domain/messages";
 import { ApiError } from "../domain/errors";
 import { str } from "../http/routing";
 import type { UserRecord } from "../state/store";
 import type { FrontendContext, Route } from "./context";
 import { prepareEmailAddressLink } from "./email-links";
-import { TEST_EMAIL_CODE, isSentCode } from "../domain/verification-codes";
+import { isSentCode, emailCode } from "../domain/verification-codes";
 import { addEmailAddress, removeEmailAddress, verifyEmailAddress } from "../domain/email-addresses";
 
 /** The signed-in person's email addresses: add one, verify it with a code, remove it. */
@@ -45,7 +44,7 @@ export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
     }
     if (!email.verified) {
       const to = { address: email.email, emailAddressId: email.id, userId: user.id };
-      store.send(verificationCodeEmail(store, req.get("user-agent") ?? null, to, TEST_EMAIL_CODE));
+      emailCode(store, req.get("user-agent") ?? null, to);
     }
     return reply(req, res, emailAddressJSON(email));
   });
