@@ -130,15 +130,19 @@ function placed(title, withEnv, withPattern, runningApps, frameworks = []) {
  * clerk-emulator.clerk.accounts.dev, Clerk's domain, not the app's proxy): they need the internet.
  */
 export function internetTests(source) {
-  const starts = [...source.matchAll(new RegExp(String.raw`\btest\(${TITLE}`, "g"))];
-  return starts
-    .filter((m, i) => {
-      const body = source.slice(m.index, starts[i + 1]?.index ?? source.length);
-      return (
-        /(?:waitForURL|goto)\(\s*['"\x60]https?:\/\/(?!localhost|127\.0\.0\.1)/.test(body) ||
-        /\x60https:\/\/\$\{frontendApi\}/.test(body)
-      );
-    })
+  return testsWhoseBody(
+    source,
+    (body) =>
+      /(?:waitForURL|goto)\(\s*['"\x60]https?:\/\/(?!localhost|127\.0\.0\.1)/.test(body) ||
+      /\x60https:\/\/\$\{frontendApi\}/.test(body),
+  );
+}
+
+/** The titles of a spec's tests whose own body (up to the next test or describe) `matches`. */
+function testsWhoseBody(source, matches) {
+  const bounds = [...source.matchAll(new RegExp(String.raw`\btest\(|testAgainstRunningApps\(|test\.describe\(`, "g"))];
+  return [...source.matchAll(new RegExp(String.raw`\btest\(${TITLE}`, "g"))]
+    .filter((m) => matches(source.slice(m.index, bounds.find((b) => b.index > m.index)?.index ?? source.length)))
     .map((m) => m.groups.title);
 }
 
@@ -156,15 +160,7 @@ function providerInSetUp(outsideTests) {
 
 /** A spec's tests that sign in through Clerk's oauth-provider application in their own body. */
 export function oauthProviderTests(source) {
-  // A test's body ends where the next test or describe begins.
-  const bounds = [...source.matchAll(new RegExp(String.raw`\btest\(|testAgainstRunningApps\(|test\.describe\(`, "g"))];
-  const starts = [...source.matchAll(new RegExp(String.raw`\btest\(${TITLE}`, "g"))];
-  return starts
-    .filter((m) => {
-      const end = bounds.find((b) => b.index > m.index)?.index ?? source.length;
-      return OAUTH_PROVIDER_USE.test(source.slice(m.index, end));
-    })
-    .map((m) => m.groups.title);
+  return testsWhoseBody(source, (body) => OAUTH_PROVIDER_USE.test(body));
 }
 
 /**
@@ -173,10 +169,7 @@ export function oauthProviderTests(source) {
  * spec's own app files, which the standalone app here does not have.
  */
 export function screenshotTests(source) {
-  const starts = [...source.matchAll(new RegExp(String.raw`\btest\(${TITLE}`, "g"))];
-  return starts
-    .filter((m, i) => /\.toHaveScreenshot\(/.test(source.slice(m.index, starts[i + 1]?.index ?? source.length)))
-    .map((m) => m.groups.title);
+  return testsWhoseBody(source, (body) => /\.toHaveScreenshot\(/.test(body));
 }
 
 /** Every describe's title in a spec (testAgainstRunningApps's and test.describe's). */
