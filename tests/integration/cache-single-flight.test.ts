@@ -2,9 +2,10 @@ import { CACHE_PREFIXES } from "../../server/redis-keys";
 import { once } from "node:events";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createCache, type SharedCache } from "../../app/lib/cache/shared-cache.server";
+import { createCache, type CacheStore, type SharedCache } from "../../app/lib/cache/shared-cache.server";
 import { redisCacheStore } from "../../app/lib/cache/redis-store.server";
 import { connectRedis, type RedisConfig } from "../../server/redis";
+import { isCluster } from "../../app/lib/redis-commands.server";
 import { startRedisServer, type RedisServer } from "../support/process-group";
 import { startRedisCluster, type RedisCluster } from "../support/redis-cluster";
 import { clerkStandIn, notAsked, unique, until } from "../support/shared-state";
@@ -33,36 +34,51 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
+/** An instance's cache, and how often the store refused it a lease. */
+type Instance = SharedCache<string> & { refused: () => number };
+
 const backends: [string, () => RedisConfig][] = [
   ["one redis-server", () => ({ url: redis!.url })],
   ["a Redis Cluster", () => ({ clusterUrls: cluster!.urls })],
 ];
 
 describe.each(backends)("on %s", (_name, config) => {
-  /** An instance's cache of `family` (its own copies kept 1 ms: every get goes to Redis). */
-  async function instance(family: string): Promise<SharedCache<string>> {
+  /**
+   * An instance's cache of `family` (its own copies kept 1 ms: every get goes to Redis), and how often the
+   * store refused it a lease: once it has, it is waiting for another instance's read.
+   */
+  async function instance(family: string): Promise<Instance> {
     const client = connectRedis(config());
     closing.push(() => client.disconnect());
     await once(client, "ready");
-    return createCache<string>({
-      name: family,
-      localTtlMs: 1,
-      sharedTtlMs: 60_000,
-      store: redisCacheStore(client, CACHE_PREFIXES),
-    });
+    // A cluster client opens each node's connection at its first command there: opened now, so that no
+    // instance's first read is still under way (one node answered, the other not yet) when a test moves on.
+    if (isCluster(client)) await Promise.all(client.nodes("master").map((node) => node.ping()));
+    const store = redisCacheStore(client, CACHE_PREFIXES);
+    let refused = 0;
+    const lead: CacheStore["lead"] = async (...args) => {
+      const lease = await store.lead(...args);
+      if (lease === null) refused++;
+      return lease;
+    };
+    const cache = createCache<string>({ name: family, localTtlMs: 1, sharedTtlMs: 60_000, store: { ...store, lead } });
+    return Object.assign(cache, { refused: () => refused });
   }
   const fleet = async (size: number) => {
     const family = unique("family");
     return { family, caches: await Promise.all(Array.from({ length: size }, () => instance(family))) };
   };
+  /** Until `count` of `caches` are waiting for another's read (the store refused each the key's lease). */
+  const untilWaiting = (caches: Instance[], count = caches.length) =>
+    until(() => caches.filter((cache) => cache.refused() > 0).length >= count);
 
   it("six instances missing the same key at once ask Clerk once (twice at most)", async () => {
     const { caches } = await fleet(6);
     const source = clerkStandIn();
     const reads = caches.map((cache) => cache.get("org_1", source.load));
     await source.asked();
-    // The others are waiting by now (they asked for the lease as the first one did).
-    await new Promise((r) => setTimeout(r, 50));
+    // The others are waiting (each was refused the lease the first one holds).
+    await untilWaiting(caches, caches.length - 1);
     // (Every read asked is answered, now and later: a fleet without single flight fails on the count, not on a hang.)
     source.answerAll("read once");
     const stray = setInterval(() => source.answerAll("read once"), 100);
@@ -80,7 +96,7 @@ describe.each(backends)("on %s", (_name, config) => {
     const failed = first!.get("org_1", source.load);
     await source.asked();
     const waiting = others.map((cache) => cache.get("org_1", source.load));
-    await new Promise((r) => setTimeout(r, 50));
+    await untilWaiting(others);
     const failedAt = Date.now();
     source.fail(new Error("Clerk said no"));
     await expect(failed).rejects.toThrow("Clerk said no");
@@ -100,13 +116,13 @@ describe.each(backends)("on %s", (_name, config) => {
 
   it("a forget during the read refuses its answer: the waiters do not take it, one reads after the forget", async () => {
     const { family, caches } = await fleet(4);
-    const [reader, waiter, forgetter, later] = caches as [SharedCache<string>, ...SharedCache<string>[]];
+    const [reader, waiter, forgetter, later] = caches as [Instance, ...Instance[]];
     await reader.get("org_0", async () => "warm");
     const source = clerkStandIn();
     const before = reader.get("org_1", source.load);
     await source.asked();
     const waiting = waiter!.get("org_1", source.load);
-    await new Promise((r) => setTimeout(r, 50));
+    await untilWaiting([waiter!]);
     forgetter!.forget("org_1");
     await forgetter!.forgotten();
     source.answer("read before the change");
@@ -125,7 +141,7 @@ describe.each(backends)("on %s", (_name, config) => {
 
   it("update keeps next(current) for every instance, and beats a write of a read begun before it", async () => {
     const { caches } = await fleet(3);
-    const [a, b, c] = caches as [SharedCache<string>, SharedCache<string>, SharedCache<string>];
+    const [a, b, c] = caches as [Instance, Instance, Instance];
     await a.get("org_1", async () => "Acme");
     await until(async () => (await c.get("org_1", async () => "not yet kept")) === "Acme");
     await b.update("org_1", (current) => `${current} Inc.`);
