@@ -82,7 +82,14 @@ export const ENVS = {
     development: true,
     appEnv: SIGN_IN_UP_URLS,
   },
-  withSessionTasksResetPassword: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["session task reset-password"] },
+  // A password the Backend API marks compromised makes the next session pending with reset-password
+  // (no switch: the emulator always does). Personal accounts off: the spec's first test, someone
+  // without an organization, chooses one after the reset; its second, a member, does not.
+  withSessionTasksResetPassword: {
+    instance: { organization_settings: { force_organization_selection: true } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+  },
   // Multi-factor required: a session of someone without a second factor is pending with setup-mfa.
   // Single-session: <SignIn/> sends a pending session to its task only there (withRedirectToSignInTask).
   withSessionTasksSetupMfa: {

@@ -1,6 +1,7 @@
 import { ApiError } from "./errors";
 import { revokeSessionsOfUser } from "./sessions";
-import { hashPassword, verifyPassword, type Store, type UserRecord } from "../state/store";
+import { sessionTasks } from "./session-tasks";
+import { hashPassword, verifyPassword, type SessionRecord, type Store, type UserRecord } from "../state/store";
 
 /** The instance's password rules (its environment says 8 to 72 characters). */
 export function validateNewPassword(password: string | null, param = "password"): string {
@@ -19,18 +20,18 @@ export const passwordNotSetError = () =>
   new ApiError(400, "password_not_set", "This user has no password.", undefined, "The user has no password set.");
 
 /**
- * The person's own change (`POST /v1/me/change_password`): the current password first, when they have one,
- * then the new one's rules; `keepSessionId`, when given, is the one session kept of theirs (the others are
- * signed out).
+ * The person's own change on `session` (`POST /v1/me/change_password`): the current password first, when
+ * they have one, unless the session's task is to reset it (a compromised password, which <TaskResetPassword/>
+ * does not ask for); then the new one's rules. With `signOutOthers`, the user's other sessions end.
  */
 export function changePassword(
   store: Store,
+  session: SessionRecord,
   user: UserRecord,
-  current: string | null,
-  next: string | null,
-  keepSessionId: string | null,
+  { current, next, signOutOthers }: { current: string | null; next: string | null; signOutOthers: boolean },
 ): void {
-  if (user.passwordHash && (!current || !verifyPassword(current, user.passwordHash))) {
+  const resetting = sessionTasks(store, session).includes("reset-password");
+  if (user.passwordHash && !resetting && (!current || !verifyPassword(current, user.passwordHash))) {
     throw new ApiError(422, "form_password_incorrect", "Password is incorrect. Try again.", "current_password");
   }
   const password = validateNewPassword(next, "new_password");
@@ -39,7 +40,7 @@ export function changePassword(
     user.passwordUpdatedAt = Date.now();
     user.passwordCompromised = false;
     user.updatedAt = user.passwordUpdatedAt;
-    if (keepSessionId !== null) revokeSessionsOfUser(store, user, keepSessionId);
+    if (signOutOthers) revokeSessionsOfUser(store, user, session.id);
   });
 }
 

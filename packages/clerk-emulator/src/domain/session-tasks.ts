@@ -7,8 +7,13 @@ import type { SessionRecord, Store } from "../state/store";
  * in `tasks` (`[{ "key": "choose-organization" }]`); clerk-js then shows the task (<SignIn/> continues
  * to `…/tasks/choose-organization`) and @clerk/backend treats the session as signed out.
  *
- * Two tasks here, each worked out from the session and its user as they are, not kept, so doing
+ * Three tasks here, each worked out from the session and its user as they are, not kept, so doing
  * what it asks resolves it and undoing it brings it back:
+ * - `reset-password`: the session began while the user's password was marked compromised (the
+ *   Backend API's `set_compromised`: "prompted to reset their password on their next sign-in"; the
+ *   sign-in itself refused the password, so it took another factor). A new password
+ *   (`/v1/me/change_password`, which asks for no current one then, as <TaskResetPassword/> sends
+ *   none) clears the mark and resolves it; sessions begun before the mark are left alone.
  * - `setup-mfa`: the instance requires multi-factor (`user_settings.sign_up.mfa.required`) and the
  *   user has no second factor; adding one (an authenticator app, or a phone number reserved for
  *   second factors, as <TaskSetupMFA/> does) resolves it.
@@ -16,10 +21,11 @@ import type { SessionRecord, Store } from "../state/store";
  *   (`organization_settings.force_organization_selection`, the dashboard's "Allow personal accounts"
  *   off) and the session has no active one; choosing one (`touch` with `active_organization_id`)
  *   resolves it, and a session left without one (its organization deleted) is pending again.
- * Securing the account comes first, as Clerk's own specs take a security task before the organization.
+ * Securing the account comes first, as Clerk's own specs take a security task before the organization
+ * (`session-tasks-sign-in-reset-password` resets the password, then chooses one).
  */
 
-export type SessionTaskKey = "setup-mfa" | "choose-organization";
+export type SessionTaskKey = "reset-password" | "setup-mfa" | "choose-organization";
 
 /** Whether the instance makes every session have an active organization. */
 export function organizationRequired(store: Store): boolean {
@@ -31,6 +37,7 @@ export function sessionTasks(store: Store, session: SessionRecord): SessionTaskK
   if (session.status !== "active") return [];
   const tasks: SessionTaskKey[] = [];
   const user = store.user(session.userId);
+  if (session.beganCompromised && user?.passwordCompromised) tasks.push("reset-password");
   if (store.settings.instance.mfaRequired && user && !twoFactorEnabled(store, user)) tasks.push("setup-mfa");
   if (organizationRequired(store) && !session.lastActiveOrganizationId) tasks.push("choose-organization");
   return tasks;

@@ -125,6 +125,7 @@ export function startSession(
     }
     const session = store.createSession(client, userId, lifetimeMs, activity);
     if (secondFactor) markFactorVerified(session, "second", session.createdAt);
+    if (store.user(userId)?.passwordCompromised) session.beganCompromised = true;
     beginInAnOrganization(store, session);
     return session;
   });

@@ -38,13 +38,11 @@ export function registerMeRoutes(route: Route, fapi: FrontendContext): void {
     const { session, user } = me(req);
     const signOut =
       str(req.body?.sign_out_of_other_sessions) === "true" || req.body?.sign_out_of_other_sessions === true;
-    changePassword(
-      store,
-      user,
-      str(req.body?.current_password),
-      str(req.body?.new_password),
-      signOut ? session.id : null,
-    );
+    changePassword(store, session, user, {
+      current: str(req.body?.current_password),
+      next: str(req.body?.new_password),
+      signOutOthers: signOut,
+    });
     return reply(req, res, userJSON(store, user, "fapi"));
   });
 

@@ -209,6 +209,8 @@ export type SessionRecord = {
   factorsVerifiedAt?: { first: number; second: number | null };
   /** A reverification in progress or done (`/v1/client/sessions/:id/verify`). */
   verification?: SessionVerificationRecord | null;
+  /** Begun while the user's password was marked compromised: the session's `reset-password` task (domain/session-tasks.ts). */
+  beganCompromised?: boolean;
 };
 
 export type FactorStatus = "unverified" | "verified" | "failed";

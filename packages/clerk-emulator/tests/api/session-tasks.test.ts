@@ -238,3 +238,93 @@ describe("an instance that requires multi-factor", () => {
     expect(await backendSession(person.id, sessionId)).toMatchObject({ status: "active" });
   });
 });
+
+// A password the Backend API marked compromised (`set_compromised`): the sign-in refuses it and takes
+// an emailed code instead, and the session it makes is pending with `reset-password` (before the
+// organization, as Clerk's own spec takes them) until a new password is set, which asks for no
+// current one then (<TaskResetPassword/> sends none).
+describe("a password marked compromised", () => {
+  beforeAll(async () => {
+    const patched = await patchInstance(emu.origin, {
+      user_settings: { sign_up: { mfa: { required: false } } },
+      organization_settings: { force_organization_selection: true },
+    });
+    expect(patched.status).toBe(200);
+  });
+
+  async function signInByEmailCode(browser: Browser, email: string) {
+    const started = await browser("POST", "/v1/client/sign_ins", { identifier: email });
+    const id = started.body.response.id as string;
+    const byPassword = await browser("POST", `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+      strategy: "password",
+      password: TEAM_PASSWORD,
+    });
+    expect(byPassword.status).toBe(422);
+    expect(byPassword.body.errors[0].code).toBe("form_password_compromised");
+    await browser("POST", `/v1/client/sign_ins/${id}/prepare_first_factor`, {
+      strategy: "email_code",
+      email_address_id: started.body.response.supported_first_factors.find(
+        (f: { strategy: string }) => f.strategy === "email_code",
+      ).email_address_id,
+    });
+    const done = await browser("POST", `/v1/client/sign_ins/${id}/attempt_first_factor`, {
+      strategy: "email_code",
+      code: "424242",
+    });
+    expect(done.body.response.status).toBe("complete");
+    const sessionId = done.body.response.created_session_id as string;
+    return { sessionId, session: done.body.client.sessions.find((s: { id: string }) => s.id === sessionId) };
+  }
+
+  it("signs in to a session pending with reset-password, then choose-organization; a new password resolves the first", async () => {
+    const person = await newPerson(emu.bapi, "compromised");
+    const earlier = frontendClient(emu.origin);
+    const { sessionId: earlierId } = await signIn(earlier, person.email);
+    const marked = await emu.bapi("POST", `/v1/users/${person.id}/password/set_compromised`, {});
+    expect(marked.status).toBe(200);
+
+    const browser = frontendClient(emu.origin);
+    const { sessionId, session } = await signInByEmailCode(browser, person.email);
+    expect(session).toMatchObject({
+      status: "pending",
+      tasks: [{ key: "reset-password" }, { key: "choose-organization" }],
+    });
+    expect(await token(browser, sessionId)).toMatchObject({ sts: "pending" });
+    // A session begun before the mark has no such task (Clerk: "on their next sign-in").
+    const before = await earlier("GET", "/v1/client");
+    expect(before.body.response.sessions[0]).toMatchObject({ id: earlierId, tasks: [{ key: "choose-organization" }] });
+
+    // A wrong form still fails on the new password's rules; no current password is asked for.
+    const short = await browser("POST", "/v1/me/change_password", { new_password: "short" });
+    expect(short.status).toBe(422);
+    expect(short.body.errors[0].code).toBe("form_password_length_too_short");
+    const changed = await browser("POST", "/v1/me/change_password", {
+      new_password: "a-new-password-9",
+      sign_out_of_other_sessions: "true",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const touched = await browser("POST", `/v1/client/sessions/${sessionId}/touch`, { intent: "select_session" });
+    expect(touched.body.response).toMatchObject({ status: "pending", tasks: [{ key: "choose-organization" }] });
+    // The other sessions signed out, as the task's checkbox (on by default) asks.
+    expect((await earlier("GET", "/v1/client")).body.response.sessions).toEqual([]);
+
+    // Resolved for good: the next change asks for the current password again.
+    const again = await browser("POST", "/v1/me/change_password", { new_password: "another-password-9" });
+    expect(again.status).toBe(422);
+    expect(again.body.errors[0].code).toBe("form_password_incorrect");
+  });
+
+  it("a member signs in to a session whose only task is reset-password, active once it is done", async () => {
+    const person = await newPerson(emu.bapi, "compromised-member");
+    const org = await emu.bapi("POST", "/v1/organizations", { name: "Compromised Co", created_by: person.id });
+    expect(org.status).toBe(200);
+    await emu.bapi("POST", `/v1/users/${person.id}/password/set_compromised`, {});
+    const browser = frontendClient(emu.origin);
+    const { sessionId, session } = await signInByEmailCode(browser, person.email);
+    expect(session).toMatchObject({ status: "pending", tasks: [{ key: "reset-password" }] });
+    await browser("POST", "/v1/me/change_password", { new_password: "a-new-password-9" });
+    const touched = await browser("POST", `/v1/client/sessions/${sessionId}/touch`, { intent: "select_session" });
+    expect(touched.body.response).toMatchObject({ status: "active", tasks: null });
+    expect(await token(browser, sessionId)).toMatchObject({ sts: "active" });
+  });
+});
