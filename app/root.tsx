@@ -41,6 +41,7 @@ import { useNonce } from "~/lib/http/nonce";
 import { clerkScreenOf } from "~/lib/route-handle";
 import { AFTER_PAINT_STYLES, afterPaintSettled } from "~/lib/after-paint";
 import { keptAcrossHotUpdates } from "~/lib/kept-across-hot-updates";
+import { fontsKept } from "~/lib/web-fonts";
 import type { ResolvedTheme } from "~/lib/theme/theme";
 import firstPaintDark from "~/styles/first-paint-dark.css";
 import firstPaintLight from "~/styles/first-paint-light.css";
@@ -69,6 +70,8 @@ export async function loader(args: LoaderFunctionArgs) {
     requestId: context.requestId,
     // How this server's clerk-js names its chunks, for the pages that open with Clerk's screens.
     clerkJsChunks: clerkJsChunkSuffix(getEnv().CLERK_JS),
+    // Whether this browser has the web fonts already: preloaded then, else held back (app/lib/web-fonts.ts).
+    fontsKept: fontsKept(request.headers.get("Cookie")),
   });
 }
 
@@ -84,7 +87,8 @@ const FIRST_PAINT_STYLES: Record<ResolvedTheme | "unknown", string> = {
 };
 
 function Document({ children }: { children: ReactNode }) {
-  const theme = useRootData()?.theme;
+  const rootData = useRootData();
+  const theme = rootData?.theme;
   const hydrated = useHydrated();
   // On Clerk's screens after-paint.css waits for Clerk's card: a stylesheet's arrival restyles the
   // whole page, work the card's first paint does not need (app/lib/clerk-first.ts).
@@ -99,6 +103,8 @@ function Document({ children }: { children: ReactNode }) {
   // an edit still changes the href.)
   const [firstPaintTheme] = useState<ResolvedTheme | "unknown">(() => theme?.resolved ?? "unknown");
   const firstPaintStyles = FIRST_PAINT_STYLES[firstPaintTheme];
+  // As the server rendered it for the page's life: the head's fonts part is done with once the document has loaded.
+  const [fontsKeptHere] = useState(() => rootData?.fontsKept ?? false);
   const nonce = useNonce();
   const clerkScreen = clerkScreenOf(useMatches()) !== null;
   return (
@@ -107,7 +113,7 @@ function Document({ children }: { children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <PreventThemeFlash paint={paint} nonce={nonce} />
-        <Fonts clerkScreen={clerkScreen} nonce={nonce} />
+        <Fonts clerkScreen={clerkScreen} kept={fontsKeptHere} nonce={nonce} />
         <Meta />
         <Links />
         <link rel="stylesheet" href={firstPaintStyles} />

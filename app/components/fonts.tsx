@@ -1,24 +1,22 @@
 import interLatin from "@fontsource-variable/inter/files/inter-latin-wght-normal.woff2";
 import groteskLatin from "@fontsource-variable/space-grotesk/files/space-grotesk-latin-wght-normal.woff2";
-import { FONTS_WAIT } from "~/lib/clerk-first";
+import { holdFontsScript } from "~/lib/web-fonts";
 
 /**
- * The head's part in the fonts. On most pages: their files, fetched with the first paint's
- * stylesheet rather than once it has been read. On a page that opens with one of Clerk's screens
- * (`clerkScreen`), none: the screen, drawn by clerk-js, is the page's largest paint, and on a
- * phone's network the fonts' 70 KB would share clerk-js's download (docs/performance.md, "Clerk
- * first"). There an inline script marks the document instead, so the page shows the fonts'
- * size-matched fallbacks (fonts.css) and fetches nothing until the screen is drawn. Without
- * JavaScript the script does not run: the fonts come as on any page, and nothing waits for a
- * screen that cannot come.
+ * The head's part in the web fonts (app/lib/web-fonts.ts says when they come). A browser that has
+ * them (`kept`): their files, preloaded with the first paint's stylesheet. A first visit: the
+ * inline script that holds them back until the page has painted, or on a page that opens with one
+ * of Clerk's screens (`clerkScreen`), until the screen is drawn: there the screen, drawn by
+ * clerk-js, is the page's largest paint, and the fonts would share clerk-js's download
+ * (docs/performance.md, "Clerk first").
  */
-export function Fonts({ clerkScreen, nonce }: { clerkScreen: boolean; nonce: string }) {
-  if (clerkScreen)
+export function Fonts({ clerkScreen, kept, nonce }: { clerkScreen: boolean; kept: boolean; nonce: string }) {
+  if (!kept)
     return (
       <script
         nonce={nonce}
         suppressHydrationWarning
-        dangerouslySetInnerHTML={{ __html: `document.documentElement.setAttribute("${FONTS_WAIT}","")` }}
+        dangerouslySetInnerHTML={{ __html: holdFontsScript(!clerkScreen) }}
       />
     );
   return (

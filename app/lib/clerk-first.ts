@@ -1,3 +1,5 @@
+import { FONTS_WAIT } from "./web-fonts";
+
 /*
  * On Clerk's screens, Clerk first (issue 70).
  *
@@ -16,9 +18,6 @@
  * the page still comes).
  */
 
-/** On <html>, the attribute that holds the web fonts back until the screen is drawn (app/components/fonts.tsx). */
-export const FONTS_WAIT = "data-fonts-wait";
-
 /** Long enough for clerk-js on a slow phone and network; past it, the page stops waiting. */
 const GIVE_UP_MS = 15_000;
 /** What Clerk's components render at their root, once drawn. */
@@ -35,7 +34,7 @@ export const clerkScreenFirst: Promise<void> = done
         if (done) return;
         done = true;
         cleanUp();
-        // The web fonts, held back until now on this page (app/components/fonts.tsx).
+        // The web fonts, held back until now on this page (app/lib/web-fonts.ts).
         document.documentElement.removeAttribute(FONTS_WAIT);
         resolve();
       };
@@ -48,8 +47,9 @@ function cleanUp() {
 
 if (!done) waitForClerk();
 // A page marked for a Clerk screen that shows none (its route's error page, a frame not rendered):
-// nothing will be drawn to wait for, so the fonts come now.
-else if (typeof document !== "undefined") document.documentElement.removeAttribute(FONTS_WAIT);
+// nothing will be drawn to wait for, so the fonts come once it has painted.
+else if (typeof document !== "undefined")
+  requestAnimationFrame(() => setTimeout(() => document.documentElement.removeAttribute(FONTS_WAIT), 0));
 
 function waitForClerk() {
   const frame = document.querySelector(".clerk-frame")!;

@@ -178,13 +178,34 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     expect(await page.evaluate(() => document.documentElement.hasAttribute("data-fonts-wait"))).toBe(false);
   });
 
-  test("other pages fetch the fonts with the first paint", async ({ page }) => {
+  test("on a first visit other pages fetch the fonts once painted, and the next visit preloads them", async ({
+    page,
+    context,
+  }) => {
     const fonts: string[] = [];
     page.on("request", (request) => {
       if (request.url().endsWith(".woff2")) fonts.push(request.url());
     });
     await page.goto("/");
     await expect.poll(() => fonts.length).toBe(2);
+    expect(await page.evaluate(() => document.documentElement.hasAttribute("data-fonts-wait"))).toBe(false);
+    // Asked for after the first contentful paint, not beside the stylesheet it waits for.
+    const [paint, asked] = await page.evaluate(() => [
+      performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity,
+      Math.min(
+        ...performance
+          .getEntriesByType("resource")
+          .filter((entry) => entry.name.endsWith(".woff2"))
+          .map((entry) => entry.startTime),
+      ),
+    ]);
+    expect(asked).toBeGreaterThanOrEqual(paint);
+    // Loaded: the browser keeps them, and says so for the next visit, whose head preloads them.
+    await expect
+      .poll(async () => (await context.cookies()).find((cookie) => cookie.name === "fonts-kept")?.value)
+      .toBe("1");
+    await page.reload();
+    await expect(page.locator('link[rel="preload"][as="font"]')).toHaveCount(2);
     expect(await page.evaluate(() => document.documentElement.hasAttribute("data-fonts-wait"))).toBe(false);
   });
 

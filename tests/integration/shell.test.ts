@@ -210,8 +210,16 @@ describe("pages and HTTP basics", () => {
     expect(res.headers.get("content-encoding")).toBe("gzip");
   });
 
-  it("preloads both fonts that the one stylesheet uses", async () => {
+  it("on a first visit holds the fonts back until the page has painted, and preloads no font", async () => {
     const html = await (await get("/")).text();
+    expect(html).not.toMatch(/<link rel="preload"[^>]*as="font"/);
+    expect(html).toContain('d.setAttribute(w,"")');
+    expect(html).toContain('getEntriesByName("first-contentful-paint")');
+  });
+
+  it("preloads both fonts that the one stylesheet uses, for a browser that has them (fonts-kept)", async () => {
+    const html = await (await get("/", { Cookie: "fonts-kept=1" })).text();
+    expect(html).not.toContain('d.setAttribute(w,"")');
     const preloads = [...html.matchAll(/<link rel="preload" href="([^"]+\.woff2)" as="font"/g)].map((m) => m[1]);
     expect(preloads).toHaveLength(2);
     const cssHref = /href="(\/build\/_assets\/first-paint-[^"]+\.css)"/.exec(html)?.[1];
@@ -222,8 +230,10 @@ describe("pages and HTTP basics", () => {
   it("on Clerk's screens, preloads clerk-js and the screen's chunks from a script, and no fonts", async () => {
     const html = await (await get("/sign-in")).text();
     expect(html).not.toMatch(/<link rel="preload"[^>]*as="font"/);
-    // Held back in JavaScript only (app/components/fonts.tsx): without it the stylesheet's fonts come as anywhere.
-    expect(html).toContain('document.documentElement.setAttribute("data-fonts-wait","")');
+    // Held back in JavaScript only (app/lib/web-fonts.ts), until Clerk's card is drawn (clerk-first.ts lifts
+    // the mark): without it the stylesheet's fonts come as anywhere.
+    expect(html).toContain('d.setAttribute(w,"")');
+    expect(html).not.toContain('getEntriesByName("first-contentful-paint")');
     const preloads = /(\[\{"href":"\/_clerk-js\/clerk\.browser\.js".*?\])\.forEach/.exec(html)?.[1];
     const hrefs = (JSON.parse(preloads!) as { href: string }[]).map((p) => p.href);
     expect(hrefs.map((href) => href.replace(/_clerk\.browser_.*$/, ""))).toEqual([
