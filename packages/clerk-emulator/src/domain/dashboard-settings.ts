@@ -44,6 +44,13 @@ export type DashboardSettings = {
    * settings file takes it here, beside the auth settings, and the environment never shows it.
    */
   clientTrust: boolean;
+  /**
+   * `auth_config.reverification`: the person's sensitive changes of their own account (adding an email
+   * address or a phone number, a new password, deleting the account) wait for a fresh factor
+   * (domain/session-verifications.ts, `reverificationNeeded`), and <UserProfile/> asks for no current
+   * password (the reverification stands for it).
+   */
+  reverification: boolean;
 };
 
 type Switch = {
@@ -105,6 +112,7 @@ const SWITCHES: Switch[] = [
   },
   { key: "mfaRequired", path: "user_settings.sign_up.mfa.required", accepts: "true or false", read: boolean },
   { key: "clientTrust", path: "auth_config.client_trust", accepts: "true or false", read: boolean },
+  { key: "reverification", path: "auth_config.reverification", accepts: "true or false", read: boolean },
 ];
 
 /** Clerk's defaults for a new production instance (email links: the emulator's, as before these switches). */
@@ -123,6 +131,8 @@ export function defaultDashboardSettings(): DashboardSettings {
     mfaRequired: false,
     // Off, as on a new instance: a password is enough on any browser.
     clientTrust: false,
+    // Off, as the emulator was: no sensitive action waits for a reverification.
+    reverification: false,
   };
 }
 

@@ -22,7 +22,9 @@ export const passwordNotSetError = () =>
 /**
  * The person's own change on `session` (`POST /v1/me/change_password`): the current password first, when
  * they have one, unless the session's task is to reset it (a compromised password, which <TaskResetPassword/>
- * does not ask for); then the new one's rules. With `signOutOthers`, the user's other sessions end.
+ * does not ask for) or the instance has reverification on (the route demanded a fresh factor instead, and
+ * <UserProfile/> shows no current-password field then); then the new one's rules. With `signOutOthers`, the
+ * user's other sessions end.
  */
 export function changePassword(
   store: Store,
@@ -31,7 +33,8 @@ export function changePassword(
   { current, next, signOutOthers }: { current: string | null; next: string | null; signOutOthers: boolean },
 ): void {
   const resetting = sessionTasks(store, session).includes("reset-password");
-  if (user.passwordHash && !resetting && (!current || !verifyPassword(current, user.passwordHash))) {
+  const reverified = store.settings.instance.reverification;
+  if (user.passwordHash && !resetting && !reverified && (!current || !verifyPassword(current, user.passwordHash))) {
     throw new ApiError(422, "form_password_incorrect", "Password is incorrect. Try again.", "current_password");
   }
   const password = validateNewPassword(next, "new_password");

@@ -7,7 +7,7 @@ import {
   type UserRecord,
 } from "../state/store";
 import { ApiError } from "./errors";
-import { checkSecondFactor, markFactorVerified, twoFactorEnabled } from "./mfa";
+import { checkSecondFactor, factorVerificationAge, markFactorVerified, twoFactorEnabled } from "./mfa";
 import { isSentCode, emailCode } from "./verification-codes";
 
 /**
@@ -18,6 +18,47 @@ import { isSentCode, emailCode } from "./verification-codes";
  */
 
 type Level = SessionVerificationRecord["level"];
+
+/** How long a verified factor counts for a sensitive action: Clerk's `strict` (its prebuilt components' level). */
+const FRESH_FOR_MINUTES = 10;
+
+/**
+ * Whether a sensitive change of the person's own account must wait for a reverification, on an instance
+ * with reverification on (`auth_config.reverification`): when a reverification was started on the session
+ * and is not complete (`session.startVerification()`, which leaves the session's `fva` as it is: Clerk's
+ * own reverification spec starts one right after signing in and expects <UserProfile/>'s next change to
+ * ask for it), or when the person's strongest factor (the second, when they have one; else the first) was
+ * verified 10 minutes ago or more, or never (Clerk's `strict`: `second_factor` after 10 minutes).
+ */
+export function reverificationNeeded(
+  store: Store,
+  session: SessionRecord,
+  user: UserRecord,
+  nowMs = Date.now(),
+): boolean {
+  if (!store.settings.instance.reverification) return false;
+  if (session.verification && session.verification.status !== "complete") return true;
+  const [first, second] = factorVerificationAge(session, nowMs);
+  const age = twoFactorEnabled(store, user) ? second : first;
+  return age === -1 || age >= FRESH_FOR_MINUTES;
+}
+
+/**
+ * Clerk's 403 `session_reverification_required` when the change must wait (`reverificationNeeded`):
+ * clerk-js's `useReverification` opens its verification modal on that code, then sends the change again.
+ */
+export function ensureReverified(store: Store, session: SessionRecord, user: UserRecord): void {
+  if (!reverificationNeeded(store, session, user)) return;
+  throw new ApiError(
+    403,
+    "session_reverification_required",
+    "You need to provide additional verification to perform this operation",
+    undefined,
+    "You need to provide additional verification to perform this operation",
+    {},
+    { reverification: { level: "second_factor", after_minutes: FRESH_FOR_MINUTES } },
+  );
+}
 
 /**
  * Starts a reverification of the session at `level`. A person with no second

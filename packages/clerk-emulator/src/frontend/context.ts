@@ -11,6 +11,7 @@ import {
 } from "../domain/dev-browsers";
 import { refuseIfSingleSessionSignedIn, startSession } from "../domain/sessions";
 import { isTestingToken } from "../domain/testing-tokens";
+import { ensureReverified } from "../domain/session-verifications";
 import { frontendApiPath } from "../http/proxy";
 import { ApiError } from "../domain/errors";
 import { activityOf } from "../http/activity";
@@ -138,6 +139,17 @@ export function createFrontendContext(options: FrontendApiOptions) {
     return { session, user };
   };
 
+  /**
+   * The signed-in person, for a sensitive change of their own account: Clerk's 403
+   * `session_reverification_required` first, where the instance wants a fresh factor for it
+   * (domain/session-verifications.ts).
+   */
+  const meReverified = (req: Request): { session: SessionRecord; user: UserRecord } => {
+    const found = me(req);
+    ensureReverified(store, found.session, found.user);
+    return found;
+  };
+
   /** Answers with the signed-in person's client around `response`. */
   const reply = (req: Request, res: Response, response: unknown) => envelope(req, res, currentClient(req), response);
 
@@ -174,6 +186,7 @@ export function createFrontendContext(options: FrontendApiOptions) {
     sessionOfClient,
     activeSession,
     me,
+    meReverified,
     refuseIfSignedIn,
     clientMeta,
     finishSignIn,

@@ -10,7 +10,7 @@ import { addEmailAddress, removeEmailAddress, verifyEmailAddress } from "../doma
 
 /** The signed-in person's email addresses: add one, verify it with a code, remove it. */
 export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
-  const { store, me, reply } = fapi;
+  const { store, me, meReverified, reply } = fapi;
 
   const emailOf = (user: UserRecord, id: unknown) => {
     const email = user.emails.find((e) => e.id === id);
@@ -21,7 +21,7 @@ export function registerEmailRoutes(route: Route, fapi: FrontendContext): void {
   route("GET", "/v1/me/email_addresses", (req) => me(req).user.emails.map(emailAddressJSON));
 
   route("POST", "/v1/me/email_addresses", (req, res) => {
-    const { user } = me(req);
+    const { user } = meReverified(req);
     const email = addEmailAddress(store, user, parseEmail(req.body?.email_address));
     return reply(req, res, emailAddressJSON(email));
   });

@@ -9,13 +9,13 @@ import { changeSecondFactorPhone } from "../domain/sms-second-factor";
 
 /** The signed-in person's phone numbers: add one, verify it with a texted code, reserve it for SMS codes as a second factor, remove it. */
 export function registerPhoneRoutes(route: Route, fapi: FrontendContext): void {
-  const { store, me, reply } = fapi;
+  const { store, me, meReverified, reply } = fapi;
 
   route("GET", "/v1/me/phone_numbers", (req) => me(req).user.phones.map((p) => phoneNumberJSON(p)));
 
   // A new number is unverified: reserving it for a second factor waits until it is verified (Clerk's 422).
   route("POST", "/v1/me/phone_numbers", (req, res) => {
-    const { user } = me(req);
+    const { user } = meReverified(req);
     const phone = addPhoneNumber(store, user, parsePhone(req.body?.phone_number), {
       reserved: flag(req.body?.reserved_for_second_factor) === true,
     });

@@ -10,7 +10,7 @@ import type { FrontendContext, Route } from "./context";
 
 /** The signed-in person's own account, as `<UserProfile/>` changes it. */
 export function registerMeRoutes(route: Route, fapi: FrontendContext): void {
-  const { store, me, reply, currentClient, envelope, setClientCookies } = fapi;
+  const { store, me, meReverified, reply, currentClient, envelope, setClientCookies } = fapi;
 
   route("GET", "/v1/me", (req, res) => reply(req, res, userJSON(store, me(req).user, "fapi")));
 
@@ -35,7 +35,7 @@ export function registerMeRoutes(route: Route, fapi: FrontendContext): void {
   });
 
   route("POST", "/v1/me/change_password", (req, res) => {
-    const { session, user } = me(req);
+    const { session, user } = meReverified(req);
     const signOut =
       str(req.body?.sign_out_of_other_sessions) === "true" || req.body?.sign_out_of_other_sessions === true;
     changePassword(store, session, user, {
@@ -84,7 +84,7 @@ export function registerMeRoutes(route: Route, fapi: FrontendContext): void {
   });
 
   route("DELETE", "/v1/me", (req, res) => {
-    const { user } = me(req);
+    const { user } = meReverified(req);
     removeAccount(store, user);
     const client = currentClient(req);
     setClientCookies(req, res, client);

@@ -80,7 +80,7 @@ export function environmentJSON(
       // A development instance here syncs sessions through the URL (its dev browser) only, as Clerk's do by default.
       url_based_session_syncing: settings.development || own.urlBasedSessionSyncing,
       claimed_at: null,
-      reverification: false,
+      reverification: settings.instance.reverification,
       native_settings: {
         object: "native_settings",
         api_enabled: false,
