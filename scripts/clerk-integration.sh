@@ -197,6 +197,21 @@ run_group() { # index
   pk=$(printed CLERK_PUBLISHABLE_KEY)
   sk=$(printed CLERK_SECRET_KEY)
   api_url=$(printed CLERK_API_URL)
+  # The env's custom organization roles, as its dashboard lists them (envs.mjs: roles).
+  node -e '
+    const [group, apiUrl, secretKey] = process.argv.slice(1);
+    const roles = JSON.parse(require("fs").readFileSync(group, "utf8")).roles ?? [];
+    (async () => {
+      for (const role of roles) {
+        const res = await fetch(`${apiUrl}/v1/organization_roles`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${secretKey}`, "Content-Type": "application/json" },
+          body: JSON.stringify(role),
+        });
+        if (!res.ok) throw new Error(`role ${role.key}: ${res.status} ${await res.text()}`);
+      }
+    })().catch((error) => { console.error(error.message); process.exit(1); });
+  ' "$group" "$api_url" "$sk" || return 1
   # clerk-js and @clerk/ui through the proxy, from the app's own node_modules (--npm-dir).
   clerk_js_url="$app_url/__clerk/npm/@clerk/clerk-js@${CLERK_JS%%.*}/dist/clerk.browser.js"
   clerk_ui_url="$app_url/__clerk/npm/@clerk/ui@$CLERK_UI/dist/ui.browser.js"

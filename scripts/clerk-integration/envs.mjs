@@ -6,6 +6,8 @@
 //   development  a pk_test instance (every test instance but sessions-prod-*): `--development`
 //   flags        emulator flags that exist for a setting already
 //   appEnv       the app's variables the preset sets (before the template's VITE_ prefix)
+//   roles        the instance's custom organization roles, as its dashboard lists them: made through the
+//                Backend API (POST /v1/organization_roles) once the group's emulator is up
 //   needs        what the emulator has no way to be yet: the env's specs are recorded, not run
 // An env not listed here is recorded as needing its instance's settings.
 
@@ -74,7 +76,14 @@ export const ENVS = {
   // A production instance whose clerk-js comes from Clerk's CDN (the preset empties CLERK_JS_URL).
   sessionsProd1: { instance: {}, development: false, appEnv: SIGN_IN_UP_URLS, needs: ["clerk-js from Clerk's CDN"] },
   withCustomRoles: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["the instance's custom organization roles"] },
-  withReverification: { development: true, appEnv: SIGN_IN_UP_URLS, needs: ["reverification settings"] },
+  // Reverification on: <UserProfile/>'s changes wait for a fresh factor. The spec makes a member with the
+  // custom role org:viewer (the instance's, beside Clerk's admin and member).
+  withReverification: {
+    instance: { auth_config: { reverification: true } },
+    development: true,
+    appEnv: SIGN_IN_UP_URLS,
+    roles: [{ key: "org:viewer", name: "Viewer", description: "Reads the organization; changes nothing." }],
+  },
   // Personal accounts off: a session without an organization is pending with the choose-organization
   // task. Multi-session: session-tasks-multi-session switches accounts with <UserButton/>.
   withSessionTasks: {
@@ -121,12 +130,20 @@ export const ENVS = {
 export function envSettings(name) {
   const env = ENVS[name];
   if (!env)
-    return { instance: {}, development: true, flags: [], appEnv: SIGN_IN_UP_URLS, needs: [`${name}'s settings`] };
+    return {
+      instance: {},
+      development: true,
+      flags: [],
+      appEnv: SIGN_IN_UP_URLS,
+      roles: [],
+      needs: [`${name}'s settings`],
+    };
   return {
     instance: env.instance ?? {},
     development: env.development,
     flags: env.flags ?? [],
     appEnv: env.appEnv,
+    roles: env.roles ?? [],
     needs: env.needs ?? [],
   };
 }
