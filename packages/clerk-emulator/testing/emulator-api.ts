@@ -64,6 +64,27 @@ export async function signedInBrowser(origin: string, identifier = "ada@example.
 }
 
 /**
+ * Finishes a sign-in begun with an identifier alone (`started`, the answer to `POST /v1/client/sign_ins`)
+ * by its emailed code, the test code 424242, as <SignIn/>'s email code step does: the code sent to the
+ * address the sign-in offers, then tried. The attempt's answer.
+ */
+export async function finishSignInByEmailCode(
+  browser: ReturnType<typeof frontendClient>,
+  started: ApiReply,
+): Promise<ApiReply> {
+  const id = started.body.response.id as string;
+  const factor = (
+    started.body.response.supported_first_factors as { strategy: string; email_address_id: string }[]
+  ).find((f) => f.strategy === "email_code");
+  if (!factor) throw new Error(`the sign-in offers no email code: ${JSON.stringify(started.body)}`);
+  await browser("POST", `/v1/client/sign_ins/${id}/prepare_first_factor`, {
+    strategy: "email_code",
+    email_address_id: factor.email_address_id,
+  });
+  return browser("POST", `/v1/client/sign_ins/${id}/attempt_first_factor`, { strategy: "email_code", code: "424242" });
+}
+
+/**
  * Arms one of the emulator's faults (tests only: its control API) for the
  * next calls of an endpoint ("bapi GET /v1/organizations/:id/memberships"…).
  */

@@ -5,6 +5,7 @@ export {
   backendApi,
   emulatorCalls,
   errorCode,
+  finishSignInByEmailCode,
   frontendClient,
   newPerson,
   newTeam,

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { frontendClient, newPerson, patchInstance, TEAM_PASSWORD } from "../../testing";
+import { finishSignInByEmailCode, frontendClient, newPerson, patchInstance, TEAM_PASSWORD } from "../../testing";
 import { emulatorForTests } from "../support/emulator-for-tests";
 
 // Client trust (`auth_config.client_trust`, Clerk's Device Trust; domain/client-trust.ts): a password sign-in
@@ -86,17 +86,7 @@ describe("an instance with client trust", () => {
     const person = await newPerson(emu.bapi, "codeonly");
     const browser = frontendClient(emu.origin);
     const started = await browser("POST", "/v1/client/sign_ins", { identifier: person.email });
-    const id = started.body.response.id as string;
-    await browser("POST", `/v1/client/sign_ins/${id}/prepare_first_factor`, {
-      strategy: "email_code",
-      email_address_id: started.body.response.supported_first_factors.find(
-        (f: { strategy: string }) => f.strategy === "email_code",
-      ).email_address_id,
-    });
-    const done = await browser("POST", `/v1/client/sign_ins/${id}/attempt_first_factor`, {
-      strategy: "email_code",
-      code: "424242",
-    });
+    const done = await finishSignInByEmailCode(browser, started);
     expect(done.body.response).toMatchObject({ status: "complete", client_trust_state: "new" });
   });
 

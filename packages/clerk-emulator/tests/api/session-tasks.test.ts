@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  finishSignInByEmailCode,
   freshAuthenticatorCode,
   frontendClient,
   newPerson,
@@ -261,16 +262,7 @@ describe("a password marked compromised", () => {
     });
     expect(byPassword.status).toBe(422);
     expect(byPassword.body.errors[0].code).toBe("form_password_compromised");
-    await browser("POST", `/v1/client/sign_ins/${id}/prepare_first_factor`, {
-      strategy: "email_code",
-      email_address_id: started.body.response.supported_first_factors.find(
-        (f: { strategy: string }) => f.strategy === "email_code",
-      ).email_address_id,
-    });
-    const done = await browser("POST", `/v1/client/sign_ins/${id}/attempt_first_factor`, {
-      strategy: "email_code",
-      code: "424242",
-    });
+    const done = await finishSignInByEmailCode(browser, started);
     expect(done.body.response.status).toBe("complete");
     const sessionId = done.body.response.created_session_id as string;
     return { sessionId, session: done.body.client.sessions.find((s: { id: string }) => s.id === sessionId) };
