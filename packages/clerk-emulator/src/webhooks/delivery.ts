@@ -192,9 +192,10 @@ export function createWebhookSender(store: Store, settings: WebhookSettings) {
     let user: UserRecord | null = store.user(session.userId);
     const then = previous.get(session.userId);
     if (!user && then?.kind === "user") user = JSON.parse(then.signature) as UserRecord;
-    // Clerk's webhook spec has no session `tasks` (the Backend API's session has them).
+    // Clerk's webhook spec has no session `tasks` (the Backend API's session has them), nor the `pending`
+    // status they make: the session's own status (`active` while it has tasks to do).
     const { tasks: _tasks, ...json } = backendSessionJSON(store, session);
-    return { ...json, user: user ? userJSON(store, user, "bapi") : null };
+    return { ...json, status: session.status, user: user ? userJSON(store, user, "bapi") : null };
   }
 
   function compareSessions(previous: Snapshot) {

@@ -21,7 +21,7 @@ const GIVEN = {
 
 /** All the switches: the file's, and the defaults of those it leaves out. */
 const ALL = {
-  auth_config: { single_session_mode: false, client_trust: false },
+  auth_config: { single_session_mode: false, client_trust: false, reverification: false },
   user_settings: {
     sign_up: { mode: "restricted", legal_consent_enabled: true, mfa: { required: false } },
     attributes: { email_address: { first_factors: ["email_code", "email_link"], verifications: ["email_code"] } },
