@@ -1,6 +1,7 @@
 import { ApiError } from "./errors";
 import { revokeSessionsOfUser } from "./sessions";
 import { sessionTasks } from "./session-tasks";
+import { ensureReverified } from "./session-verifications";
 import { hashPassword, verifyPassword, type SessionRecord, type Store, type UserRecord } from "../state/store";
 
 /** The instance's password rules (its environment says 8 to 72 characters). */
@@ -22,8 +23,8 @@ export const passwordNotSetError = () =>
 /**
  * The person's own change on `session` (`POST /v1/me/change_password`): the current password first, when
  * they have one, unless the session's task is to reset it (a compromised password, which <TaskResetPassword/>
- * does not ask for) or the instance has reverification on (the route demanded a fresh factor instead, and
- * <UserProfile/> shows no current-password field then); then the new one's rules. With `signOutOthers`, the
+ * does not ask for) or the instance has reverification on (a fresh factor instead, Clerk's 403 until there is
+ * one: <UserProfile/> shows no current-password field then); then the new one's rules. With `signOutOthers`, the
  * user's other sessions end.
  */
 export function changePassword(
@@ -32,9 +33,11 @@ export function changePassword(
   user: UserRecord,
   { current, next, signOutOthers }: { current: string | null; next: string | null; signOutOthers: boolean },
 ): void {
+  // Reverification on: a fresh factor stands for the current password (Clerk's 403 until there is one).
+  ensureReverified(store, session, user);
+  const reverifying = store.settings.instance.reverification;
   const resetting = sessionTasks(store, session).includes("reset-password");
-  const reverified = store.settings.instance.reverification;
-  if (user.passwordHash && !resetting && !reverified && (!current || !verifyPassword(current, user.passwordHash))) {
+  if (user.passwordHash && !resetting && !reverifying && (!current || !verifyPassword(current, user.passwordHash))) {
     throw new ApiError(422, "form_password_incorrect", "Password is incorrect. Try again.", "current_password");
   }
   const password = validateNewPassword(next, "new_password");

@@ -54,7 +54,7 @@ export function ensureReverified(store: Store, session: SessionRecord, user: Use
     "session_reverification_required",
     "You need to provide additional verification to perform this operation",
     undefined,
-    "You need to provide additional verification to perform this operation",
+    undefined,
     {},
     { reverification: { level: "second_factor", after_minutes: FRESH_FOR_MINUTES } },
   );

@@ -35,7 +35,7 @@ export function registerMeRoutes(route: Route, fapi: FrontendContext): void {
   });
 
   route("POST", "/v1/me/change_password", (req, res) => {
-    const { session, user } = meReverified(req);
+    const { session, user } = me(req);
     const signOut =
       str(req.body?.sign_out_of_other_sessions) === "true" || req.body?.sign_out_of_other_sessions === true;
     changePassword(store, session, user, {
