@@ -16,7 +16,7 @@ export function Fonts({ clerkScreen, kept, nonce }: { clerkScreen: boolean; kept
       <script
         nonce={nonce}
         suppressHydrationWarning
-        dangerouslySetInnerHTML={{ __html: holdFontsScript(!clerkScreen) }}
+        dangerouslySetInnerHTML={{ __html: holdFontsScript(clerkScreen ? "clerk-screen" : "first-paint") }}
       />
     );
   return (

@@ -47,8 +47,9 @@ function cleanUp() {
 
 if (!done) waitForClerk();
 // A page marked for a Clerk screen that shows none (its route's error page, a frame not rendered):
-// nothing will be drawn to wait for, so the fonts come once it has painted.
-else if (typeof document !== "undefined")
+// nothing will be drawn to wait for, so the fonts come once it has painted. (Another page's mark,
+// `first-paint`, is its own script's to lift, at the first contentful paint: app/lib/web-fonts.ts.)
+else if (typeof document !== "undefined" && document.documentElement.getAttribute(FONTS_WAIT) === "clerk-screen")
   requestAnimationFrame(() => setTimeout(() => document.documentElement.removeAttribute(FONTS_WAIT), 0));
 
 function waitForClerk() {

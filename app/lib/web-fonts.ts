@@ -13,8 +13,14 @@
  * - Without JavaScript: no mark, no preload; the stylesheet's fonts come as the page uses them.
  */
 
-/** On <html>, the attribute that holds the web fonts back (fonts.css names only the fallbacks under it). */
+/**
+ * On <html>, the attribute that holds the web fonts back (fonts.css names only the fallbacks under it).
+ * Its value says what lifts it: `first-paint`, this file's script; `clerk-screen`, app/lib/clerk-first.ts.
+ */
 export const FONTS_WAIT = "data-fonts-wait";
+
+/** What a first visit's fonts wait for: the page's first contentful paint, or Clerk's card drawn. */
+export type FontsHold = "first-paint" | "clerk-screen";
 
 /** The cookie that says this browser has loaded the web fonts (so has them in its cache). */
 const FONTS_KEPT = "fonts-kept";
@@ -31,13 +37,13 @@ export function fontsKept(cookieHeader: string | null): boolean {
 
 /**
  * The inline script that holds the fonts back on a first visit (see above): it marks <html>, and once
- * the mark goes loads both faces and, if both loaded, sets the cookie. With `untilFirstPaint` it lifts
- * the mark itself, once the browser reports the first contentful paint (a frame's callback can run
+ * the mark goes loads both faces and, if both loaded, sets the cookie. Holding until `first-paint`, it
+ * lifts the mark itself, once the browser reports the first contentful paint (a frame's callback can run
  * before it: the first frames may paint nothing yet); where no paint is reported (a browser without
- * paint timing, a page loaded in a background tab), 3 s after the page's load. Otherwise clerk-first.ts
- * lifts it when Clerk's card is drawn.
+ * paint timing, a page loaded in a background tab), 3 s after the page's load. Until `clerk-screen`,
+ * clerk-first.ts lifts it when Clerk's card is drawn.
  */
-export function holdFontsScript(untilFirstPaint: boolean): string {
+export function holdFontsScript(until: FontsHold): string {
   const cookie = `${FONTS_KEPT}=1; Max-Age=${KEPT_FOR_S}; Path=/; SameSite=Lax`;
   const setCookie = `document.cookie=${JSON.stringify(cookie)}+(location.protocol==="https:"?"; Secure":"")`;
   const loadFaces = `Promise.all(${JSON.stringify(FACES)}.map(function(f){return document.fonts.load(f)})).then(function(l){if(l.every(function(x){return x.length}))${setCookie}},function(){})`;
@@ -45,7 +51,7 @@ export function holdFontsScript(untilFirstPaint: boolean): string {
     `function go(){d.removeAttribute(w)}addEventListener("load",function(){setTimeout(go,3000)});` +
     `try{var p=new PerformanceObserver(function(l){if(l.getEntriesByName("first-contentful-paint").length){p.disconnect();go()}});p.observe({type:"paint",buffered:true})}catch(e){}`;
   return (
-    `(function(d,w){d.setAttribute(w,"");new MutationObserver(function(_,o){if(d.hasAttribute(w))return;o.disconnect();${loadFaces}}).observe(d,{attributes:true,attributeFilter:[w]});` +
-    `${untilFirstPaint ? liftAfterPaint : ""}})(document.documentElement,${JSON.stringify(FONTS_WAIT)})`
+    `(function(d,w){d.setAttribute(w,${JSON.stringify(until)});new MutationObserver(function(_,o){if(d.hasAttribute(w))return;o.disconnect();${loadFaces}}).observe(d,{attributes:true,attributeFilter:[w]});` +
+    `${until === "first-paint" ? liftAfterPaint : ""}})(document.documentElement,${JSON.stringify(FONTS_WAIT)})`
   );
 }

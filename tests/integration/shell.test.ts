@@ -213,13 +213,13 @@ describe("pages and HTTP basics", () => {
   it("on a first visit holds the fonts back until the page has painted, and preloads no font", async () => {
     const html = await (await get("/")).text();
     expect(html).not.toMatch(/<link rel="preload"[^>]*as="font"/);
-    expect(html).toContain('d.setAttribute(w,"")');
+    expect(html).toContain('d.setAttribute(w,"first-paint")');
     expect(html).toContain('getEntriesByName("first-contentful-paint")');
   });
 
   it("preloads both fonts that the one stylesheet uses, for a browser that has them (fonts-kept)", async () => {
     const html = await (await get("/", { Cookie: "fonts-kept=1" })).text();
-    expect(html).not.toContain('d.setAttribute(w,"")');
+    expect(html).not.toContain("d.setAttribute(w,");
     const preloads = [...html.matchAll(/<link rel="preload" href="([^"]+\.woff2)" as="font"/g)].map((m) => m[1]);
     expect(preloads).toHaveLength(2);
     const cssHref = /href="(\/build\/_assets\/first-paint-[^"]+\.css)"/.exec(html)?.[1];
@@ -232,7 +232,7 @@ describe("pages and HTTP basics", () => {
     expect(html).not.toMatch(/<link rel="preload"[^>]*as="font"/);
     // Held back in JavaScript only (app/lib/web-fonts.ts), until Clerk's card is drawn (clerk-first.ts lifts
     // the mark): without it the stylesheet's fonts come as anywhere.
-    expect(html).toContain('d.setAttribute(w,"")');
+    expect(html).toContain('d.setAttribute(w,"clerk-screen")');
     expect(html).not.toContain('getEntriesByName("first-contentful-paint")');
     const preloads = /(\[\{"href":"\/_clerk-js\/clerk\.browser\.js".*?\])\.forEach/.exec(html)?.[1];
     const hrefs = (JSON.parse(preloads!) as { href: string }[]).map((p) => p.href);
