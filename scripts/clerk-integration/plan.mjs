@@ -46,8 +46,20 @@ export const NO_APPS = "an app to run on (Clerk's spec lists none: `const config
 const OAUTH_PROVIDER_USE = /instanceKeys\.get\(\s*['"\x60]oauth-provider['"\x60]/;
 export const OAUTH_PROVIDER = "Clerk's oauth-provider application (a second Clerk instance as the OAuth provider)";
 
-/** A spec file's describe blocks as its presets place them. */
-export function describesOf(source, runningApps) {
+/**
+ * The long-running app written for a spec that names no env and no pattern (`withEnv: []`): such a
+ * describe runs on whichever apps Clerk's CI names (E2E_APP_ID), and its file's name is its app's env's
+ * (`sign-in-or-up-email-links-flow.test.ts` and `next.appRouter.withSignInOrUpEmailLinksFlow`). None
+ * such: the describe runs as any other, on withEmailCodes.
+ */
+function appNamedFor(file, runningApps) {
+  const name = (file ?? "").replace(/^.*\//, "").replace(/\.test\.tsx?$/, "");
+  const env = `with${name.replace(/(^|-)([a-z])/g, (_, __, c) => c.toUpperCase())}`;
+  return runningApps.find((a) => a.env === env && appFor(a.id));
+}
+
+/** A spec file's describe blocks as its presets place them (`file`: its path, for a describe that names no env). */
+export function describesOf(source, runningApps, file) {
   const found = [];
   const calls = new RegExp(String.raw`testAgainstRunningApps\(\s*\{([^}]*)\}\s*\)\(${TITLE}`, "g");
   const matches = [...source.matchAll(calls)];
@@ -66,7 +78,9 @@ export function describesOf(source, runningApps) {
     const withPattern = [...(/withPattern:\s*\[([^\]]*)\]/.exec(options)?.[1] ?? "").matchAll(/'([^']+)'/g)].map(
       (p) => p[1],
     );
-    found.push(placed(m.groups.title, withEnv, withPattern, runningApps));
+    const named = withEnv.length === 0 && withPattern.length === 0 ? appNamedFor(file, runningApps) : null;
+    if (named) found.push(placed(m.groups.title, [named.env], [named.id], runningApps));
+    else found.push(placed(m.groups.title, withEnv, withPattern, runningApps));
   }
   if (found.length > 0) return found;
   // A spec that builds its own app: the first describe, the frameworks it builds, the env it gives them.
@@ -136,6 +150,17 @@ export function internetTests(source) {
       /(?:waitForURL|goto)\(\s*['"\x60]https?:\/\/(?!localhost|127\.0\.0\.1)/.test(body) ||
       /\x60https:\/\/\$\{frontendApi\}/.test(body),
   );
+}
+
+export const INBOX = "a real inbox (the suite reads its emails from mailsac.com, over the internet)";
+
+/**
+ * A spec's tests that read an email the instance sent (`u.services.email`: the suite's emailService asks
+ * mailsac.com's API for the message, and for a link, one on https), for an address not made fictional
+ * (`+clerk_test`, whose code is 424242 and needs no inbox).
+ */
+export function inboxTests(source) {
+  return testsWhoseBody(source, (body) => /\.services\.email\./.test(body));
 }
 
 /** The titles of a spec's tests whose own body (up to the next test or describe) `matches`. */
@@ -216,18 +241,20 @@ export function plan(integrationDir, args) {
   const notRun = [];
   for (const file of selectSpecs(integrationDir, args)) {
     const source = readFileSync(join(testsDir, file), "utf8");
-    const describes = describesOf(source, runningApps);
+    const describes = describesOf(source, runningApps, file);
     // A spec none of whose describes runs is tallied once, by its describes.
     const runs = describes.some((d) => !d.needs && envSettings(d.env).needs.length === 0);
     const internet = runs ? internetTests(source) : [];
     const screenshots = runs ? screenshotTests(source) : [];
     const provider = runs ? oauthProviderTests(source) : [];
+    const inbox = runs ? inboxTests(source) : [];
     for (const title of internet)
       notRun.push({ file, title, needs: ["the internet (it reaches a host beyond loopback)"] });
     for (const title of screenshots)
       notRun.push({ file, title, needs: ["Clerk's screenshot baselines and the spec's own app files"] });
     for (const title of provider) notRun.push({ file, title, needs: [OAUTH_PROVIDER] });
-    const offline = [...internet, ...screenshots, ...provider];
+    for (const title of inbox) notRun.push({ file, title, needs: [INBOX] });
+    const offline = [...new Set([...internet, ...screenshots, ...provider, ...inbox])];
     if (describes.length === 0) notRun.push({ file, title: "(no describe found)", needs: ["a describe block"] });
     // A file all of whose tests are left out gives Playwright nothing to run ("No tests found").
     const tests = source.match(new RegExp(String.raw`\btest\(${TITLE}`, "g"))?.length ?? 0;

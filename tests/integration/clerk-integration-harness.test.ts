@@ -12,6 +12,7 @@ import { ENVS, envSettings } from "../../scripts/clerk-integration/envs.mjs";
 import {
   APPS,
   describesOf,
+  inboxTests,
   internetTests,
   NEXT_FILES,
   OAUTH_PROVIDER,
@@ -70,8 +71,9 @@ describe("scripts/clerk-integration.sh's pieces", () => {
     const routes = readFileSync(join(HERE, "react-router-node/app/routes.ts"), "utf8");
     const files = [...routes.matchAll(/"(routes\/[\w-]+\.tsx)"/g)].map((m) => m[1]!);
     const own = readdirSync(join(HERE, "react-router-node/app/routes")).map((f) => `routes/${f}`);
-    // sign-in.tsx and protected.tsx are the template's own (sign-up.tsx is laid over it, with unsafeMetadata).
-    expect(files.filter((f) => !own.includes(f)).sort()).toEqual(["routes/protected.tsx", "routes/sign-in.tsx"]);
+    // sign-in.tsx is the template's own (sign-up.tsx is laid over it, with unsafeMetadata; protected.tsx,
+    // with <UserProfile/> only while signed in).
+    expect(files.filter((f) => !own.includes(f)).sort()).toEqual(["routes/sign-in.tsx"]);
   });
 
   it("places a spec as Clerk's presets do: a pattern's app and env, else the family its tag names", () => {
@@ -141,6 +143,30 @@ describe("scripts/clerk-integration.sh's pieces", () => {
       "});",
     ].join("\n");
     expect(describesOf(middleware, runningApps)).toEqual([expect.objectContaining({ needs: [NEXT_FILES] })]);
+    // A test that reads the email the instance sent asks mailsac.com for it.
+    const inbox = [
+      "test('code', async () => { await u.po.signUp.enterTestOtpCode(); });",
+      "test('link', async () => { const link = await u.services.email.getVerificationLinkForEmailAddress(e); });",
+    ].join("\n");
+    expect(inboxTests(inbox)).toEqual(["link"]);
+  });
+
+  it("runs a describe that names no env on the app its file is named for, else on withEmailCodes", () => {
+    const runningApps = [
+      { id: "react.vite.withEmailCodes", env: "withEmailCodes" },
+      { id: "next.appRouter.withSignInOrUpEmailLinksFlow", env: "withSignInOrUpEmailLinksFlow" },
+    ];
+    const spec = "testAgainstRunningApps({ withEnv: [] })('links flow', ({ app }) => {});";
+    expect(describesOf(spec, runningApps, "sign-in-or-up-email-links-flow.test.ts")).toEqual([
+      expect.objectContaining({
+        env: "withSignInOrUpEmailLinksFlow",
+        app: "react-router-node",
+        standsInFor: "next.appRouter.withSignInOrUpEmailLinksFlow",
+      }),
+    ]);
+    expect(describesOf(spec, runningApps, "other.test.ts")).toEqual([
+      expect.objectContaining({ env: "withEmailCodes", app: "react-router-node", standsInFor: "next.appRouter" }),
+    ]);
   });
 
   it("gives the emulator only the dashboard switches --instance takes, in the environment JSON's keys", async () => {
