@@ -60,6 +60,24 @@ export const allowlist: Excuse[] = [
   paginatedList("#/components/responses/JWTTemplate.List/content/application~1json", "/jwt_templates"),
   paginatedList("#/components/responses/Client.List/content/application~1json", "/clients"),
   {
+    api: "fapi",
+    schema: "#/components/schemas/UserSettings.Socials",
+    reason:
+      "An instance's custom OAuth providers are listed under their own strategy, `oauth_custom_<key>`, beside " +
+      "Clerk's built-in ones; the published spec's list of keys is closed (additionalProperties: false) and " +
+      "names one custom provider only, its example `oauth_custom_mock`.",
+    evidence:
+      "@clerk/shared 4 (Core 3): CustomOAuthStrategy is `oauth_custom_${string}` (src/types/strategies.ts) and " +
+      "OAuthStrategy includes it; clerk-js's UserSettings reads every key of user_settings.social " +
+      "(socialProviderStrategies, authenticatableSocialStrategies) and @clerk/ui draws a custom provider's " +
+      "button from its name and logo_url.",
+    correct(socials) {
+      socials.patternProperties = {
+        "^oauth_custom_[a-z0-9_]+$": { $ref: "#/components/schemas/UserSettings.Social" },
+      };
+    },
+  },
+  {
     api: "bapi",
     schema: "#/paths",
     reason:

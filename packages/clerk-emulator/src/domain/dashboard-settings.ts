@@ -28,6 +28,13 @@ export type DashboardSettings = {
   emailLinkSignIn: boolean;
   /** `user_settings.attributes.email_address.verifications` lists `email_link`: addresses are verified by link too. */
   emailLinkVerification: boolean;
+  /**
+   * `user_settings.attributes.email_address.verify_at_sign_up` (the dashboard's "Verify at sign-up"): a
+   * sign-up waits for its address to be verified (Clerk's default). Off, an address and a password make
+   * the user at once, the address unverified; it signs in as any address does, and the first emailed
+   * code entered on it verifies it (domain/sign-ups.ts, domain/identifiers.ts).
+   */
+  emailVerifyAtSignUp: boolean;
   /** `user_settings.social`: the social connections (`oauth_google`…) offered to sign in and sign up with. */
   socialConnections: SocialConnections;
   /**
@@ -98,11 +105,17 @@ const SWITCHES: Switch[] = [
   { key: "emailLinkSignIn", path: "user_settings.attributes.email_address.first_factors", ...emailStrategies },
   { key: "emailLinkVerification", path: "user_settings.attributes.email_address.verifications", ...emailStrategies },
   {
+    key: "emailVerifyAtSignUp",
+    path: "user_settings.attributes.email_address.verify_at_sign_up",
+    accepts: "true or false",
+    read: boolean,
+  },
+  {
     key: "socialConnections",
     path: "user_settings.social",
     accepts: SOCIAL_ACCEPTS,
     read: readSocialConnections,
-    json: socialConnectionsJSON,
+    json: (connections) => socialConnectionsJSON(connections, true),
   },
   {
     key: "forceOrganizationSelection",
@@ -124,6 +137,7 @@ export function defaultDashboardSettings(): DashboardSettings {
     // The emulator's own defaults: sign-in links on, address verification by code only.
     emailLinkSignIn: true,
     emailLinkVerification: false,
+    emailVerifyAtSignUp: true,
     // None unless the file lists them (a new application in Clerk's dashboard often starts with Google on).
     socialConnections: {},
     // Personal accounts allowed: no session task.

@@ -81,13 +81,23 @@ export function refuseTakenUsername(store: Store, username: string, except?: Use
   }
 }
 
+function unverifiedPrimaryOwner(store: Store, email: string): UserRecord | null {
+  if (store.settings.instance.emailVerifyAtSignUp) return null;
+  const wanted = email.trim().toLowerCase();
+  return store.find("users", (u) => u.emails.some((e) => e.id === u.emailId && !e.verified && e.email === wanted));
+}
+
 /** The user a verified number identifies. */
 export const userByPhone = (store: Store, phone: string) =>
   store.find("users", (u) => u.phones.some((p) => p.verified && p.phone === phone));
 
-/** Who an identifier typed into sign-in names: an email address, a username or a phone number. */
+/**
+ * Who an identifier typed into sign-in names: an email address, a username or a phone number. An
+ * address identifies its owner once verified, or, where the instance does not verify at sign-up, while
+ * it is the primary address the person signed up with, unverified (they sign in to verify it).
+ */
 export function userByIdentifier(store: Store, identifier: string): UserRecord | null {
-  if (identifier.includes("@")) return store.userByEmail(identifier);
+  if (identifier.includes("@")) return store.userByEmail(identifier) ?? unverifiedPrimaryOwner(store, identifier);
   const phone = identifier.replace(/[\s().-]/g, "");
   if (/^\+\d+$/.test(phone)) return userByPhone(store, phone);
   const name = identifier.trim().toLowerCase();

@@ -13,8 +13,8 @@ import { SOCIAL_PROVIDERS, authenticatableSocialStrategies } from "./social-conn
  * back to the Frontend API's `/v1/oauth_callback`. The `state` is random and kept nowhere: the
  * emulator's callback refuses every `state`, since no provider ever sends the browser back.
  */
-export function oauthAuthorizeUrl(strategy: string, frontendApiUrl: string): string {
-  const provider = SOCIAL_PROVIDERS[strategy]!;
+export function oauthAuthorizeUrl(store: Store, strategy: string, frontendApiUrl: string): string {
+  const provider = store.settings.instance.socialConnections[strategy]?.provider ?? SOCIAL_PROVIDERS[strategy]!;
   const url = new URL(provider.authorizeUrl);
   url.searchParams.set("client_id", `clerk-emulator-${strategy.replace(/^oauth_/, "")}`);
   url.searchParams.set("redirect_uri", `${frontendApiUrl.replace(/\/$/, "")}/v1/oauth_callback`);
@@ -47,7 +47,7 @@ export function startOAuthSignIn(
   store.write(() => {
     signIn.firstFactorStrategy = strategy;
     signIn.firstFactorStatus = "unverified";
-    signIn.externalVerificationRedirectUrl = oauthAuthorizeUrl(strategy, frontendApiUrl);
+    signIn.externalVerificationRedirectUrl = oauthAuthorizeUrl(store, strategy, frontendApiUrl);
   });
 }
 
@@ -61,6 +61,6 @@ export function startOAuthSignUp(
 ): void {
   refuseUnofferedOAuth(store, strategy, redirectUrl);
   store.write(() => {
-    signUp.externalAccount = { strategy, redirectUrl: oauthAuthorizeUrl(strategy, frontendApiUrl) };
+    signUp.externalAccount = { strategy, redirectUrl: oauthAuthorizeUrl(store, strategy, frontendApiUrl) };
   });
 }

@@ -170,6 +170,14 @@ function sendSignInEmailCode(store: Store, user: UserRecord, strategy: string, i
   store.send(strategy === "reset_password_email_code" ? { ...message, slug: "reset_password_code" } : message);
 }
 
+/** The primary address, to which a sign-in's code goes, verified by the code entered (it may already be). */
+function verifyCodedAddress(user: UserRecord): void {
+  const primary = user.emails.find((e) => e.id === user.emailId);
+  if (!primary || primary.verified) return;
+  primary.verified = true;
+  primary.updatedAt = Date.now();
+}
+
 /** The first factor is verified: the user's failed attempts no longer count. */
 function verifyFirstFactor(store: Store, signIn: SignInRecord, user: UserRecord, strategy: string): void {
   store.write(() => {
@@ -231,6 +239,8 @@ export function attemptSignInCode(store: Store, signIn: SignInRecord, strategy: 
   store.write(() => {
     verifyFirstFactor(store, signIn, user, strategy);
     if (strategy === "reset_password_email_code") signIn.status = "needs_new_password";
+    // The emailed code proves the address it went to: one left unverified at sign-up is verified now.
+    if (strategy !== "phone_code") verifyCodedAddress(user);
   });
   return user;
 }

@@ -77,6 +77,14 @@ export function refuseClosedSignUp(store: Store, invited: boolean): void {
   );
 }
 
+/**
+ * Whether the sign-up's address lets it finish: verified (by a code, a link or an invitation's ticket), or
+ * anything at all where the instance does not verify at sign-up (`verify_at_sign_up` off).
+ */
+function signUpEmailReady(store: Store, signUp: SignUpRecord): boolean {
+  return signUp.emailVerification === "verified" || !store.settings.instance.emailVerifyAtSignUp;
+}
+
 /** What a sign-up still lacks of what the instance requires beyond its identifiers: the legal terms, when asked for. */
 export function missingSignUpRequirements(store: Store, signUp: SignUpRecord): string[] {
   return store.settings.instance.legalConsentEnabled && !signUp.legalAcceptedAt ? ["legal_accepted"] : [];
@@ -218,9 +226,7 @@ export function setSignUpEmailVerification(
  * makes them a member.
  */
 export function createSignUpUser(store: Store, signUp: SignUpRecord): UserRecord | null {
-  if (!signUp.email || !signUp.passwordHash || signUp.emailVerification !== "verified" || signUp.createdUserId) {
-    return null;
-  }
+  if (!signUp.email || !signUp.passwordHash || !signUpEmailReady(store, signUp) || signUp.createdUserId) return null;
   if (!signUpPhoneReady(signUp)) return null;
   if (missingSignUpRequirements(store, signUp).length > 0) return null;
   // Checked again: an address changed since the sign-up began drops the invitation's ticket.
@@ -239,6 +245,7 @@ export function createSignUpUser(store: Store, signUp: SignUpRecord): UserRecord
   // A write of its own, told at once: what verified domains hand out sees the user before the ticket's membership.
   const account = {
     email: signUp.email,
+    emailVerified: signUp.emailVerification === "verified",
     passwordHash: signUp.passwordHash,
     firstName: signUp.firstName,
     lastName: signUp.lastName,

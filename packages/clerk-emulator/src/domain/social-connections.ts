@@ -8,6 +8,11 @@
  * A sign-in or sign-up with such a strategy goes as far as Clerk's answer that sends the browser to
  * the provider: an `unverified` OAuth verification whose `external_verification_redirect_url` is the
  * provider's authorize URL with Clerk's parameters. The emulator has no provider to come back from.
+ *
+ * Besides Clerk's built-in providers, an instance's own ("custom OAuth provider" in Clerk's dashboard,
+ * strategy `oauth_custom_<key>`): the settings file gives its `name` and its `authorize_url` (the
+ * dashboard's "Authorization URL"; its `scope` too, else `openid email profile`). The environment shows
+ * it as Clerk's does, its name and logo, never its URL.
  */
 
 /** A provider Clerk offers: its name as clerk-js names it, and where its consent screen is. */
@@ -52,6 +57,9 @@ export const SOCIAL_PROVIDERS: Readonly<Record<string, Provider>> = {
   oauth_x: { name: "X / Twitter", authorizeUrl: "https://x.com/i/oauth2/authorize", scope: "users.read tweet.read" },
 };
 
+/** A custom provider's strategy: `oauth_custom_` and its key (lower case, digits and `_`). */
+const CUSTOM_STRATEGY = /^oauth_custom_[a-z0-9_]+$/;
+
 /** One provider's switches, as Clerk's `UserSettings.Social` has them (the strategy is its key). */
 export type SocialConnection = {
   enabled: boolean;
@@ -63,6 +71,8 @@ export type SocialConnection = {
   deprecated: boolean;
   name: string;
   logoUrl: string | null;
+  /** A custom provider's own consent screen and scope (a built-in one's are in SOCIAL_PROVIDERS). */
+  provider?: Provider;
 };
 
 export type SocialConnections = Readonly<Record<string, SocialConnection>>;
@@ -78,9 +88,28 @@ const SOCIAL_BOOLEANS = {
 
 /** What `user_settings.social` accepts, for the settings file's refusals. */
 export const SOCIAL_ACCEPTS =
-  `an object of providers by strategy (${Object.keys(SOCIAL_PROVIDERS).join(", ")}), each ` +
-  `{"enabled": true|false} and optionally ${Object.keys(SOCIAL_BOOLEANS).slice(1).join(", ")} (true|false), ` +
-  `strategy (its key), name and logo_url (strings)`;
+  `an object of providers by strategy (${Object.keys(SOCIAL_PROVIDERS).join(", ")}, or oauth_custom_<key> ` +
+  `with its name and authorize_url), each {"enabled": true|false} and optionally ` +
+  `${Object.keys(SOCIAL_BOOLEANS).slice(1).join(", ")} (true|false), strategy (its key), name, logo_url and ` +
+  `a custom provider's scope (strings)`;
+
+/** An http(s) URL, as a custom provider's authorize URL must be. */
+const isHttpUrl = (v: unknown): v is string => {
+  if (typeof v !== "string") return false;
+  try {
+    return ["http:", "https:"].includes(new URL(v).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/** The provider a strategy names: Clerk's built-in one, or the instance's custom one as its entry gives it. */
+function providerOf(strategy: string, given: Record<string, unknown>): Provider | undefined {
+  if (!CUSTOM_STRATEGY.test(strategy)) return SOCIAL_PROVIDERS[strategy];
+  const { name, authorize_url: authorizeUrl, scope = "openid email profile" } = given;
+  if (typeof name !== "string" || !name || !isHttpUrl(authorizeUrl) || typeof scope !== "string") return;
+  return { name, authorizeUrl, scope };
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -97,8 +126,10 @@ export function readSocialConnections(value: unknown): SocialConnections | undef
   if (!isObject(value)) return;
   const connections: Record<string, SocialConnection> = {};
   for (const [strategy, given] of Object.entries(value)) {
-    const provider = SOCIAL_PROVIDERS[strategy];
-    if (!provider || !isObject(given) || typeof given.enabled !== "boolean") return;
+    if (!isObject(given) || typeof given.enabled !== "boolean") return;
+    const provider = providerOf(strategy, given);
+    if (!provider) return;
+    const custom = CUSTOM_STRATEGY.test(strategy);
     const connection: SocialConnection = {
       enabled: given.enabled,
       authenticatable: true,
@@ -107,7 +138,9 @@ export function readSocialConnections(value: unknown): SocialConnections | undef
       notSelectable: false,
       deprecated: false,
       name: provider.name,
-      logoUrl: logoUrl(strategy),
+      // Clerk draws a custom provider without a logo by its name's initial.
+      logoUrl: custom ? null : logoUrl(strategy),
+      ...(custom ? { provider } : {}),
     };
     for (const [field, v] of Object.entries(given)) {
       if (field in SOCIAL_BOOLEANS) {
@@ -121,6 +154,8 @@ export function readSocialConnections(value: unknown): SocialConnections | undef
       } else if (field === "logo_url") {
         if (typeof v !== "string" && v !== null) return;
         connection.logoUrl = v;
+      } else if (custom && (field === "authorize_url" || field === "scope")) {
+        // Read by providerOf.
       } else {
         return;
       }
@@ -130,8 +165,11 @@ export function readSocialConnections(value: unknown): SocialConnections | undef
   return connections;
 }
 
-/** The connections as Clerk's environment JSON has them (`UserSettings.Socials`). */
-export function socialConnectionsJSON(connections: SocialConnections): Record<string, unknown> {
+/**
+ * The connections as Clerk's environment JSON has them (`UserSettings.Socials`); `settings`: as the
+ * settings file writes them, a custom provider's authorize URL and scope too (the control API's answer).
+ */
+export function socialConnectionsJSON(connections: SocialConnections, settings = false): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(connections).map(([strategy, c]) => [
       strategy,
@@ -145,6 +183,7 @@ export function socialConnectionsJSON(connections: SocialConnections): Record<st
         deprecated: c.deprecated,
         name: c.name,
         logo_url: c.logoUrl,
+        ...(settings && c.provider ? { authorize_url: c.provider.authorizeUrl, scope: c.provider.scope } : {}),
       },
     ]),
   );

@@ -156,7 +156,7 @@ export function environmentJSON(
           used_for_first_factor: true,
           first_factors: emailFirstFactors,
           verifications: emailVerifications,
-          verify_at_sign_up: true,
+          verify_at_sign_up: settings.instance.emailVerifyAtSignUp,
         }),
         // Optional identifiers: a verified phone number signs in with an SMS code (never a second factor here).
         phone_number: attribute(true, {

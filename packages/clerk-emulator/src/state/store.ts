@@ -271,7 +271,14 @@ export class Store {
   }
 
   // Changes ----------------------------------------------------------------
-  createUser(input: { email: string; passwordHash: string | null; firstName: string | null; lastName: string | null }) {
+  /** A new user; their address verified unless `emailVerified` is false (an instance that does not verify at sign-up). */
+  createUser(input: {
+    email: string;
+    emailVerified?: boolean;
+    passwordHash: string | null;
+    firstName: string | null;
+    lastName: string | null;
+  }) {
     this.writing("createUser");
     const t = nowMs();
     const email = input.email.trim().toLowerCase();
@@ -281,7 +288,7 @@ export class Store {
       id: newId("user"),
       email,
       emailId,
-      emails: [{ id: emailId, email, verified: true, createdAt: t, updatedAt: t }],
+      emails: [{ id: emailId, email, verified: input.emailVerified ?? true, createdAt: t, updatedAt: t }],
       passwordHash: input.passwordHash,
       passwordUpdatedAt: input.passwordHash ? t : null,
       firstName: input.firstName,

@@ -24,7 +24,13 @@ const ALL = {
   auth_config: { single_session_mode: false, client_trust: false, reverification: false },
   user_settings: {
     sign_up: { mode: "restricted", legal_consent_enabled: true, mfa: { required: false } },
-    attributes: { email_address: { first_factors: ["email_code", "email_link"], verifications: ["email_code"] } },
+    attributes: {
+      email_address: {
+        first_factors: ["email_code", "email_link"],
+        verifications: ["email_code"],
+        verify_at_sign_up: true,
+      },
+    },
     social: {},
   },
   organization_settings: { force_organization_selection: false },

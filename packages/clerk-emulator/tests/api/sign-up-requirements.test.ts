@@ -15,7 +15,12 @@ async function setInstance(json: unknown) {
 
 // Each test sets what it needs over Clerk's defaults.
 beforeEach(async () => {
-  await setInstance({ user_settings: { sign_up: { mode: "public", legal_consent_enabled: false } } });
+  await setInstance({
+    user_settings: {
+      sign_up: { mode: "public", legal_consent_enabled: false },
+      attributes: { email_address: { verify_at_sign_up: true } },
+    },
+  });
 });
 
 const environment = async () => (await frontendClient(emu.origin)("GET", "/v1/environment")).body;
@@ -224,5 +229,80 @@ describe("a sign-up's unsafe metadata (clerk-js's <SignUp unsafeMetadata>)", () 
       code: "form_param_format_invalid",
       meta: { param_name: "unsafe_metadata" },
     });
+  });
+});
+
+describe("verify at sign-up (user_settings.attributes.email_address.verify_at_sign_up)", () => {
+  it("on by default: an address and a password wait for the code, and no user is made before it", async () => {
+    expect((await environment()).user_settings.attributes.email_address.verify_at_sign_up).toBe(true);
+    const browser = frontendClient(emu.origin);
+    const email = uniqueEmail("verifyfirst");
+    const created = await browser("POST", "/v1/client/sign_ups", {
+      email_address: email,
+      password: "a-good-password-1",
+    });
+    expect(created.body.response).toMatchObject({
+      status: "missing_requirements",
+      unverified_fields: ["email_address"],
+    });
+    expect((await emu.bapi("GET", `/v1/users?email_address=${encodeURIComponent(email)}`)).body).toEqual([]);
+  });
+
+  it("off, the user is made and signed in at once, the address unverified; it signs in, and the emailed code verifies it", async () => {
+    await setInstance({ user_settings: { attributes: { email_address: { verify_at_sign_up: false } } } });
+    expect((await environment()).user_settings.attributes.email_address.verify_at_sign_up).toBe(false);
+    const browser = frontendClient(emu.origin);
+    const email = uniqueEmail("verifylater");
+    const created = await browser("POST", "/v1/client/sign_ups", {
+      email_address: email,
+      password: "a-good-password-1",
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.response).toMatchObject({ status: "complete", missing_fields: [] });
+    const userId = created.body.response.created_user_id as string;
+    expect(created.body.response.created_session_id).toMatch(/^sess_/);
+    const address = async () =>
+      (
+        (await emu.bapi("GET", `/v1/users/${userId}`)).body as {
+          email_addresses: { verification: { status: string } }[];
+        }
+      ).email_addresses[0]!.verification.status;
+    expect(await address()).toBe("unverified");
+
+    // Signed out, the unverified address still names its owner: the password signs in.
+    expect((await browser("DELETE", "/v1/client/sessions")).status).toBe(200);
+    const byPassword = await browser("POST", "/v1/client/sign_ins", {
+      identifier: email,
+      password: "a-good-password-1",
+    });
+    expect(byPassword.body.response.status).toBe("complete");
+    expect(await address()).toBe("unverified");
+
+    // A sign-in by emailed code proves the address.
+    expect((await browser("DELETE", "/v1/client/sessions")).status).toBe(200);
+    const started = await browser("POST", "/v1/client/sign_ins", { identifier: email });
+    const signInId = started.body.response.id as string;
+    await browser("POST", `/v1/client/sign_ins/${signInId}/prepare_first_factor`, {
+      strategy: "email_code",
+      email_address_id: started.body.response.supported_first_factors[1].email_address_id,
+    });
+    const byCode = await browser("POST", `/v1/client/sign_ins/${signInId}/attempt_first_factor`, {
+      strategy: "email_code",
+      code: "424242",
+    });
+    expect(byCode.body.response.status).toBe("complete");
+    expect(await address()).toBe("verified");
+  });
+
+  it("on again, an address nobody verified names no one at sign-in", async () => {
+    await setInstance({ user_settings: { attributes: { email_address: { verify_at_sign_up: false } } } });
+    const browser = frontendClient(emu.origin);
+    const email = uniqueEmail("verifynever");
+    await browser("POST", "/v1/client/sign_ups", { email_address: email, password: "a-good-password-1" });
+    await setInstance({ user_settings: { attributes: { email_address: { verify_at_sign_up: true } } } });
+    const stranger = frontendClient(emu.origin);
+    const refused = await stranger("POST", "/v1/client/sign_ins", { identifier: email, password: "a-good-password-1" });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0].code).toBe("form_identifier_not_found");
   });
 });

@@ -167,3 +167,61 @@ describe("the client's last_authentication_strategy", () => {
     expect((await emu.bapi("GET", `/v1/clients/${client.id}`)).body.last_authentication_strategy).toBe("email_code");
   });
 });
+
+describe("a custom OAuth provider (oauth_custom_<key>)", () => {
+  const CUSTOM = {
+    oauth_custom_e2e: {
+      enabled: true,
+      name: "E2E OAuth Provider",
+      authorize_url: "http://127.0.0.1:1/oauth/authorize",
+      scope: "openid email",
+    },
+  };
+
+  it("is listed by its name without its URL; the control API keeps its URL and scope", async () => {
+    const set = await patchInstance(emu.origin, { user_settings: { social: CUSTOM } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect((set.body as { user_settings: { social: unknown } }).user_settings.social).toMatchObject(CUSTOM);
+    expect((await environment()).user_settings.social.oauth_custom_e2e).toEqual({
+      enabled: true,
+      required: false,
+      authenticatable: true,
+      block_email_subaddresses: false,
+      strategy: "oauth_custom_e2e",
+      not_selectable: false,
+      deprecated: false,
+      name: "E2E OAuth Provider",
+      logo_url: null,
+    });
+  });
+
+  it("a sign-in with it answers its own authorize URL and scope", async () => {
+    expect((await patchInstance(emu.origin, { user_settings: { social: CUSTOM } })).status).toBe(200);
+    const res = await frontendClient(emu.origin)("POST", "/v1/client/sign_ins", {
+      strategy: "oauth_custom_e2e",
+      redirect_url: "http://127.0.0.1:3000/sign-in#/create/sso-callback",
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const to = new URL(res.body.response.first_factor_verification.external_verification_redirect_url as string);
+    expect(`${to.origin}${to.pathname}`).toBe("http://127.0.0.1:1/oauth/authorize");
+    expect(to.searchParams.get("scope")).toBe("openid email");
+    expect(to.searchParams.get("redirect_uri")).toMatch(/\/v1\/oauth_callback$/);
+  });
+
+  it("is refused without its name or an http(s) authorize URL, naming the key", async () => {
+    for (const given of [
+      { enabled: true, name: "No URL" },
+      { enabled: true, name: "Bad URL", authorize_url: "javascript:alert(1)" },
+      { enabled: true, authorize_url: "https://idp.example/authorize" },
+    ]) {
+      const refused = await patchInstance(emu.origin, { user_settings: { social: { oauth_custom_x: given } } });
+      expect(refused.status).toBe(422);
+      expect(JSON.stringify(refused.body)).toContain("user_settings.social");
+    }
+    // A built-in provider takes no URL of its own.
+    const builtIn = await patchInstance(emu.origin, {
+      user_settings: { social: { oauth_google: { enabled: true, authorize_url: "https://idp.example/authorize" } } },
+    });
+    expect(builtIn.status).toBe(422);
+  });
+});
