@@ -24,6 +24,23 @@ const THREE_SOCIAL_CONNECTIONS = {
   oauth_discord: { enabled: true },
 };
 
+// Clerk's test instances' custom OAuth provider: a second Clerk application ("oauth-provider"), which only
+// Clerk's servers are. Its button is drawn and a sign-in with it answers its authorize URL (oauth-flows'
+// combined-flow test reads the sign-in's redirect_url and no further); a loopback address where nothing
+// answers stands for the provider (and its logo), so a browser sent on gets a refused connection, never
+// the internet.
+// The tests that sign in at the provider are left out (plan.mjs, oauthProviderTests).
+const E2E_OAUTH_PROVIDER = {
+  oauth_custom_e2e_oauth_provider: {
+    enabled: true,
+    name: "E2E OAuth Provider",
+    authorize_url: "http://127.0.0.1:9/oauth/authorize",
+    // A logo, as Clerk's has one: <SignIn/> draws it with its alt text "Sign in with E2E OAuth Provider"
+    // (the button's name the spec looks for), where a provider without one gets only its initial.
+    logo_url: "http://127.0.0.1:9/e2e-oauth-provider.png",
+  },
+};
+
 const withEmailCodes = {
   instance: { ...MULTI_SESSION, user_settings: { social: THREE_SOCIAL_CONNECTIONS } },
   development: true,
@@ -38,7 +55,15 @@ export const ENVS = {
     appEnv: { ...SIGN_IN_UP_URLS, EXPERIMENTAL_PERSIST_CLIENT: "false" },
   },
   // The same instance; the app names no sign-up URL, so <SignIn/> runs the combined sign-in-or-up flow.
-  withSignInOrUpFlow: { ...withEmailCodes, appEnv: { CLERK_SIGN_IN_URL: "/sign-in" } },
+  // Its custom OAuth provider: oauth-flows' combined-flow test clicks its button.
+  withSignInOrUpFlow: {
+    ...withEmailCodes,
+    instance: {
+      ...MULTI_SESSION,
+      user_settings: { social: { ...THREE_SOCIAL_CONNECTIONS, ...E2E_OAUTH_PROVIDER } },
+    },
+    appEnv: { CLERK_SIGN_IN_URL: "/sign-in" },
+  },
   withEmailCodesQuickstart: { ...withEmailCodes, appEnv: {} },
   withEmailLinks: {
     instance: MULTI_SESSION,
@@ -85,9 +110,16 @@ export const ENVS = {
     roles: [{ key: "org:viewer", name: "Viewer", description: "Reads the organization; changes nothing." }],
   },
   // Personal accounts off: a session without an organization is pending with the choose-organization
-  // task. Multi-session: session-tasks-multi-session switches accounts with <UserButton/>.
+  // task. Multi-session: session-tasks-multi-session switches accounts with <UserButton/>. "Verify at
+  // sign-up" off: session-tasks-sign-up signs up with an address and a password and expects to be signed
+  // in with no code asked (its page object enters none), which only an instance that does not verify at
+  // sign-up does; no spec of this env enters a sign-up code.
   withSessionTasks: {
-    instance: { ...MULTI_SESSION, organization_settings: { force_organization_selection: true } },
+    instance: {
+      ...MULTI_SESSION,
+      organization_settings: { force_organization_selection: true },
+      user_settings: { attributes: { email_address: { verify_at_sign_up: false } }, social: E2E_OAUTH_PROVIDER },
+    },
     development: true,
     appEnv: SIGN_IN_UP_URLS,
   },

@@ -44,6 +44,9 @@ const TITLE = String.raw`\s*(?<quote>['"\x60])(?<title>(?:(?!\k<quote>).)*)\k<qu
 export const NEXT_FILES = "a Next.js app (the spec writes its own @clerk/nextjs middleware into it)";
 export const NO_APPS = "an app to run on (Clerk's spec lists none: `const configs = [];`)";
 const OAUTH_PROVIDER_USE = /instanceKeys\.get\(\s*['"\x60]oauth-provider['"\x60]/;
+/** A test that clicks the provider's button and then signs in or up at the provider (its page, its code). */
+const AT_THE_PROVIDER = (body) =>
+  /['"\x60]E2E OAuth Provider['"\x60]/.test(body) && /enterTestOtpCode|Sign in to oauth-provider/.test(body);
 export const OAUTH_PROVIDER = "Clerk's oauth-provider application (a second Clerk instance as the OAuth provider)";
 
 /**
@@ -183,9 +186,24 @@ function providerInSetUp(outsideTests) {
   });
 }
 
-/** A spec's tests that sign in through Clerk's oauth-provider application in their own body. */
+/**
+ * A spec's tests that sign in through Clerk's oauth-provider application in their own body, in a describe
+ * that runs (a describe whose set-up uses the provider is left out whole, and tallied once).
+ */
 export function oauthProviderTests(source) {
-  return testsWhoseBody(source, (body) => OAUTH_PROVIDER_USE.test(body));
+  const calls = [...source.matchAll(new RegExp(String.raw`testAgainstRunningApps\(`, "g"))].map((m) => m.index);
+  const inProviderDescribe = (title) => {
+    const at = source.search(
+      new RegExp(String.raw`\btest\(\s*['"\x60]${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}['"\x60]`),
+    );
+    const start = calls.filter((c) => c < at).at(-1);
+    if (start === undefined) return false;
+    const describe = source.slice(start, calls.find((c) => c > start) ?? source.length);
+    return providerInSetUp(describe.split(new RegExp(String.raw`\btest\(${TITLE}`)).at(0) ?? "");
+  };
+  return testsWhoseBody(source, (body) => OAUTH_PROVIDER_USE.test(body) || AT_THE_PROVIDER(body)).filter(
+    (title) => !inProviderDescribe(title),
+  );
 }
 
 /**

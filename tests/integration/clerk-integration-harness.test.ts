@@ -136,6 +136,17 @@ describe("scripts/clerk-integration.sh's pieces", () => {
     expect(describesOf(oneTest, runningApps)).toEqual([expect.objectContaining({ title: "tasks @generic" })]);
     expect(describesOf(oneTest, runningApps)[0]).not.toHaveProperty("needs");
     expect(oauthProviderTests(oneTest)).toEqual(["sso"]);
+    // Its button clicked: only a test that goes on to sign in at the provider needs it.
+    const button = [
+      "testAgainstRunningApps({ withEnv: [appConfigs.envs.withSignInOrUpFlow] })('combined @nextjs', ({ app }) => {",
+      "  test('redirect url', async () => { await u.page.getByRole('button', { name: 'E2E OAuth Provider' }).click(); });",
+      "  test('at the provider', async () => {",
+      "    await u.page.getByRole('button', { name: 'E2E OAuth Provider' }).click();",
+      "    await u.po.signUp.enterTestOtpCode();",
+      "  });",
+      "});",
+    ].join("\n");
+    expect(oauthProviderTests(button)).toEqual(["at the provider"]);
     // A spec that writes its own Next.js middleware into the app it builds tests @clerk/nextjs.
     const middleware = [
       "test.describe('Client handshake @generic', () => {",
