@@ -105,7 +105,9 @@ const isHttpUrl = (v: unknown): v is string => {
 
 /** The provider a strategy names: Clerk's built-in one, or the instance's custom one as its entry gives it. */
 function providerOf(strategy: string, given: Record<string, unknown>): Provider | undefined {
-  if (!CUSTOM_STRATEGY.test(strategy)) return SOCIAL_PROVIDERS[strategy];
+  // Own keys only: a settings file's "constructor" or "__proto__" names no provider.
+  if (!CUSTOM_STRATEGY.test(strategy))
+    return Object.hasOwn(SOCIAL_PROVIDERS, strategy) ? SOCIAL_PROVIDERS[strategy] : undefined;
   const { name, authorize_url: authorizeUrl, scope = "openid email profile" } = given;
   if (typeof name !== "string" || !name || !isHttpUrl(authorizeUrl) || typeof scope !== "string") return;
   return { name, authorizeUrl, scope };

@@ -218,6 +218,12 @@ describe("a custom OAuth provider (oauth_custom_<key>)", () => {
       expect(refused.status).toBe(422);
       expect(JSON.stringify(refused.body)).toContain("user_settings.social");
     }
+    // Only a provider's own name: not one of Object's.
+    for (const key of ["constructor", "toString"]) {
+      expect(
+        (await patchInstance(emu.origin, { user_settings: { social: { [key]: { enabled: true } } } })).status,
+      ).toBe(422);
+    }
     // A built-in provider takes no URL of its own.
     const builtIn = await patchInstance(emu.origin, {
       user_settings: { social: { oauth_google: { enabled: true, authorize_url: "https://idp.example/authorize" } } },
