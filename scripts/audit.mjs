@@ -3,7 +3,7 @@
 // Clerk's sign-in, the list of organizations, an organization's home and its
 // members page, the user profile; mobile and desktop; light and dark. Prints
 // one table of scores and the metrics behind the performance score. Not part
-// of `npm test` (about 5 minutes a form factor with --quickstart: Clerk's screens are loaded three times each).
+// of `npm test` (about 7 minutes a form factor with --quickstart: Clerk's screens are loaded five times each).
 //   --only mobile|desktop   one form factor
 //   --reports DIR           also write each Lighthouse report (JSON) to DIR
 //   --artifacts DIR         also write each run's artifacts (its trace, network log…: JSON, tens of MB) to DIR
@@ -27,7 +27,8 @@
 //   --main-thread           also print, for each run, the main thread's work before the largest
 //                           paint by kind (scripts/audit/main-thread.mjs)
 //   --clerk-loads N         Clerk's two screens and the quickstart's same screens are loaded N times each
-//                           (default 3), and each row is Lighthouse's median run of them (the load
+//                           (default 5, in rounds: each round loads each of them once), and each row is
+//                           Lighthouse's median run of them (the load
 //                           closest to the median FCP and TTI, lighthouse/core/lib/median-run.js), as
 //                           Lighthouse's variability guide advises; every load's score is printed too.
 //                           Those screens are judged against each other, and one load's blocking time
@@ -77,7 +78,7 @@ const YARDSTICK_OF = { "sign-in": "quickstart: sign-in", "user profile": "quicks
 const isYardstick = (name) => name.startsWith("quickstart") || name.startsWith("baseline");
 /** Pages judged against each other (ours and the quickstart's Clerk screens): each the median of several loads. */
 const isClerkScreen = (name) => name in YARDSTICK_OF || Object.values(YARDSTICK_OF).includes(name);
-const clerkLoads = Number(argument("--clerk-loads") ?? 3);
+const clerkLoads = Number(argument("--clerk-loads") ?? 5);
 if (!(Number.isInteger(clerkLoads) && clerkLoads >= 1)) throw new Error("--clerk-loads: a whole number, 1 or more");
 if (reports) mkdirSync(reports, { recursive: true });
 // The metrics the performance score is made of, as Lighthouse names them.
@@ -88,6 +89,23 @@ const METRICS = [
   ["SI", "speed-index"],
   ["CLS", "cumulative-layout-shift"],
 ];
+
+/**
+ * The order of a run's loads: every page once in each form and theme, then the Clerk screens (ours and
+ * the quickstart's) in rounds, each round loading every one of them once, so the loads judged against
+ * each other are spread alike over the run. Loaded one screen after another (all of sign-in's, then
+ * all of the quickstart's), a few slow minutes of this shared machine fell on one of them: on
+ * 2026-11-29 the dark sign-in's three loads all ran at a benchmark index of 1,446 where the run's
+ * median was 2,328, and lost 8 points to the quickstart for it (docs/performance.md).
+ */
+function loadOrder(pages) {
+  const once = [];
+  const compared = [];
+  for (const page of pages)
+    for (const form of forms)
+      for (const theme of page.themes) (isClerkScreen(page.name) ? compared : once).push({ page, form, theme });
+  return [...once, ...Array.from({ length: clerkLoads }, () => compared).flat()];
+}
 
 /** Why a Lighthouse result is no measurement (its runtime error, or a category it could not score), or null. */
 function auditFailure(lhr) {
@@ -331,31 +349,27 @@ try {
   // First every page is loaded; then the phone's slowdown is set from the run's host speed, and each
   // load is scored at it (scripts/audit/calibration.mjs: the run's median benchmark index).
   const loads = [];
-  for (const page of pages.filter((p) => !onlyPages || onlyPages.includes(p.name))) {
-    for (const form of forms) {
-      for (const theme of page.themes.flatMap((t) => Array(isClerkScreen(page.name) ? clerkLoads : 1).fill(t))) {
-        // A run Lighthouse could not finish (a runtime error, a category without a score) is tried
-        // once more, then reported as a failure: never as a score of 0.
-        let result;
-        let failure = null;
-        for (let attempt = 1; attempt <= 2; attempt++) {
-          await setCookies(await page.cookies(theme));
-          try {
-            result = await lighthouse(
-              `${page.origin}${page.path}`,
-              { port: chrome.port, output: "json", logLevel: "error" },
-              form === "desktop" ? desktopConfig : phoneConfig(4),
-            );
-            failure = auditFailure(result?.lhr);
-          } catch (error) {
-            failure = String(error?.message ?? error);
-          }
-          if (!failure) break;
-          console.error(`${page.name} (${form}, ${theme}), attempt ${attempt}: the audit failed: ${failure}`);
-        }
-        loads.push({ page, form, theme, result, failure });
+  for (const { page, form, theme } of loadOrder(pages.filter((p) => !onlyPages || onlyPages.includes(p.name)))) {
+    // A run Lighthouse could not finish (a runtime error, a category without a score) is tried
+    // once more, then reported as a failure: never as a score of 0.
+    let result;
+    let failure = null;
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      await setCookies(await page.cookies(theme));
+      try {
+        result = await lighthouse(
+          `${page.origin}${page.path}`,
+          { port: chrome.port, output: "json", logLevel: "error" },
+          form === "desktop" ? desktopConfig : phoneConfig(4),
+        );
+        failure = auditFailure(result?.lhr);
+      } catch (error) {
+        failure = String(error?.message ?? error);
       }
+      if (!failure) break;
+      console.error(`${page.name} (${form}, ${theme}), attempt ${attempt}: the audit failed: ${failure}`);
     }
+    loads.push({ page, form, theme, result, failure });
   }
   const hostIndex = perLoadIndex
     ? null

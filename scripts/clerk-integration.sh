@@ -134,6 +134,9 @@ edit_root() { # template, app dir
   if [ "$1" = react-router-node ] && ! grep -q "waitlistUrl=" "$2/app/root.tsx"; then
     node "$HERE/edit.cjs" react-router-root "$2/app/root.tsx"
   fi
+  if [ "$1" = react-router-node ] && ! grep -q "taskUrls=" "$2/app/root.tsx"; then
+    node "$HERE/edit.cjs" react-router-root-task-urls "$2/app/root.tsx"
+  fi
 }
 
 # Clerk's template as the app, the harness's files over it, and the Clerk packages at the versions above.

@@ -29,6 +29,14 @@ const EDITS = {
   // The app waitlist-mode builds gives its ClerkProvider waitlistUrl='/waitlist' (<SignIn/>'s "Join
   // waitlist" link goes there); Clerk's react-router-node template names none.
   "react-router-root": [["<ClerkProvider\n", "<ClerkProvider\n      waitlistUrl='/waitlist'\n"]],
+  // An app whose own ClerkProvider has taskUrls (session-tasks-eject-flow's): the group's app variable
+  // VITE_CLERK_TASK_URLS (plan.mjs reads them from the spec), none otherwise.
+  "react-router-root-task-urls": [
+    [
+      "<ClerkProvider\n",
+      "<ClerkProvider\n      taskUrls={import.meta.env.VITE_CLERK_TASK_URLS ? JSON.parse(import.meta.env.VITE_CLERK_TASK_URLS) : undefined}\n",
+    ],
+  ],
 };
 
 function applyEdits(name, source) {

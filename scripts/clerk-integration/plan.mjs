@@ -61,6 +61,16 @@ function appNamedFor(file, runningApps) {
   return runningApps.find((a) => a.env === env && appFor(a.id));
 }
 
+/**
+ * The `taskUrls` a spec's own app gives its ClerkProvider (`taskUrls={{ 'choose-organization': '/onboarding/…' }}`,
+ * session-tasks-eject-flow's), as an object; null without. The app here takes them as VITE_CLERK_TASK_URLS.
+ */
+export function taskUrlsOf(source) {
+  const literal = /taskUrls=\{\{([^}]*)\}\}/.exec(source)?.[1];
+  if (!literal) return null;
+  return Object.fromEntries([...literal.matchAll(/['"]([\w-]+)['"]\s*:\s*['"]([^'"]+)['"]/g)].map((m) => [m[1], m[2]]));
+}
+
 /** A spec file's describe blocks as its presets place them (`file`: its path, for a describe that names no env). */
 export function describesOf(source, runningApps, file) {
   const found = [];
@@ -103,15 +113,15 @@ export function describesOf(source, runningApps, file) {
       { title, env: "withEmailCodes", app: null, needs: ["machine authentication (API keys, M2M and OAuth tokens)"] },
     ];
   const env = /withEnv\(\s*appConfigs\.envs\.(\w+)/.exec(source)?.[1] ?? "withEmailCodes";
-  return [
-    placed(
-      title,
-      [env],
-      [],
-      runningApps,
-      frameworks.map((m) => `${m[1]}.${m[2]}`),
-    ),
-  ];
+  const describe = placed(
+    title,
+    [env],
+    [],
+    runningApps,
+    frameworks.map((m) => `${m[1]}.${m[2]}`),
+  );
+  const taskUrls = taskUrlsOf(source);
+  return [taskUrls ? { ...describe, appEnv: { CLERK_TASK_URLS: JSON.stringify(taskUrls) } } : describe];
 }
 
 function placed(title, withEnv, withPattern, runningApps, frameworks = []) {
@@ -284,8 +294,17 @@ export function plan(integrationDir, args) {
         notRun.push({ file, title: d.title, env: d.env, needs });
         continue;
       }
-      const key = `${d.app} ${d.env}`;
-      const group = groups.get(key) ?? { app: d.app, env: d.env, ...settings, files: [], titles: [], standsInFor: [] };
+      // A spec whose own app sets app variables of its own (taskUrls) gets an app of its own.
+      const key = `${d.app} ${d.env}${d.appEnv ? ` ${JSON.stringify(d.appEnv)}` : ""}`;
+      const group = groups.get(key) ?? {
+        app: d.app,
+        env: d.env,
+        ...settings,
+        appEnv: { ...settings.appEnv, ...d.appEnv },
+        files: [],
+        titles: [],
+        standsInFor: [],
+      };
       if (!group.files.includes(file)) group.files.push(file);
       group.grepInvert = [...new Set([...(group.grepInvert ?? []), ...offline])];
       group.titles.push(d.title);

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClerkClient } from "@clerk/backend";
@@ -18,6 +18,7 @@ import {
   OAUTH_PROVIDER,
   oauthProviderTests,
   screenshotTests,
+  taskUrlsOf,
 } from "../../scripts/clerk-integration/plan.mjs";
 import { spawnGroup, stopGroup } from "../support/process-group";
 import { freePort, ROOT } from "../support/server";
@@ -162,6 +163,25 @@ describe("scripts/clerk-integration.sh's pieces", () => {
     expect(inboxTests(inbox)).toEqual(["link"]);
   });
 
+  it("gives a spec whose own app has taskUrls those task URLs, as an app variable of its own", () => {
+    const runningApps = [{ id: "next.appRouter.withSessionTasks", env: "withSessionTasks" }];
+    const spec = [
+      "test.describe('eject @nextjs', () => {",
+      "  app = await appConfigs.next.appRouter.clone().addFile('src/app/provider.tsx', () => `",
+      "    <ClerkProvider taskUrls={{ 'choose-organization': '/onboarding/choose-organization' }}>`);",
+      "  await app.withEnv(appConfigs.envs.withSessionTasks);",
+      "});",
+    ].join("\n");
+    expect(taskUrlsOf(spec)).toEqual({ "choose-organization": "/onboarding/choose-organization" });
+    expect(describesOf(spec, runningApps)).toEqual([
+      expect.objectContaining({
+        env: "withSessionTasks",
+        appEnv: { CLERK_TASK_URLS: '{"choose-organization":"/onboarding/choose-organization"}' },
+      }),
+    ]);
+    expect(taskUrlsOf("test('plain', async () => {});")).toBeNull();
+  });
+
   it("runs a describe that names no env on the app its file is named for, else on withEmailCodes", () => {
     const runningApps = [
       { id: "react.vite.withEmailCodes", env: "withEmailCodes" },
@@ -178,6 +198,51 @@ describe("scripts/clerk-integration.sh's pieces", () => {
     expect(describesOf(spec, runningApps, "other.test.ts")).toEqual([
       expect.objectContaining({ env: "withEmailCodes", app: "react-router-node", standsInFor: "next.appRouter" }),
     ]);
+  });
+
+  it("tallies a test whose steps passed and whose describe's afterAll failed as passed, saying so; any other failure as failed", () => {
+    const work = mkdtempSync(join(tmpdir(), "clerk-tally-"));
+    mkdirSync(join(work, "integration/tests"), { recursive: true });
+    mkdirSync(join(work, "groups/0"), { recursive: true });
+    const spec = [
+      "test.describe('tasks', () => {", // 1
+      "  test.afterAll(async () => {", // 2
+      "    await provider.deleteIfExists();", // 3
+      "  });", // 4
+      "  test('first', async () => {", // 5
+      "    await expect(page).toBeSignedIn();", // 6
+      "  });", // 7
+      "  test('last', async () => {});", // 8
+      "});", // 9
+    ].join("\n");
+    writeFileSync(join(work, "integration/tests/tasks.test.ts"), spec);
+    writeFileSync(join(work, "plan.json"), JSON.stringify({ groups: [], notRun: [] }));
+    const status = { app: "react-vite", env: "withEmailCodes", files: ["tasks.test.ts"], missing: [], ran: true };
+    writeFileSync(join(work, "groups/0/status.json"), JSON.stringify(status));
+    const at = (line: number) => `Error\n    at /w/integration/tests/tasks.test.ts:${line}:7`;
+    const test = (title: string, errors: { message: string }[]) => ({
+      title,
+      tests: [{ projectName: "chromium", results: [{ status: "failed", errors, error: errors[0] }] }],
+    });
+    const report = {
+      suites: [
+        {
+          file: "tasks.test.ts",
+          specs: [
+            test("first", [{ message: `TimeoutError: toBeSignedIn${at(6).slice(5)}` }]),
+            test("last", [{ message: `ClerkAPIResponseError: ${at(3)}` }, { message: "{ message: 'fetch failed' }" }]),
+          ],
+        },
+      ],
+    };
+    writeFileSync(join(work, "groups/0/results.json"), JSON.stringify(report));
+    const out = spawnSync("node", [join(HERE, "tally.cjs"), work], { encoding: "utf8" }).stdout;
+    rmSync(work, { recursive: true, force: true });
+    expect(out).toContain("tasks.test.ts: 1 passed / 1 failed / 0 skipped");
+    expect(out).toContain("x first: TimeoutError: toBeSignedIn");
+    expect(out).toContain(
+      "✓ last: passed; its describe's afterAll failed: ClerkAPIResponseError: Error { message: 'fetch failed' }",
+    );
   });
 
   it("gives the emulator only the dashboard switches --instance takes, in the environment JSON's keys", async () => {

@@ -6,7 +6,8 @@
 // (session-tasks-multi-session), /page-protected, signed-in people only (session-tasks-sign-in,
 // session-tasks-sign-up), /clerk-status, clerk-js's load status (shared-ui-variant), /hash/sign-in, hash
 // routing (navigation), the /transitive-state/* pages with their logs of useAuth (transitive-state), and the
-// /composed/* pages of Core 3's composed profile exports (composed-components).
+// /composed/* pages of Core 3's composed profile exports (composed-components), and
+// /onboarding/choose-organization, the page an app's taskUrls names (session-tasks-eject-flow).
 import { type RouteConfig, index, route } from "@react-router/dev/routes";
 
 export default [
@@ -37,4 +38,5 @@ export default [
   route("composed/user", "routes/composed-user.tsx"),
   route("composed/organization", "routes/composed-organization.tsx"),
   route("composed/organization-security", "routes/composed-organization-security.tsx"),
+  route("onboarding/choose-organization", "routes/onboarding-choose-organization.tsx"),
 ] satisfies RouteConfig;
