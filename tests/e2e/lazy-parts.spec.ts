@@ -1,5 +1,6 @@
 import type { Page, Route } from "@playwright/test";
 import { startServer, type RunningServer } from "../support/server";
+import { paintAndFirstFontRequest } from "../support/web-fonts";
 import { expect, signInAs, test } from "./fixtures";
 
 /** Holds the named chunk's request until `release` is called. */
@@ -190,15 +191,7 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     await expect.poll(() => fonts.length).toBe(2);
     expect(await page.evaluate(() => document.documentElement.hasAttribute("data-fonts-wait"))).toBe(false);
     // Asked for after the first contentful paint, not beside the stylesheet it waits for.
-    const [paint, asked] = await page.evaluate(() => [
-      performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity,
-      Math.min(
-        ...performance
-          .getEntriesByType("resource")
-          .filter((entry) => entry.name.endsWith(".woff2"))
-          .map((entry) => entry.startTime),
-      ),
-    ]);
+    const [paint, asked] = await page.evaluate(paintAndFirstFontRequest);
     expect(asked).toBeGreaterThanOrEqual(paint);
     // Loaded: the browser keeps them, and says so for the next visit, whose head preloads them.
     await expect

@@ -1,6 +1,7 @@
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../support/server";
+import { paintAndFirstFontRequest } from "../support/web-fonts";
 import { closeFirefox, launchFirefox, openPage } from "./firefox";
 
 // The web fonts on a first visit (app/lib/web-fonts.ts), in Firefox: held back by the head's script
@@ -33,15 +34,7 @@ describe("Firefox with JavaScript: the web fonts on a first visit", () => {
           ),
         { timeout: 10_000 },
       );
-      const [paint, asked] = await page.evaluate((): [number, number] => [
-        performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity,
-        Math.min(
-          ...performance
-            .getEntriesByType("resource")
-            .filter((entry) => entry.name.endsWith(".woff2"))
-            .map((entry) => entry.startTime),
-        ),
-      ]);
+      const [paint, asked] = await page.evaluate(paintAndFirstFontRequest);
       expect(asked).toBeGreaterThanOrEqual(paint);
       const deadline = Date.now() + 5_000;
       while (!(await context.cookies()).some((c) => c.name === "fonts-kept" && c.value === "1")) {
