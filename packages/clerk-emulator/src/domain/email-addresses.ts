@@ -66,6 +66,11 @@ export function verifyEmailAddress(store: Store, user: UserRecord, email: EmailR
     throw new ApiError(422, "form_identifier_exists", "That email address is taken.", "email_address");
   }
   if (by === "admin") refuseTakenEmail(store, email.email, user);
+  markEmailVerified(store, user, email);
+}
+
+/** The address is verified now (by its code, its link, or a sign-in code sent to it), and so its user changed. */
+export function markEmailVerified(store: Store, user: UserRecord, email: EmailRecord): void {
   store.write(() => {
     email.verified = true;
     email.updatedAt = Date.now();

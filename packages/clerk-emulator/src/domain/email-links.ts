@@ -8,6 +8,7 @@ import type {
   Store,
   UserRecord,
 } from "../state/store";
+import { markEmailVerified } from "./email-addresses";
 import { ApiError, strategyNotAllowed } from "./errors";
 import { emailLinkEmail, type EmailLinkFlow } from "./messages";
 import { markFirstFactorSent } from "./sign-ins";
@@ -192,10 +193,6 @@ export function verifyEmailAddressByLink(store: Store, link: EmailLinkRecord): b
   if (!user || !email) return false;
   if (email.verified) return true;
   if (store.userByEmail(email.email)) return false;
-  store.write(() => {
-    email.verified = true;
-    email.updatedAt = Date.now();
-    user.updatedAt = email.updatedAt;
-  });
+  markEmailVerified(store, user, email);
   return true;
 }

@@ -15,6 +15,7 @@ import {
   refuseUnlistedIdentifier,
 } from "./account-restrictions";
 import { usableActorToken } from "./actor-tokens";
+import { markEmailVerified } from "./email-addresses";
 import { ApiError } from "./errors";
 import { userByIdentifier } from "./identifiers";
 import { ticketUser, usableTicket, type Ticket } from "./invitations";
@@ -170,12 +171,14 @@ function sendSignInEmailCode(store: Store, user: UserRecord, strategy: string, i
   store.send(strategy === "reset_password_email_code" ? { ...message, slug: "reset_password_code" } : message);
 }
 
-/** The primary address, to which a sign-in's code goes, verified by the code entered (it may already be). */
-function verifyCodedAddress(user: UserRecord): void {
+/**
+ * The primary address, to which a sign-in's code goes, verified by the code entered (it may already be;
+ * left as it is if another account verified the same address meanwhile, as a link would leave it).
+ */
+function verifyCodedAddress(store: Store, user: UserRecord): void {
   const primary = user.emails.find((e) => e.id === user.emailId);
-  if (!primary || primary.verified) return;
-  primary.verified = true;
-  primary.updatedAt = Date.now();
+  if (!primary || primary.verified || store.userByEmail(primary.email)) return;
+  markEmailVerified(store, user, primary);
 }
 
 /** The first factor is verified: the user's failed attempts no longer count. */
@@ -240,7 +243,7 @@ export function attemptSignInCode(store: Store, signIn: SignInRecord, strategy: 
     verifyFirstFactor(store, signIn, user, strategy);
     if (strategy === "reset_password_email_code") signIn.status = "needs_new_password";
     // The emailed code proves the address it went to: one left unverified at sign-up is verified now.
-    if (strategy !== "phone_code") verifyCodedAddress(user);
+    if (strategy !== "phone_code") verifyCodedAddress(store, user);
   });
   return user;
 }
