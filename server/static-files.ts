@@ -16,14 +16,16 @@ export function staticFiles(root: string, { dev = false } = {}): RequestHandler 
   // A miss under /build is a plain 404, never a Remix document: the build's paths skip the
   // document-only headers (server/security-headers.ts), so no page may be rendered under them.
   // Compressed once and kept (server/compressed-once.ts), where the files cannot change under the server.
+  // With the build's own compressed copies (scripts/precompress.mjs), where it made them.
+  const precompressed = dev ? undefined : join(root, "build", "precompressed");
   if (!dev) {
-    const immutable = { cacheControl: "public, max-age=31536000, immutable", validators: false };
+    const immutable = { cacheControl: "public, max-age=31536000, immutable", validators: false, precompressed };
     router.use("/build", compressedOnce(join(root, "public", "build"), immutable));
   }
   router.use("/build", express.static(join(root, "public", "build"), { ...build, index: false, fallthrough: false }));
   router.use(
     OWN_CLERK_JS_PATH,
-    compressedOnce(clerkJsDir(), { cacheControl: "public, max-age=3600", validators: true }),
+    compressedOnce(clerkJsDir(), { cacheControl: "public, max-age=3600", validators: true, precompressed }),
   );
   router.use(OWN_CLERK_JS_PATH, express.static(clerkJsDir(), { maxAge: "1h", index: false, fallthrough: false }));
   router.use(express.static(join(root, "public"), { maxAge: "1h", index: false }));

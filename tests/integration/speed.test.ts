@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clerkJsDir } from "../../app/lib/clerk/clerk-js-files.server";
 import { startServer, type RunningServer } from "../support/server";
@@ -75,7 +76,7 @@ describe("static files, compressed once and kept (server/compressed-once.ts)", (
   const clerkJs = "/_clerk-js/clerk.browser.js";
   const raw = () => readFileSync(join(clerkJsDir(), "clerk.browser.js"));
 
-  it("sends clerk-js in Brotli with a 4 MB window, the same bytes each time, that open to the file", async () => {
+  it("sends clerk-js in Brotli with a 4 MB window, the build's copy, the same bytes each time, that open to the file", async () => {
     const first = await rawGet(clerkJs, { "Accept-Encoding": "gzip, deflate, br" });
     expect(first.status).toBe(200);
     expect(first.headers["content-encoding"]).toBe("br");
@@ -86,6 +87,15 @@ describe("static files, compressed once and kept (server/compressed-once.ts)", (
     expect(brotliDecompressSync(first.body).equals(raw())).toBe(true);
     // RFC 7932 §9.1: a first byte of 0x2b... gives WBITS 22 (the documents' 128 KB window would be 0x01).
     expect(first.body[0]! & 0x7f).not.toBe(0x01);
+    // It is the build's copy (scripts/precompress.mjs: Brotli 11), smaller than the server's own quality 5.
+    const built = readFileSync(
+      join("build", "precompressed", `${createHash("sha256").update(raw()).digest("hex")}.br`),
+    );
+    expect(first.body.equals(built)).toBe(true);
+    const quality5 = brotliCompressSync(raw(), {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_LGWIN]: 22 },
+    });
+    expect(first.body.length).toBeLessThan(quality5.length);
     const second = await rawGet(clerkJs, { "Accept-Encoding": "br" });
     expect(second.body.equals(first.body)).toBe(true);
     // Revalidated, it is not sent again.
