@@ -43,7 +43,10 @@ export function ClerkFrame({
           JavaScript nothing can load, so the stylesheet hides it (`.clerk-frame-loading`, `scripting: none`). */}
       <ClerkLoading>
         <Flex className="clerk-frame-loading" align="center" justify="center" gap="2" role="status">
-          <Spinner />
+          {/* Turning only after a second (app/styles/app.css, `.clerk-frame-spinner`). */}
+          <span className="clerk-frame-spinner">
+            <Spinner size="2" />
+          </span>
           <Text size="2" color="gray">
             {loading}
           </Text>

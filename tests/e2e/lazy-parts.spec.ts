@@ -155,6 +155,39 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     expect(preloadWarnings).toEqual([]);
   });
 
+  test("on Clerk's screen the spinner turns only once the wait has lasted a second, and the status line stays put", async ({
+    page,
+  }) => {
+    // clerk-js held: the status line stays as long as the test needs.
+    let held: Route | null = null;
+    await page.route("**/_clerk-js/clerk.browser.js", (route) => void (held = route));
+    await page.goto("/sign-in", { waitUntil: "commit" });
+    const status = page.getByRole("status");
+    await expect(status).toHaveText("Loading the sign-in form…");
+    const state = () =>
+      page.evaluate(() => {
+        const spinner = document.querySelector(".clerk-frame-spinner > .rt-Spinner")!;
+        const text = document.querySelector(".clerk-frame-loading .rt-Text")!.getBoundingClientRect();
+        return {
+          displayed: getComputedStyle(spinner).display !== "none",
+          // The leaves' own animations (the frame's one-second wait is the spinner's, not theirs).
+          turning: document.getAnimations().some((a) => (a as CSSAnimation).animationName === "rt-spinner-leaf-fade"),
+          since: performance.now(),
+          textAt: [Math.round(text.x), Math.round(text.y)],
+        };
+      });
+    const early = await state();
+    // Read within the first second of the page: nothing turns yet.
+    expect(early.since).toBeLessThan(1000);
+    expect(early).toMatchObject({ displayed: false, turning: false });
+    await expect.poll(async () => (await state()).turning, { timeout: 5_000 }).toBe(true);
+    const later = await state();
+    expect(later.displayed).toBe(true);
+    expect(later.textAt).toEqual(early.textAt);
+    await (held as Route | null)?.continue();
+    await expect(page.getByLabel("Email address")).toBeVisible();
+  });
+
   test("on Clerk's screen the web fonts wait for the screen, then come", async ({ page }) => {
     const fonts: string[] = [];
     page.on("request", (request) => {
