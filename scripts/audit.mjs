@@ -81,6 +81,7 @@ const isClerkScreen = (name) => name in YARDSTICK_OF || Object.values(YARDSTICK_
 const clerkLoads = Number(argument("--clerk-loads") ?? 5);
 if (!(Number.isInteger(clerkLoads) && clerkLoads >= 1)) throw new Error("--clerk-loads: a whole number, 1 or more");
 if (reports) mkdirSync(reports, { recursive: true });
+if (artifactsDir) mkdirSync(artifactsDir, { recursive: true });
 // The metrics the performance score is made of, as Lighthouse names them.
 const METRICS = [
   ["FCP", "first-contentful-paint"],
