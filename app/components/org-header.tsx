@@ -1,25 +1,28 @@
-import { Flex, Heading } from "~/components/ui";
+import { Heading } from "~/components/ui";
 import { NavLink } from "@remix-run/react";
 import { orgPath, type OrgSummary } from "~/lib/orgs/organizations";
 import { EntityAvatar } from "./entity-avatar";
 import { RoleBadge } from "./role-badge";
 
-/** The organization's name, the viewer's role in it, and its sections. Kept when a section fails. */
+/**
+ * The organization's name, the viewer's role in it, and its sections. Kept when a section fails.
+ * Laid out by app.css (`.org-header`), not Radix's `Flex`: it is on every organization page.
+ */
 export function OrgHeader({ org }: { org: OrgSummary }) {
   const base = orgPath(org);
   return (
-    <Flex direction="column" gap="4" className="org-header">
-      <Flex align="center" gap="3">
+    <div className="org-header">
+      <div className="org-header-who">
         <EntityAvatar name={org.name} imageUrl={org.imageUrl} shape="square" size="large" />
-        <Flex direction="column" gap="1">
+        <div className="org-header-name">
           <Heading as="h1" size="7" data-testid="org-name">
             {org.name}
           </Heading>
           <div>
             <RoleBadge role={org.role} testId="org-role" />
           </div>
-        </Flex>
-      </Flex>
+        </div>
+      </div>
       <nav aria-label={`${org.name} sections`}>
         <ul className="tab-links">
           <li>
@@ -39,6 +42,6 @@ export function OrgHeader({ org }: { org: OrgSummary }) {
           </li>
         </ul>
       </nav>
-    </Flex>
+    </div>
   );
 }
