@@ -1,4 +1,4 @@
-import { Button, Flex } from "~/components/ui";
+import { Button } from "~/components/ui";
 import { Link, NavLink } from "@remix-run/react";
 import type { Viewer } from "~/lib/clerk/viewer";
 import { MobileMenu } from "./mobile-menu";
@@ -48,7 +48,7 @@ export function NavBar({ viewer, activeOrgId, analyticsOptedOut }: NavBarProps) 
             </li>
           )}
         </ul>
-        <Flex align="center" gap="3" className="nav-actions">
+        <div className="nav-actions">
           <ThemeMenu />
           {viewer ? (
             <UserMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} />
@@ -62,7 +62,7 @@ export function NavBar({ viewer, activeOrgId, analyticsOptedOut }: NavBarProps) 
               </Button>
             </>
           )}
-        </Flex>
+        </div>
         <MobileMenu viewer={viewer} analyticsOptedOut={analyticsOptedOut} />
       </nav>
     </header>
