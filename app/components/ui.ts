@@ -16,6 +16,10 @@
  * (the switcher's popover); the organization home's grid is a plain element
  * (`.figures`). Splitting the rest further would cost more in extra files
  * than it saves.
+ *
+ * The pages viewed most lay out and set plain text in their own elements
+ * with Radix's tokens, not `Flex` and `Text`: each of those costs the server
+ * its props' extraction (docs/decisions/0014-plain-layout-on-hot-pages.md).
  */
 export { Badge } from "@radix-ui/themes/components/badge";
 export { Button } from "@radix-ui/themes/components/button";
