@@ -160,24 +160,28 @@ test.describe("clerk-js loads when a page needs it @js", () => {
   }) => {
     // The spinner as the page first draws it, read in the first frame after the parser adds it
     // (not after a round trip from the test, which a loaded machine can make longer than a second).
+    // The same reading (`readSpinner`) serves the test's later look.
     await page.addInitScript(() => {
+      const names = () => document.getAnimations().map((a) => (a as CSSAnimation).animationName);
+      const readSpinner = () => {
+        const spinner = document.querySelector(".clerk-frame-spinner > .rt-Spinner")!;
+        const text = document.querySelector(".clerk-frame-loading .rt-Text")!.getBoundingClientRect();
+        return {
+          displayed: getComputedStyle(spinner).display !== "none",
+          turning: names().includes("rt-spinner-leaf-fade"),
+          textAt: [Math.round(text.x), Math.round(text.y)],
+        };
+      };
       const seen = new MutationObserver(() => {
-        const spinner = document.querySelector(".clerk-frame-spinner > .rt-Spinner");
-        if (!spinner) return;
+        if (!document.querySelector(".clerk-frame-spinner > .rt-Spinner")) return;
         seen.disconnect();
         requestAnimationFrame(() => {
-          const names = document.getAnimations().map((a) => (a as CSSAnimation).animationName);
-          const text = document.querySelector(".clerk-frame-loading .rt-Text")!.getBoundingClientRect();
           Object.assign(window, {
-            firstDrawn: {
-              waiting: names.includes("clerk-frame-spinner-waits"),
-              displayed: getComputedStyle(spinner).display !== "none",
-              turning: names.includes("rt-spinner-leaf-fade"),
-              textAt: [Math.round(text.x), Math.round(text.y)],
-            },
+            firstDrawn: { waiting: names().includes("clerk-frame-spinner-waits"), ...readSpinner() },
           });
         });
       });
+      Object.assign(window, { readSpinner });
       seen.observe(document, { childList: true, subtree: true });
     });
     // clerk-js held: the status line stays as long as the test needs.
@@ -185,22 +189,14 @@ test.describe("clerk-js loads when a page needs it @js", () => {
     await page.route("**/_clerk-js/clerk.browser.js", (route) => void (held = route));
     await page.goto("/sign-in", { waitUntil: "commit" });
     await expect(page.getByRole("status")).toHaveText("Loading the sign-in form…");
-    type Drawn = { waiting: boolean; displayed: boolean; turning: boolean; textAt: number[] };
-    const first = () => page.evaluate(() => (window as unknown as { firstDrawn?: Drawn }).firstDrawn ?? null);
+    type Spinner = { displayed: boolean; turning: boolean; textAt: number[] };
+    type InPage = { firstDrawn?: Spinner & { waiting: boolean }; readSpinner: () => Spinner };
+    const first = () => page.evaluate(() => (window as unknown as InPage).firstDrawn ?? null);
     await expect.poll(first).not.toBeNull();
     const early = (await first())!;
     // Drawn, its one-second wait running: not displayed, nothing turning.
     expect(early).toMatchObject({ waiting: true, displayed: false, turning: false });
-    const now = () =>
-      page.evaluate(() => {
-        const spinner = document.querySelector(".clerk-frame-spinner > .rt-Spinner")!;
-        const text = document.querySelector(".clerk-frame-loading .rt-Text")!.getBoundingClientRect();
-        return {
-          displayed: getComputedStyle(spinner).display !== "none",
-          turning: document.getAnimations().some((a) => (a as CSSAnimation).animationName === "rt-spinner-leaf-fade"),
-          textAt: [Math.round(text.x), Math.round(text.y)],
-        };
-      });
+    const now = () => page.evaluate(() => (window as unknown as InPage).readSpinner());
     // A second on, it turns, and the text beside it has not moved.
     await expect.poll(async () => (await now()).turning, { timeout: 5_000 }).toBe(true);
     expect(await now()).toEqual({ displayed: true, turning: true, textAt: early.textAt });
